@@ -1,0 +1,127 @@
+//go:build linux
+
+package selectors
+
+import (
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+var backends = []backend{
+	{"epoll", func() (Selector, error) { return newEpoll() }},
+	{"poll", func() (Selector, error) { return newPoll(), nil }},
+	{"select", func() (Selector, error) { return newSelect(), nil }},
+}
+
+// epollSel is the epoll(7) backend: O(ready) per Select. Each registration
+// carries its generation in the event data, so events of a file whose fd
+// was closed without Unregister and then reused are dropped.
+type epollSel struct {
+	table
+	epfd int
+	evs  []unix.EpollEvent
+	ctl  unix.EpollEvent // scratch for epoll_ctl, kept here so it does not escape per call
+}
+
+func newEpoll() (*epollSel, error) {
+	fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, os.NewSyscallError("epoll_create1", err)
+	}
+	return &epollSel{table: table{name: "epoll"}, epfd: fd, evs: make([]unix.EpollEvent, 64)}, nil
+}
+
+func epollMask(ev Events) uint32 {
+	var m uint32
+	if ev&Read != 0 {
+		m |= unix.EPOLLIN
+	}
+	if ev&Write != 0 {
+		m |= unix.EPOLLOUT
+	}
+	return m
+}
+
+func (s *epollSel) control(op, fd int, ev Events, gen uint32) error {
+	s.ctl = unix.EpollEvent{Events: epollMask(ev), Fd: int32(fd), Pad: int32(gen)}
+	if err := unix.EpollCtl(s.epfd, op, fd, &s.ctl); err != nil {
+		return os.NewSyscallError("epoll_ctl", err)
+	}
+	return nil
+}
+
+func (s *epollSel) Register(fd int, ev Events) error {
+	if err := s.check("register", fd, ev, false); err != nil {
+		return err
+	}
+	gen := s.add(fd, ev)
+	if err := s.control(unix.EPOLL_CTL_ADD, fd, ev, gen); err != nil {
+		s.drop(fd)
+		return s.errorf("register", fd, err)
+	}
+	return nil
+}
+
+func (s *epollSel) Modify(fd int, ev Events) error {
+	if err := s.check("modify", fd, ev, true); err != nil {
+		return err
+	}
+	if err := s.control(unix.EPOLL_CTL_MOD, fd, ev, s.regs[fd].gen); err != nil {
+		return s.errorf("modify", fd, err)
+	}
+	s.set(fd, ev)
+	return nil
+}
+
+func (s *epollSel) Unregister(fd int) error {
+	if err := s.check("unregister", fd, 0, true); err != nil {
+		return err
+	}
+	s.drop(fd)
+	err := unix.EpollCtl(s.epfd, unix.EPOLL_CTL_DEL, fd, nil)
+	if err != nil && err != unix.EBADF && err != unix.ENOENT {
+		return s.errorf("unregister", fd, os.NewSyscallError("epoll_ctl", err))
+	}
+	return nil
+}
+
+func (s *epollSel) Select(timeout time.Duration, buf []Event) ([]Event, error) {
+	if s.closed {
+		return buf[:0], s.errorf("select", -1, ErrClosed)
+	}
+	if s.count > len(s.evs) {
+		s.evs = make([]unix.EpollEvent, s.count)
+	}
+	n, err := retry("epoll_wait", timeout, func(ms int) (int, error) {
+		return unix.EpollWait(s.epfd, s.evs, ms)
+	})
+	buf = buf[:0]
+	for _, e := range s.evs[:n] {
+		fd := int(e.Fd)
+		r, ok := s.lookup(fd)
+		if !ok || r.gen != uint32(e.Pad) {
+			continue // a stale registration of a reused fd
+		}
+		var got Events
+		if e.Events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP|unix.EPOLLRDHUP) != 0 {
+			got |= Read
+		}
+		if e.Events&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+			got |= Write
+		}
+		if got &= r.ev; got != 0 {
+			buf = append(buf, Event{Fd: fd, Events: got})
+		}
+	}
+	return buf, err
+}
+
+func (s *epollSel) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return os.NewSyscallError("close", unix.Close(s.epfd))
+}

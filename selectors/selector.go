@@ -1,0 +1,141 @@
+// Package selectors is the I/O readiness layer of the loop, asyncio's
+// selectors module in Go: one Selector contract and three backends, epoll,
+// poll and select, all in one Linux binary and chosen at run time by name.
+//
+// The contract, which every backend honours and internal/seltest checks:
+//
+//   - Register, Modify and Unregister take an fd and a non-empty set of
+//     Events (Read, Write). Registering a registered fd, or modifying or
+//     unregistering one that is not, is an error; so is an fd that is not
+//     open. Unregister forgets the fd even when the kernel no longer knows
+//     it (it was closed first), as asyncio's selectors do.
+//   - Select waits up to timeout (negative: forever; 0: poll) and appends the
+//     ready fds to buf[:0], each with the registered events that are ready.
+//     It is level-triggered: an fd stays ready until it is drained. Errors
+//     and hang-ups report as whatever the fd was registered for.
+//   - Timeouts are rounded up to whole milliseconds, so a 0.3 ms timer never
+//     turns into a busy 0 ms poll; a Select never returns before its timeout
+//     unless an fd is ready. EINTR is retried with the time that remains.
+//   - System call errors are *os.SyscallError; descriptors the selector
+//     opens are close-on-exec.
+//   - An fd closed without Unregister and reused by a new file never reports
+//     events of the old file (epoll keeps a generation per registration).
+//   - select refuses fds >= FD_SETSIZE (1024) with ErrFdTooLarge.
+//
+// A Selector is not safe for concurrent use; the loop owns it.
+package selectors
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Events is a set of readiness conditions.
+type Events uint32
+
+// Readiness conditions.
+const (
+	Read Events = 1 << iota
+	Write
+)
+
+func (e Events) String() string {
+	switch e {
+	case Read:
+		return "read"
+	case Write:
+		return "write"
+	case Read | Write:
+		return "read|write"
+	}
+	return fmt.Sprintf("Events(%d)", uint32(e))
+}
+
+// Event is one ready fd.
+type Event struct {
+	Fd     int
+	Events Events
+}
+
+// Selector is the readiness contract described in the package doc.
+type Selector interface {
+	Name() string
+	Register(fd int, ev Events) error
+	Modify(fd int, ev Events) error
+	Unregister(fd int) error
+	Select(timeout time.Duration, buf []Event) ([]Event, error)
+	Close() error
+}
+
+// Errors the backends return, wrapped with the fd concerned.
+var (
+	ErrClosed        = errors.New("selector is closed")
+	ErrRegistered    = errors.New("fd is already registered")
+	ErrNotRegistered = errors.New("fd is not registered")
+	ErrBadEvents     = errors.New("events must be a non-empty set of Read and Write")
+	ErrFdTooLarge    = errors.New("fd is too large for select (FD_SETSIZE is 1024); use epoll or poll")
+)
+
+// New returns the backend called name: one of Names().
+func New(name string) (Selector, error) {
+	for _, b := range backends {
+		if b.name == name {
+			return b.open()
+		}
+	}
+	return nil, fmt.Errorf("selectors: unknown selector %q (valid: %v)", name, Names())
+}
+
+// Names lists the backends available on this system, the default first.
+func Names() []string {
+	names := make([]string, len(backends))
+	for i, b := range backends {
+		names[i] = b.name
+	}
+	return names
+}
+
+// Default is the name of the preferred backend here.
+func Default() string { return backends[0].name }
+
+type backend struct {
+	name string
+	open func() (Selector, error)
+}
+
+// msTimeout converts a timeout into the milliseconds a system call takes:
+// negative blocks (-1), anything else rounds up and is capped at MaxInt32.
+func msTimeout(d time.Duration) int {
+	if d < 0 {
+		return -1
+	}
+	ms := (d + time.Millisecond - 1) / time.Millisecond
+	return int(min(ms, math.MaxInt32))
+}
+
+// retry runs wait with the millisecond timeout for d, again on EINTR with
+// the time that remains, and wraps other errors as syscall errors of name.
+func retry(name string, d time.Duration, wait func(ms int) (int, error)) (int, error) {
+	var start time.Time
+	if d > 0 {
+		start = time.Now()
+	}
+	rem := d
+	for {
+		n, err := wait(msTimeout(rem))
+		if err != unix.EINTR {
+			if err != nil {
+				return 0, os.NewSyscallError(name, err)
+			}
+			return n, nil
+		}
+		if d > 0 {
+			rem = max(d-time.Since(start), 0)
+		}
+	}
+}
