@@ -36,5 +36,4 @@ func TestFreeCacheBounded(t *testing.T) {
 	}
 }
 
-
 func BenchmarkPushPop(b *testing.B) { queuetest.Bench(b, newQueue) }

@@ -1,5 +1,5 @@
-// Package heap4ary is a timer queue for the loop: a 4-ary min-heap, the
-// layout libev and the Go runtime use for timers.
+// Package heap4ary is a timer queue for the loop: a 4-ary min-heap,
+// the layout of libev's and the Go runtime's timers.
 //
 // Each slot holds its timer's deadline inline (when), a sequence number that
 // makes equal deadlines pop in scheduling order, and the timer's id; sifting

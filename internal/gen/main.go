@@ -26,12 +26,13 @@ type target struct {
 	subs     []string // old, new pairs
 }
 
-var heapSubs = []string{
-	"heap4ary", "heap2ary",
+var heapSubs = []string{"heap4ary", "heap2ary"}
+
+var heapSrcSubs = append([]string{
 	"const arity = 4", "const arity = 2",
-	"a 4-ary min-heap, the layout libev and the Go runtime use for timers",
-	"a binary min-heap, the layout of asyncio's heapq",
-}
+	"a 4-ary min-heap,\n// the layout of libev's and the Go runtime's timers.",
+	"a binary min-heap,\n// the layout of asyncio's heapq.",
+}, heapSubs...)
 
 var loopSubs = []string{
 	"impl/ringbuffer", "impl/deque",
@@ -41,7 +42,7 @@ var loopSubs = []string{
 }
 
 var targets = []target{
-	{"impl/heap4ary/heap.go", "impl/heap2ary/heap.go", heapSubs},
+	{"impl/heap4ary/heap.go", "impl/heap2ary/heap.go", heapSrcSubs},
 	{"impl/heap4ary/export_test.go", "impl/heap2ary/export_test.go", heapSubs},
 	{"impl/heap4ary/heap_test.go", "impl/heap2ary/heap_test.go", heapSubs},
 	{"loop_ringbuffer.go", "loop_deque.go", loopSubs},

@@ -1,0 +1,126 @@
+package loopbench
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loopbench/loopbench/selectors"
+)
+
+// Config chooses a loop's parts. Empty fields take the defaults:
+// ringbuffer, heap4ary, the system's preferred selector (epoll on Linux),
+// eager cancel, 100 ms slow-callback threshold.
+type Config struct {
+	Ready, Timers, Selector string
+	// TimerCancel is "eager" (the default: Cancel removes the timer from the
+	// heap in O(log n)) or "lazy" (asyncio's policy: Cancel marks it, the
+	// loop drops cancelled heads and rebuilds the heap when more than 100
+	// timers are scheduled and more than half are cancelled).
+	TimerCancel string
+	// Debug logs callbacks that run longer than SlowCallbackDuration.
+	Debug                bool
+	SlowCallbackDuration time.Duration
+}
+
+// The valid part names, defaults first.
+var (
+	readyNames  = []string{"ringbuffer", "deque"}
+	timerNames  = []string{"heap4ary", "heap2ary"}
+	cancelNames = []string{"eager", "lazy"}
+)
+
+const defaultSlowCallback = 100 * time.Millisecond
+
+// normalized returns c with every empty field set to its default.
+func (c Config) normalized() Config {
+	pick := func(s, def string) string {
+		if s == "" {
+			return def
+		}
+		return s
+	}
+	c.Ready = pick(c.Ready, readyNames[0])
+	c.Timers = pick(c.Timers, timerNames[0])
+	c.Selector = pick(c.Selector, selectors.Default())
+	c.TimerCancel = pick(c.TimerCancel, cancelNames[0])
+	if c.SlowCallbackDuration <= 0 {
+		c.SlowCallbackDuration = defaultSlowCallback
+	}
+	return c
+}
+
+// validate reports the first unknown part name, listing the valid ones.
+func (c Config) validate() error {
+	n := c.normalized()
+	for _, f := range []struct {
+		what, got string
+		valid     []string
+	}{
+		{"ready queue", n.Ready, readyNames},
+		{"timer queue", n.Timers, timerNames},
+		{"selector", n.Selector, selectors.Names()},
+		{"timer cancel mode", n.TimerCancel, cancelNames},
+	} {
+		if !slices.Contains(f.valid, f.got) {
+			return fmt.Errorf("loopbench: unknown %s %q (valid: %s)", f.what, f.got, strings.Join(f.valid, ", "))
+		}
+	}
+	return nil
+}
+
+// String names the variant: "ready=ringbuffer/timers=heap4ary/selector=epoll",
+// with "/cancel=lazy" appended in lazy-cancel mode. Defaults are spelled
+// out. ParseVariant reads it back; benchmarks use it as a sub-name.
+func (c Config) String() string {
+	n := c.normalized()
+	s := "ready=" + n.Ready + "/timers=" + n.Timers + "/selector=" + n.Selector
+	if n.TimerCancel != cancelNames[0] {
+		s += "/cancel=" + n.TimerCancel
+	}
+	return s
+}
+
+// ParseVariant parses what Config.String prints: "/"-separated key=value
+// segments with keys ready, timers, selector and cancel, in any order; a
+// missing key takes its default. Unknown keys or values are errors that
+// list the valid ones.
+func ParseVariant(s string) (Config, error) {
+	var c Config
+	if s == "" {
+		return c, nil
+	}
+	fields := map[string]*string{"ready": &c.Ready, "timers": &c.Timers, "selector": &c.Selector, "cancel": &c.TimerCancel}
+	for _, seg := range strings.Split(s, "/") {
+		k, v, ok := strings.Cut(seg, "=")
+		p := fields[k]
+		switch {
+		case !ok || v == "":
+			return Config{}, fmt.Errorf("loopbench: variant %q: segment %q is not key=value", s, seg)
+		case p == nil:
+			return Config{}, fmt.Errorf("loopbench: variant %q: unknown key %q (valid: ready, timers, selector, cancel)", s, k)
+		case *p != "":
+			return Config{}, fmt.Errorf("loopbench: variant %q: key %q given twice", s, k)
+		}
+		*p = v
+	}
+	if err := c.validate(); err != nil {
+		return Config{}, fmt.Errorf("variant %q: %w", s, err)
+	}
+	return c, nil
+}
+
+// Variants returns every combination of ready queue, timer queue and
+// selector available on this system, in eager-cancel mode, defaults first.
+func Variants() []Config {
+	var vs []Config
+	for _, r := range readyNames {
+		for _, t := range timerNames {
+			for _, s := range selectors.Names() {
+				vs = append(vs, Config{Ready: r, Timers: t, Selector: s})
+			}
+		}
+	}
+	return vs
+}

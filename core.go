@@ -1,0 +1,455 @@
+package loopbench
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"reflect"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/loopbench/loopbench/impl/heap2ary"
+	"github.com/loopbench/loopbench/impl/heap4ary"
+	"github.com/loopbench/loopbench/selectors"
+)
+
+// clockResolution is asyncio's _clock_resolution: a timer is due when its
+// deadline is before now + clockResolution.
+const clockResolution = time.Nanosecond
+
+// maxSelectTimeout caps the select timeout, as asyncio's MAXIMUM_SELECT_TIMEOUT.
+const maxSelectTimeout = 24 * time.Hour
+
+// readyOnce is the flags of a one-shot callback ready to run: the fast path.
+const readyOnce = flagLive | flagQueued
+
+// timerQueue is the timer-queue contract (impl/heap2ary, impl/heap4ary).
+// Its calls cost tens to hundreds of ns, so an interface is cheap here.
+type timerQueue interface {
+	Push(when int64, id uint32)
+	Peek() (when int64, id uint32, ok bool)
+	Pop() (when int64, id uint32, ok bool)
+	Remove(id uint32) bool
+	Retain(keep func(id uint32) bool) int
+	Len() int
+}
+
+// fdEntry is what the loop watches on one fd: reader and writer slot ids
+// plus one (0 = none).
+type fdEntry struct{ reader, writer uint32 }
+
+func (e fdEntry) events() selectors.Events {
+	var ev selectors.Events
+	if e.reader != 0 {
+		ev |= selectors.Read
+	}
+	if e.writer != 0 {
+		ev |= selectors.Write
+	}
+	return ev
+}
+
+// core is the state every loop type shares: the handle table, timers,
+// selector, fd table and thread-safe queue. The generated loop types embed
+// it next to their concrete ready queue.
+type core struct {
+	slots []slot
+	free  []uint32
+
+	timers     timerQueue
+	lazy       bool
+	ncancelled int                  // lazily cancelled timers still in the heap
+	keep       func(id uint32) bool // keepTimer, bound once
+
+	sel    selectors.Selector
+	events []selectors.Event
+	fds    []fdEntry
+
+	ts threadsafe
+
+	epoch time.Time
+	clock func() time.Duration // tests inject a clock; nil = monotonic time since epoch
+
+	stopping bool
+	running  atomic.Bool
+	closed   atomic.Bool
+
+	cur  uint64 // gen<<32 | id of the callback running, for the exception handler
+	left int    // callbacks left in the current batch, to resume after a panic
+
+	cfg      Config
+	slow     time.Duration
+	logger   *log.Logger
+	excMu    sync.Mutex
+	excHandl func(ExceptionContext)
+}
+
+func (c *core) init(cfg Config) error {
+	cfg = cfg.normalized()
+	c.cfg = cfg
+	c.lazy = cfg.TimerCancel == "lazy"
+	c.slow = cfg.SlowCallbackDuration
+	c.epoch = time.Now()
+	c.keep = c.keepTimer
+	c.logger = log.Default()
+	if cfg.Timers == "heap2ary" {
+		c.timers = new(heap2ary.Heap)
+	} else {
+		c.timers = new(heap4ary.Heap)
+	}
+	sel, err := selectors.New(cfg.Selector)
+	if err != nil {
+		return err
+	}
+	c.sel = sel
+	if err := c.ts.open(sel); err != nil {
+		sel.Close()
+		return err
+	}
+	return nil
+}
+
+// time is the loop clock.
+func (c *core) time() time.Duration {
+	if c.clock != nil {
+		return c.clock()
+	}
+	return time.Since(c.epoch)
+}
+
+// --- timers ---------------------------------------------------------------
+
+func (c *core) callAt(when time.Duration, fn func()) TimerHandle {
+	if c.closed.Load() {
+		panic(closedError("CallAt"))
+	}
+	id := c.alloc(fn, flagHeap)
+	c.timers.Push(int64(when), id)
+	return TimerHandle{Handle: c.handle(id), when: when}
+}
+
+// keepTimer is the Retain predicate of a compaction: it frees cancelled
+// timers and keeps the others.
+func (c *core) keepTimer(id uint32) bool {
+	if c.slots[id].flags&flagCancelled == 0 {
+		return true
+	}
+	c.release(id)
+	return false
+}
+
+// sweepCancelled is step 1 of the iteration (lazy mode only).
+func (c *core) sweepCancelled() {
+	if c.ncancelled == 0 {
+		return
+	}
+	if n := c.timers.Len(); n > 100 && 2*c.ncancelled > n {
+		c.timers.Retain(c.keep)
+		c.ncancelled = 0
+		return
+	}
+	for {
+		_, id, ok := c.timers.Peek()
+		if !ok || c.slots[id].flags&flagCancelled == 0 {
+			return
+		}
+		c.timers.Pop()
+		c.ncancelled--
+		c.release(id)
+	}
+}
+
+// selectTimeout is step 2 of the iteration.
+func (c *core) selectTimeout(ready int) time.Duration {
+	if ready > 0 || c.stopping || c.ts.pending() {
+		return 0
+	}
+	when, _, ok := c.timers.Peek()
+	if !ok {
+		return -1
+	}
+	return min(max(time.Duration(when)-c.time(), 0), maxSelectTimeout)
+}
+
+// popDue pops the next timer due before end (step 4), skipping and freeing
+// lazily cancelled ones. The caller queues the id it returns.
+func (c *core) popDue(end time.Duration) (uint32, bool) {
+	for {
+		when, id, ok := c.timers.Peek()
+		if !ok || when >= int64(end) {
+			return 0, false
+		}
+		c.timers.Pop()
+		s := &c.slots[id]
+		s.flags &^= flagHeap
+		if s.flags&flagCancelled == 0 {
+			return id, true
+		}
+		c.ncancelled--
+		c.release(id)
+	}
+}
+
+// --- I/O --------------------------------------------------------------------
+
+func (c *core) entry(fd int) *fdEntry {
+	for fd >= len(c.fds) {
+		c.fds = append(c.fds, fdEntry{})
+	}
+	return &c.fds[fd]
+}
+
+// addIO installs fn as the reader (write false) or writer of fd, replacing
+// and cancelling the previous one; reader and writer share one selector
+// registration.
+func (c *core) addIO(fd int, fn func(), write bool) error {
+	op := map[bool]string{false: "AddReader", true: "AddWriter"}[write]
+	if c.closed.Load() {
+		return closedError(op)
+	}
+	if fd < 0 || fd == c.ts.fd() {
+		return fmt.Errorf("loopbench: %s: invalid fd %d", op, fd)
+	}
+	e := c.entry(fd)
+	old, next := *e, *e
+	id := c.alloc(fn, flagIO)
+	if write {
+		next.writer = id + 1
+	} else {
+		next.reader = id + 1
+	}
+	if err := c.watch(fd, old.events(), next.events()); err != nil {
+		c.release(id)
+		return fmt.Errorf("loopbench: %s: %w", op, err)
+	}
+	*e = next
+	if prev := old.reader; !write && prev != 0 {
+		c.cancelSlot(prev - 1)
+	}
+	if prev := old.writer; write && prev != 0 {
+		c.cancelSlot(prev - 1)
+	}
+	return nil
+}
+
+// removeIO removes the reader or writer of fd; true if there was one.
+func (c *core) removeIO(fd int, write bool) bool {
+	if c.closed.Load() || fd < 0 || fd >= len(c.fds) {
+		return false
+	}
+	e := &c.fds[fd]
+	old := *e
+	p := &e.reader
+	if write {
+		p = &e.writer
+	}
+	if *p == 0 {
+		return false
+	}
+	c.cancelSlot(*p - 1)
+	*p = 0
+	c.watch(fd, old.events(), e.events()) // a closed fd is already gone from the kernel
+	return true
+}
+
+// watch moves fd's selector registration from events old to new.
+func (c *core) watch(fd int, old, new selectors.Events) error {
+	switch {
+	case old == new:
+		return nil
+	case old == 0:
+		return c.sel.Register(fd, new)
+	case new == 0:
+		return c.sel.Unregister(fd)
+	}
+	return c.sel.Modify(fd, new)
+}
+
+// ioReady returns the slots to queue for a selector event (step 3), or
+// ids >= tsBit for none. A cancelled handle is removed instead of queued.
+func (c *core) ioReady(ev selectors.Event) (r, w uint32) {
+	r, w = tsBit, tsBit
+	if ev.Fd == c.ts.fd() {
+		c.ts.drainWakeup()
+		return
+	}
+	if ev.Fd >= len(c.fds) {
+		return
+	}
+	e := c.fds[ev.Fd]
+	if ev.Events&selectors.Read != 0 && e.reader != 0 {
+		r = c.readyIO(ev.Fd, e.reader-1, false)
+	}
+	if ev.Events&selectors.Write != 0 && e.writer != 0 {
+		w = c.readyIO(ev.Fd, e.writer-1, true)
+	}
+	return
+}
+
+func (c *core) readyIO(fd int, id uint32, write bool) uint32 {
+	s := &c.slots[id]
+	if s.flags&flagCancelled != 0 {
+		c.removeIO(fd, write)
+		return tsBit
+	}
+	if s.flags&flagQueued != 0 {
+		return tsBit
+	}
+	s.flags |= flagQueued
+	return id
+}
+
+// --- running a callback -----------------------------------------------------
+
+// take returns the callback of slot id just popped from the ready queue,
+// or nil when it is cancelled, freeing the slot of a one-shot callback.
+func (c *core) take(id uint32) func() {
+	s := &c.slots[id]
+	if s.flags != readyOnce {
+		return c.takeSpecial(id)
+	}
+	fn := s.fn
+	c.cur = uint64(s.gen)<<32 | uint64(id)
+	c.release(id)
+	return fn
+}
+
+func (c *core) takeSpecial(id uint32) func() {
+	s := &c.slots[id]
+	s.flags &^= flagQueued
+	c.cur = uint64(s.gen)<<32 | uint64(id)
+	switch {
+	case s.flags&flagCancelled != 0:
+		if s.flags&flagHeap == 0 {
+			c.release(id)
+		}
+		return nil
+	case s.flags&flagIO != 0:
+		return s.fn
+	}
+	rec := s.aux
+	c.release(id)
+	fn, gen := c.ts.take(rec)
+	c.cur = uint64(gen)<<32 | uint64(rec|tsBit)
+	return fn
+}
+
+// runTimed runs fn and logs it when it took at least SlowCallbackDuration
+// (debug mode).
+func (c *core) runTimed(fn func()) {
+	t0 := c.time()
+	fn()
+	if d := c.time() - t0; d >= c.slow {
+		h := Handle{c: c, id: uint32(c.cur), gen: uint32(c.cur >> 32)}
+		c.logger.Printf("loopbench: executing %v (%s) took %.3f seconds", h, funcName(fn), d.Seconds())
+	}
+}
+
+func funcName(fn func()) string {
+	if f := runtime.FuncForPC(reflect.ValueOf(fn).Pointer()); f != nil {
+		return f.Name()
+	}
+	return "?"
+}
+
+// ExceptionContext describes an error the loop could not return to anyone:
+// a panic in a callback, or an error in a future nobody retrieved.
+type ExceptionContext struct {
+	Message string
+	Err     error  // the error; a recovered panic value is wrapped as "panic: ..."
+	Panic   any    // the recovered value, when a callback panicked
+	Handle  Handle // the callback that panicked
+	Stack   []byte // the panicking goroutine's stack
+}
+
+func (c *core) setExceptionHandler(h func(ExceptionContext)) {
+	c.excMu.Lock()
+	c.excHandl = h
+	c.excMu.Unlock()
+}
+
+// callbackPanicked reports the panic of the callback in c.cur.
+func (c *core) callbackPanicked(r any) {
+	err, ok := r.(error)
+	if !ok {
+		err = fmt.Errorf("%v", r)
+	}
+	h := Handle{c: c, id: uint32(c.cur), gen: uint32(c.cur >> 32)}
+	c.report(ExceptionContext{
+		Message: "panic in callback " + h.String(),
+		Err:     fmt.Errorf("panic: %w", err),
+		Panic:   r,
+		Handle:  h,
+		Stack:   debug.Stack(),
+	})
+}
+
+// report calls the exception handler, or logs when there is none; a panic
+// in the handler itself is logged, never propagated.
+func (c *core) report(ctx ExceptionContext) {
+	c.excMu.Lock()
+	h := c.excHandl
+	c.excMu.Unlock()
+	if h != nil {
+		defer func() {
+			if r := recover(); r != nil {
+				c.logger.Printf("loopbench: panic in exception handler: %v (handling: %s: %v)", r, ctx.Message, ctx.Err)
+			}
+		}()
+		h(ctx)
+		return
+	}
+	c.logger.Printf("loopbench: %s: %v\n%s", ctx.Message, ctx.Err, ctx.Stack)
+}
+
+// --- run state --------------------------------------------------------------
+
+// runningOn maps a goroutine id to the loop running on it, so that running
+// a loop inside a running loop is refused.
+var runningOn = struct {
+	sync.Mutex
+	m map[uint64]*core
+}{m: map[uint64]*core{}}
+
+func (c *core) startRun() error {
+	switch {
+	case c.closed.Load():
+		return closedError("RunForever")
+	case c.running.Load():
+		return ErrRunning
+	}
+	g := goid()
+	runningOn.Lock()
+	defer runningOn.Unlock()
+	if runningOn.m[g] != nil {
+		return fmt.Errorf("another loop is running on this goroutine: %w", ErrRunning)
+	}
+	runningOn.m[g] = c
+	c.running.Store(true)
+	return nil
+}
+
+func (c *core) endRun() {
+	c.stopping = false
+	c.running.Store(false)
+	g := goid()
+	runningOn.Lock()
+	delete(runningOn.m, g)
+	runningOn.Unlock()
+}
+
+func (c *core) close() error {
+	if c.running.Load() {
+		return fmt.Errorf("Close: %w", ErrRunning)
+	}
+	if c.closed.Swap(true) {
+		return nil
+	}
+	err := errors.Join(c.ts.close(), c.sel.Close())
+	c.slots, c.free, c.fds, c.events = nil, nil, nil, nil
+	c.timers = nil
+	return err
+}

@@ -1,0 +1,50 @@
+// Package loopbench is Python asyncio's event loop rebuilt in Go as several
+// complete loops with interchangeable parts, so that the parts can be
+// measured against each other on one API.
+//
+// A loop is a FIFO ready queue of callbacks (asyncio's _ready), a heap of
+// timers (_scheduled), a selector (_selector), and an iteration that ties
+// them together exactly as asyncio's _run_once does. Every combination of
+//
+//	ready queue  ringbuffer (default), deque            impl/ringbuffer, impl/deque
+//	timer queue  heap4ary (default), heap2ary           impl/heap4ary, impl/heap2ary
+//	selector     epoll (default), poll, select          selectors
+//
+// is a working loop; Variants lists them and Config.String names them
+// ("ready=ringbuffer/timers=heap4ary/selector=epoll"), which is also the
+// sub-benchmark name, so benchstat can pivot on /ready, /timers or /selector.
+//
+// # The iteration
+//
+// Each iteration: (1) in lazy-cancel mode, drops cancelled timers (all of
+// them, rebuilding the heap, when more than 100 are scheduled and more than
+// half are cancelled; otherwise the cancelled ones at the head); (2) picks
+// the select timeout: 0 when callbacks are ready or Stop was called, else
+// the time to the earliest timer capped at 24 h, else block; (3) selects and
+// queues the callbacks of ready fds, then what other goroutines passed to
+// CallSoonThreadsafe; (4) queues every timer that is due, in deadline order,
+// equal deadlines in scheduling order; (5) runs exactly the callbacks queued
+// now, skipping cancelled ones; what they schedule runs next iteration.
+//
+// # Ownership and errors
+//
+// A Loop belongs to the goroutine that runs it. Only CallSoonThreadsafe,
+// IsRunning, IsClosed and Cancel of a handle returned by CallSoonThreadsafe
+// may be used from other goroutines; to stop a loop from elsewhere, pass
+// its Stop to CallSoonThreadsafe.
+// A panic in a callback is recovered and given to the exception handler with
+// the callback's handle, and the loop goes on.
+//
+// After Close, the calls that return an error (RunForever, AddReader, ...)
+// return ErrClosed, RemoveReader and RemoveWriter return false, and the
+// scheduling calls that return a handle (CallSoon, CallLater, CallAt,
+// CallSoonThreadsafe, CreateFuture) panic with an error wrapping ErrClosed,
+// as sending on a closed channel does.
+//
+// Handles are 16-byte values taken from a loop-local free list: scheduling
+// a prebuilt func allocates nothing. Each slot carries a generation, so
+// Cancel is idempotent and a stale handle never cancels the callback that
+// reuses its slot.
+package loopbench
+
+//go:generate go run ./internal/gen

@@ -1,0 +1,153 @@
+package loopbench
+
+import (
+	"fmt"
+	"time"
+)
+
+// Slot flags. A slot with only flagQueued set is an ordinary one-shot
+// callback ready to run: the fast path of the iteration tests for exactly
+// that value.
+const (
+	flagQueued    uint8 = 1 << iota // in the ready queue
+	flagHeap                        // in the timer queue
+	flagCancelled                   // cancelled; freed when no queue holds it
+	flagIO                          // reader/writer: survives its runs
+	flagTS                          // runs a thread-safe record (aux)
+	flagLive                        // allocated
+)
+
+// slot is one handle in the loop's table.
+type slot struct {
+	fn    func()
+	gen   uint32
+	aux   uint32 // thread-safe record index (flagTS)
+	flags uint8
+}
+
+// tsBit marks the ids of handles returned by CallSoonThreadsafe, which
+// refer to thread-safe records instead of slots.
+const tsBit = 1 << 31
+
+// Handle is a scheduled callback. It is a small value; copies refer to the
+// same callback. The zero Handle refers to nothing.
+type Handle struct {
+	c   *core
+	id  uint32
+	gen uint32
+}
+
+// Cancel cancels the callback if it has not run yet. It is idempotent, and
+// a stale handle (its callback ran or was dropped, and its slot was reused)
+// cancels nothing. Call it on the loop's goroutine, except for handles from
+// CallSoonThreadsafe, which may be cancelled from any goroutine.
+func (h Handle) Cancel() {
+	if h.c != nil {
+		h.c.cancel(h.id, h.gen)
+	}
+}
+
+// Cancelled reports whether Cancel was called while the callback was still
+// pending. Once the loop has dropped the callback and reused its slot, a
+// stale handle reports false.
+func (h Handle) Cancelled() bool {
+	return h.c != nil && h.c.cancelled(h.id, h.gen)
+}
+
+func (h Handle) String() string {
+	if h.id&tsBit != 0 {
+		return fmt.Sprintf("Handle(threadsafe %d, gen %d)", h.id&^tsBit, h.gen)
+	}
+	return fmt.Sprintf("Handle(%d, gen %d)", h.id, h.gen)
+}
+
+// TimerHandle is a Handle scheduled for a time on the loop clock.
+type TimerHandle struct {
+	Handle
+	when time.Duration
+}
+
+// When returns the loop time the callback is scheduled for.
+func (h TimerHandle) When() time.Duration { return h.when }
+
+// alloc takes a slot from the free list (or grows the table) for fn.
+func (c *core) alloc(fn func(), flags uint8) uint32 {
+	if k := len(c.free); k > 0 {
+		id := c.free[k-1]
+		c.free = c.free[:k-1]
+		s := &c.slots[id]
+		s.fn, s.flags = fn, flags|flagLive
+		return id
+	}
+	return c.allocNew(fn, flags)
+}
+
+func (c *core) allocNew(fn func(), flags uint8) uint32 {
+	id := uint32(len(c.slots))
+	if id >= tsBit {
+		panic("loopbench: more than 2^31 live handles")
+	}
+	c.slots = append(c.slots, slot{fn: fn, gen: 1, flags: flags | flagLive})
+	return id
+}
+
+// release frees slot id: its generation moves on, so every handle to it
+// goes stale.
+func (c *core) release(id uint32) {
+	s := &c.slots[id]
+	s.fn = nil
+	s.gen++
+	s.flags = 0
+	c.free = append(c.free, id)
+}
+
+// handle returns the current handle of slot id.
+func (c *core) handle(id uint32) Handle { return Handle{c: c, id: id, gen: c.slots[id].gen} }
+
+// live returns slot id if gen is its current generation.
+func (c *core) live(id, gen uint32) *slot {
+	if int(id) >= len(c.slots) {
+		return nil
+	}
+	if s := &c.slots[id]; s.gen == gen && s.flags&flagLive != 0 {
+		return s
+	}
+	return nil
+}
+
+func (c *core) cancelled(id, gen uint32) bool {
+	if id&tsBit != 0 {
+		return c.ts.cancelled(id&^tsBit, gen)
+	}
+	s := c.live(id, gen)
+	return s != nil && s.flags&flagCancelled != 0
+}
+
+func (c *core) cancel(id, gen uint32) {
+	if id&tsBit != 0 {
+		c.ts.cancel(id&^tsBit, gen)
+		return
+	}
+	if s := c.live(id, gen); s != nil && s.flags&flagCancelled == 0 {
+		c.cancelSlot(id)
+	}
+}
+
+// cancelSlot marks slot id cancelled and frees it unless a queue still
+// holds it; in eager mode a pending timer leaves the heap at once.
+func (c *core) cancelSlot(id uint32) {
+	s := &c.slots[id]
+	s.flags |= flagCancelled
+	s.fn = nil
+	if s.flags&flagHeap != 0 {
+		if c.lazy {
+			c.ncancelled++
+			return
+		}
+		c.timers.Remove(id)
+		s.flags &^= flagHeap
+	}
+	if s.flags&flagQueued == 0 {
+		c.release(id)
+	}
+}

@@ -1,0 +1,454 @@
+// Package looptest is the loop conformance suite: the asyncio behaviours
+// every loopbench variant must show (handles, timers, stop/run, close, I/O,
+// threads, panic containment), through the public API only. Configs
+// returns every variant in both timer-cancel modes; Run checks one.
+package looptest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/loopbench/loopbench"
+)
+
+// Configs returns every entry of Variants in eager and lazy cancel mode.
+func Configs() []loopbench.Config {
+	var cs []loopbench.Config
+	for _, v := range loopbench.Variants() {
+		for _, mode := range []string{"eager", "lazy"} {
+			v.TimerCancel = mode
+			cs = append(cs, v)
+		}
+	}
+	return cs
+}
+
+// New returns a loop for cfg, closed at the end of the test.
+func New(tb testing.TB, cfg loopbench.Config) *loopbench.Loop {
+	tb.Helper()
+	l, err := loopbench.New(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := l.Close(); err != nil {
+			tb.Errorf("Close: %v", err)
+		}
+	})
+	return l
+}
+
+// RunOnce runs exactly one iteration (Stop, then RunForever) and fails the
+// test if that errs.
+func RunOnce(tb testing.TB, l *loopbench.Loop) {
+	tb.Helper()
+	l.Stop()
+	if err := l.RunForever(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// RunFor runs l until Stop, failing the test if that takes longer than
+// limit: a generous deadline, so a hang fails instead of blocking CI.
+func RunFor(tb testing.TB, l *loopbench.Loop, limit time.Duration) {
+	tb.Helper()
+	timer := time.AfterFunc(limit, func() { l.CallSoonThreadsafe(func() { tb.Errorf("loop still running after %v", limit); l.Stop() }) })
+	defer timer.Stop()
+	if err := l.RunForever(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// recorder collects the order callbacks ran in.
+type recorder struct{ got []string }
+
+func (r *recorder) add(s string) func() { return func() { r.got = append(r.got, s) } }
+
+func (r *recorder) want(tb testing.TB, want ...string) {
+	tb.Helper()
+	if !slices.Equal(r.got, want) {
+		tb.Fatalf("ran %q, want %q", r.got, want)
+	}
+}
+
+// Run runs the loop conformance suite on cfg.
+func Run(t *testing.T, cfg loopbench.Config) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, *loopbench.Loop)
+	}{
+		{"CallSoonFIFO", testFIFO},
+		{"ScheduledDuringIterationRunsNext", testNextIteration},
+		{"CancelledHandleSkipped", testCancel},
+		{"StaleHandle", testStaleHandle},
+		{"TimerDeadlineOrder", testTimerOrder},
+		{"NegativeDelays", testNegativeDelays},
+		{"TimerNeverEarly", testNeverEarly},
+		{"EqualDeadlinesFIFO", testEqualDeadlines},
+		{"CallLaterZeroAfterCallSoon", testLaterZero},
+		{"TimerCancel", testTimerCancel},
+		{"StopBeforeRun", testStopBeforeRun},
+		{"StopInsideCallback", testStopInside},
+		{"RunUntilComplete", testRunUntilComplete},
+		{"NestedRun", testNestedRun},
+		{"Close", testClose},
+		{"PanicContained", testPanic},
+		{"PanicInExceptionHandler", testPanicInHandler},
+		{"ThreadsafeFromGoroutines", testThreadsafe},
+		{"ThreadsafeCancel", testThreadsafeCancel},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, New(t, cfg)) })
+	}
+	runIO(t, cfg)
+}
+
+func testFIFO(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	var want []string
+	for i := range 300 {
+		s := fmt.Sprint(i)
+		l.CallSoon(r.add(s))
+		want = append(want, s)
+	}
+	RunOnce(t, l)
+	r.want(t, want...)
+}
+
+func testNextIteration(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	l.CallSoon(func() {
+		r.add("a")()
+		l.CallSoon(r.add("c"))
+		l.Stop()
+	})
+	l.CallSoon(r.add("b"))
+	RunOnce(t, l)
+	r.want(t, "a", "b")
+	RunOnce(t, l)
+	r.want(t, "a", "b", "c")
+}
+
+func testCancel(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	l.CallSoon(r.add("a"))
+	h := l.CallSoon(r.add("b"))
+	l.CallSoon(r.add("c"))
+	h.Cancel()
+	h.Cancel()
+	if !h.Cancelled() {
+		t.Fatal("Cancelled() = false after Cancel")
+	}
+	// Cancelling from a callback that runs earlier in the same iteration.
+	var h2 loopbench.Handle
+	l.CallSoon(func() { h2.Cancel() })
+	h2 = l.CallSoon(r.add("d"))
+	RunOnce(t, l)
+	r.want(t, "a", "c")
+}
+
+func testStaleHandle(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	old := l.CallSoon(r.add("first"))
+	RunOnce(t, l)
+	// The next callback reuses the freed slot; the stale handle must not
+	// touch it.
+	l.CallSoon(r.add("second"))
+	old.Cancel()
+	if old.Cancelled() {
+		t.Fatal("a stale handle reports Cancelled")
+	}
+	RunOnce(t, l)
+	r.want(t, "first", "second")
+	var zero loopbench.Handle
+	zero.Cancel()
+}
+
+func testTimerOrder(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	for _, ms := range []int{3, 1, 4, 2} {
+		l.CallLater(time.Duration(ms)*time.Millisecond, r.add(fmt.Sprint(ms)))
+	}
+	l.CallLater(5*time.Millisecond, l.Stop)
+	RunFor(t, l, 10*time.Second)
+	r.want(t, "1", "2", "3", "4")
+}
+
+func testNegativeDelays(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	for _, ms := range []int{-3, -1, -4, -2} {
+		l.CallLater(time.Duration(ms)*time.Millisecond, r.add(fmt.Sprint(ms)))
+	}
+	RunOnce(t, l)
+	r.want(t, "-4", "-3", "-2", "-1")
+}
+
+func testNeverEarly(t *testing.T, l *loopbench.Loop) {
+	for _, d := range []time.Duration{0, 300 * time.Microsecond, 2 * time.Millisecond} {
+		var h loopbench.TimerHandle
+		h = l.CallLater(d, func() {
+			if now := l.Time(); now < h.When() {
+				t.Errorf("timer for %v ran at %v, early", h.When(), now)
+			}
+			l.Stop()
+		})
+		RunFor(t, l, 10*time.Second)
+	}
+}
+
+func testEqualDeadlines(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	var want []string
+	when := l.Time() + time.Millisecond
+	for i := range 50 {
+		l.CallAt(when, r.add(fmt.Sprint(i)))
+		want = append(want, fmt.Sprint(i))
+	}
+	l.CallAt(when, l.Stop)
+	RunFor(t, l, 10*time.Second)
+	r.want(t, want...)
+}
+
+func testLaterZero(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	l.CallLater(0, r.add("a"))
+	l.CallSoon(r.add("b"))
+	RunOnce(t, l)
+	r.want(t, "b", "a")
+}
+
+func testTimerCancel(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	var hs []loopbench.TimerHandle
+	base := l.Time()
+	for i := range 300 {
+		hs = append(hs, l.CallAt(base-time.Duration(i), r.add(fmt.Sprint(i))))
+	}
+	var want []string
+	for i := 299; i >= 0; i-- {
+		if i%3 == 0 {
+			want = append(want, fmt.Sprint(i))
+			continue
+		}
+		hs[i].Cancel()
+		hs[i].Cancel()
+	}
+	RunOnce(t, l)
+	r.want(t, want...)
+	// A far timer cancelled does not keep the loop from blocking on a
+	// nearer one, nor fire.
+	l.CallLater(time.Hour, r.add("far")).Cancel()
+	l.CallLater(time.Millisecond, l.Stop)
+	RunFor(t, l, 10*time.Second)
+	r.want(t, want...)
+}
+
+func testStopBeforeRun(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	l.CallLater(time.Hour, r.add("hour"))
+	l.CallSoon(func() { r.add("a")(); l.CallSoon(r.add("next")) })
+	l.Stop()
+	RunFor(t, l, 10*time.Second) // returns after one iteration, without blocking
+	r.want(t, "a")
+	l.Stop()
+	RunFor(t, l, 10*time.Second) // an idle iteration: still no blocking
+	r.want(t, "a", "next")
+}
+
+func testStopInside(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	l.CallSoon(func() { l.Stop(); l.CallSoon(r.add("later")) })
+	l.CallSoon(r.add("rest"))
+	RunFor(t, l, 10*time.Second)
+	r.want(t, "rest")
+	if l.IsRunning() {
+		t.Fatal("IsRunning after RunForever returned")
+	}
+}
+
+func testRunUntilComplete(t *testing.T, l *loopbench.Loop) {
+	f := l.CreateFuture()
+	l.CallLater(time.Millisecond, func() { f.SetResult(42) })
+	if v, err := l.RunUntilComplete(f); v != 42 || err != nil {
+		t.Fatalf("RunUntilComplete = %v, %v", v, err)
+	}
+	g := l.CreateFuture()
+	l.CallSoon(l.Stop)
+	if _, err := l.RunUntilComplete(g); !errors.Is(err, loopbench.ErrStoppedBeforeDone) {
+		t.Fatalf("stopped first: %v, want ErrStoppedBeforeDone", err)
+	}
+	boom := errors.New("boom")
+	l.CallSoon(func() { g.SetException(boom) })
+	if _, err := l.RunUntilComplete(g); err != boom {
+		t.Fatalf("resumed run: %v, want boom", err)
+	}
+	other := New(t, l.Config())
+	if _, err := l.RunUntilComplete(other.CreateFuture()); err == nil {
+		t.Fatal("RunUntilComplete accepted a future of another loop")
+	}
+}
+
+func testNestedRun(t *testing.T, l *loopbench.Loop) {
+	other := New(t, l.Config())
+	var errs []error
+	l.CallSoon(func() {
+		errs = append(errs, l.RunForever(), other.RunForever())
+		_, err := l.RunUntilComplete(l.CreateFuture())
+		errs = append(errs, err)
+		l.Stop()
+	})
+	RunFor(t, l, 10*time.Second)
+	for i, err := range errs {
+		if !errors.Is(err, loopbench.ErrRunning) {
+			t.Errorf("nested run %d: %v, want ErrRunning", i, err)
+		}
+	}
+	// Both loops run normally afterwards.
+	RunOnce(t, other)
+	RunOnce(t, l)
+}
+
+func mustPanicClosed(t *testing.T, what string, f func()) {
+	t.Helper()
+	defer func() {
+		err, _ := recover().(error)
+		if !errors.Is(err, loopbench.ErrClosed) {
+			t.Errorf("%s after Close: panic %v, want ErrClosed", what, err)
+		}
+	}()
+	f()
+}
+
+func testClose(t *testing.T, l *loopbench.Loop) {
+	var closeErr error
+	l.CallSoon(func() { closeErr = l.Close(); l.Stop() })
+	RunFor(t, l, 10*time.Second)
+	if !errors.Is(closeErr, loopbench.ErrRunning) || l.IsClosed() {
+		t.Fatalf("Close while running = %v, IsClosed %v", closeErr, l.IsClosed())
+	}
+	ran := false
+	l.CallSoon(func() { ran = true })
+	if err := l.Close(); err != nil || !l.IsClosed() {
+		t.Fatalf("Close = %v, IsClosed %v", err, l.IsClosed())
+	}
+	if err := l.Close(); err != nil {
+		t.Fatalf("second Close = %v", err)
+	}
+	if err := l.RunForever(); !errors.Is(err, loopbench.ErrClosed) || ran {
+		t.Fatalf("RunForever after Close = %v (pending callback ran: %v)", err, ran)
+	}
+	mustPanicClosed(t, "CallSoon", func() { l.CallSoon(func() {}) })
+	mustPanicClosed(t, "CallLater", func() { l.CallLater(0, func() {}) })
+	mustPanicClosed(t, "CallAt", func() { l.CallAt(0, func() {}) })
+	mustPanicClosed(t, "CallSoonThreadsafe", func() { l.CallSoonThreadsafe(func() {}) })
+	mustPanicClosed(t, "CreateFuture", func() { l.CreateFuture() })
+	if err := l.AddReader(0, func() {}); !errors.Is(err, loopbench.ErrClosed) {
+		t.Errorf("AddReader after Close = %v", err)
+	}
+	if err := l.AddWriter(0, func() {}); !errors.Is(err, loopbench.ErrClosed) {
+		t.Errorf("AddWriter after Close = %v", err)
+	}
+	if l.RemoveReader(0) || l.RemoveWriter(0) {
+		t.Error("Remove* after Close returned true")
+	}
+	if _, err := l.RunUntilComplete(&loopbench.Future{}); err == nil {
+		t.Error("RunUntilComplete after Close succeeded")
+	}
+}
+
+func testPanic(t *testing.T, l *loopbench.Loop) {
+	var ctxs []loopbench.ExceptionContext
+	l.SetExceptionHandler(func(c loopbench.ExceptionContext) { ctxs = append(ctxs, c) })
+	var r recorder
+	boom := errors.New("boom")
+	l.CallSoon(r.add("a"))
+	h := l.CallSoon(func() { panic(boom) })
+	l.CallSoon(r.add("b"))
+	l.CallSoon(func() { panic("text") })
+	l.CallSoon(r.add("c"))
+	th := l.CallLater(-1, func() { panic(nil) })
+	RunOnce(t, l)
+	r.want(t, "a", "b", "c")
+	if len(ctxs) != 3 {
+		t.Fatalf("handler called %d times, want 3", len(ctxs))
+	}
+	if ctxs[0].Handle != h || !errors.Is(ctxs[0].Err, boom) || ctxs[0].Panic != boom || len(ctxs[0].Stack) == 0 {
+		t.Errorf("first panic context = %+v, want handle %v and boom", ctxs[0], h)
+	}
+	if ctxs[1].Panic != "text" || ctxs[1].Err == nil {
+		t.Errorf("second panic context = %+v", ctxs[1])
+	}
+	if ctxs[2].Handle != th.Handle {
+		t.Errorf("timer panic context names %v, want %v", ctxs[2].Handle, th.Handle)
+	}
+	// The loop goes on.
+	l.CallSoon(r.add("d"))
+	RunOnce(t, l)
+	r.want(t, "a", "b", "c", "d")
+}
+
+func testPanicInHandler(t *testing.T, l *loopbench.Loop) {
+	l.SetLogger(discard)
+	l.SetExceptionHandler(func(loopbench.ExceptionContext) { panic("handler") })
+	var r recorder
+	l.CallSoon(func() { panic("cb") })
+	l.CallSoon(r.add("after"))
+	RunOnce(t, l)
+	r.want(t, "after")
+}
+
+// testThreadsafe: 8 goroutines each schedule 500 callbacks on a loop that
+// is blocked with nothing else to do; each goroutine's callbacks run in the
+// order it made them, and the last one stops the loop.
+func testThreadsafe(t *testing.T, l *loopbench.Loop) {
+	const workers, each = 8, 500
+	next := make([]int, workers)
+	total := 0
+	l.CallSoon(func() {
+		for w := range workers {
+			go func() {
+				for i := range each {
+					l.CallSoonThreadsafe(func() {
+						if next[w] != i {
+							t.Errorf("goroutine %d: callback %d ran when %d was due", w, i, next[w])
+						}
+						next[w]++
+						if total++; total == workers*each {
+							l.Stop()
+						}
+					})
+				}
+			}()
+		}
+	})
+	RunFor(t, l, 30*time.Second)
+	if total != workers*each {
+		t.Fatalf("%d callbacks ran, want %d", total, workers*each)
+	}
+}
+
+func testThreadsafeCancel(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	done := make(chan loopbench.Handle)
+	go func() {
+		l.CallSoonThreadsafe(r.add("a"))
+		h := l.CallSoonThreadsafe(r.add("cancelled"))
+		h.Cancel()
+		h.Cancel()
+		if !h.Cancelled() {
+			t.Error("threadsafe handle: Cancelled() = false after Cancel")
+		}
+		l.CallSoonThreadsafe(r.add("b"))
+		done <- h
+	}()
+	h := <-done
+	RunOnce(t, l)
+	r.want(t, "a", "b")
+	l.CallSoonThreadsafe(r.add("c")) // reuses the record h had
+	h.Cancel()
+	RunOnce(t, l)
+	r.want(t, "a", "b", "c")
+}

@@ -1,0 +1,18 @@
+package loopbench_test
+
+import (
+	"testing"
+
+	"github.com/loopbench/loopbench/internal/looptest"
+)
+
+// TestConformance runs the loop conformance suite on every variant in both
+// timer-cancel modes.
+func TestConformance(t *testing.T) {
+	for _, cfg := range looptest.Configs() {
+		t.Run(cfg.String(), func(t *testing.T) {
+			t.Parallel()
+			looptest.Run(t, cfg)
+		})
+	}
+}
