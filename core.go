@@ -329,6 +329,8 @@ func (c *core) takeSpecial(id uint32) func() {
 		return nil
 	case s.flags&flagIO != 0:
 		return s.fn
+	case s.flags&flagTS == 0:
+		panic(fmt.Sprintf("loopbench: internal error: slot %d queued with flags %#x", id, s.flags))
 	}
 	rec := s.aux
 	c.release(id)
