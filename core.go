@@ -77,8 +77,7 @@ type core struct {
 	running  atomic.Bool
 	closed   atomic.Bool
 
-	cur  uint64 // gen<<32 | id of the callback running, for the exception handler
-	left int    // callbacks left in the current batch, to resume after a panic
+	cur uint64 // gen<<32 | id of the callback running, for the exception handler
 
 	cfg      Config
 	slow     time.Duration
@@ -304,19 +303,10 @@ func (c *core) readyIO(fd int, id uint32, write bool) uint32 {
 
 // --- running a callback -----------------------------------------------------
 
-// take returns the callback of slot id just popped from the ready queue,
-// or nil when it is cancelled, freeing the slot of a one-shot callback.
-func (c *core) take(id uint32) func() {
-	s := &c.slots[id]
-	if s.flags != readyOnce {
-		return c.takeSpecial(id)
-	}
-	fn := s.fn
-	c.cur = uint64(s.gen)<<32 | uint64(id)
-	c.release(id)
-	return fn
-}
-
+// takeSpecial returns the callback of slot id, just popped from the ready
+// queue, when it is not a plain one-shot callback (the loop's fast path):
+// nil for a cancelled one, the reader/writer of an fd, or a thread-safe
+// record's callback.
 func (c *core) takeSpecial(id uint32) func() {
 	s := &c.slots[id]
 	s.flags &^= flagQueued
@@ -332,7 +322,7 @@ func (c *core) takeSpecial(id uint32) func() {
 	case s.flags&flagTS == 0:
 		panic(fmt.Sprintf("loopbench: internal error: slot %d queued with flags %#x", id, s.flags))
 	}
-	rec := s.aux
+	rec := c.ts.slotRec[id]
 	c.release(id)
 	fn, gen := c.ts.take(rec)
 	c.cur = uint64(gen)<<32 | uint64(rec|tsBit)

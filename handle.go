@@ -13,15 +13,14 @@ const (
 	flagHeap                        // in the timer queue
 	flagCancelled                   // cancelled; freed when no queue holds it
 	flagIO                          // reader/writer: survives its runs
-	flagTS                          // runs a thread-safe record (aux)
+	flagTS                          // runs a thread-safe record (threadsafe.slotRec)
 	flagLive                        // allocated
 )
 
-// slot is one handle in the loop's table.
+// slot is one handle in the loop's table: 16 bytes.
 type slot struct {
 	fn    func()
 	gen   uint32
-	aux   uint32 // thread-safe record index (flagTS)
 	flags uint8
 }
 
@@ -70,25 +69,41 @@ type TimerHandle struct {
 // When returns the loop time the callback is scheduled for.
 func (h TimerHandle) When() time.Duration { return h.when }
 
-// alloc takes a slot from the free list (or grows the table) for fn.
+// alloc takes a slot from the free list for fn; on a closed loop it panics
+// with ErrClosed (from refill: a closed loop's free list is empty).
+// Loop.CallSoon has its own copy of this fast path.
 func (c *core) alloc(fn func(), flags uint8) uint32 {
-	if k := len(c.free); k > 0 {
-		id := c.free[k-1]
-		c.free = c.free[:k-1]
-		s := &c.slots[id]
-		s.fn, s.flags = fn, flags|flagLive
-		return id
+	k := len(c.free) - 1
+	if k < 0 {
+		c.refill()
+		k = len(c.free) - 1
 	}
-	return c.allocNew(fn, flags)
+	id := c.free[k]
+	c.free = c.free[:k]
+	s := &c.slots[id]
+	s.fn, s.flags = fn, flags|flagLive
+	return id
 }
 
-func (c *core) allocNew(fn func(), flags uint8) uint32 {
-	id := uint32(len(c.slots))
-	if id >= tsBit {
+// refill, kept out of line, doubles the slot table (at least 64 slots) and
+// puts the new slots on the free list, lowest id on top. On a closed loop
+// it panics with ErrClosed instead.
+//
+//go:noinline
+func (c *core) refill() {
+	if c.closed.Load() {
+		panic(closedError("scheduling a callback"))
+	}
+	n := len(c.slots)
+	grow := max(n, 64)
+	if n+grow > tsBit {
 		panic("loopbench: more than 2^31 live handles")
 	}
-	c.slots = append(c.slots, slot{fn: fn, gen: 1, flags: flags | flagLive})
-	return id
+	c.slots = append(c.slots, make([]slot, grow)...)
+	for id := n + grow - 1; id >= n; id-- {
+		c.slots[id].gen = 1
+		c.free = append(c.free, uint32(id))
+	}
 }
 
 // release frees slot id: its generation moves on, so every handle to it

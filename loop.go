@@ -45,11 +45,30 @@ func (l *Loop) Time() time.Duration { return l.c.time() }
 
 // CallSoon schedules fn for the next iteration, after every callback
 // already scheduled. O(1); with a prebuilt fn it allocates nothing.
+//
+// This is the hottest path of the loop, so core.alloc's fast path is
+// written out here and the push goes to the concrete ready queue. A closed
+// loop has an empty free list, so the closed check lives in refill, off
+// the fast path.
 func (l *Loop) CallSoon(fn func()) Handle {
-	if l.rb != nil {
-		return l.rb.callSoon(fn)
+	c := l.c
+	k := len(c.free) - 1
+	if k < 0 {
+		c.refill()
+		k = len(c.free) - 1
 	}
-	return l.dq.callSoon(fn)
+	id := c.free[k]
+	c.free = c.free[:k]
+	s := &c.slots[id]
+	s.fn, s.flags = fn, readyOnce
+	if rb := l.rb; rb != nil {
+		if !rb.ready.TryPush(id) {
+			rb.ready.Push(id)
+		}
+	} else if !l.dq.ready.TryPush(id) {
+		l.dq.ready.Push(id)
+	}
+	return Handle{c: c, id: id, gen: s.gen}
 }
 
 // CallLater schedules fn to run once d has passed on the loop clock. A

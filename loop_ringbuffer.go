@@ -20,15 +20,6 @@ func (l *ringbufferLoop) enqueue(id uint32) {
 	l.ready.Push(id)
 }
 
-func (l *ringbufferLoop) callSoon(fn func()) Handle {
-	if l.closed.Load() {
-		panic(closedError("CallSoon"))
-	}
-	id := l.alloc(fn, flagQueued)
-	l.ready.Push(id)
-	return Handle{c: &l.core, id: id, gen: l.slots[id].gen}
-}
-
 func (l *ringbufferLoop) runForever() error {
 	if err := l.startRun(); err != nil {
 		return err
@@ -77,21 +68,29 @@ func (l *ringbufferLoop) runOnce() error {
 }
 
 // runSome runs up to n ready callbacks. A panic ends it early: the panic
-// is reported and the number of callbacks still to run is returned.
+// is reported and the number of callbacks still to run is returned. The
+// common case, a one-shot callback, is core.take's fast path written out.
 func (l *ringbufferLoop) runSome(n int) (left int) {
 	defer func() {
 		if r := recover(); r != nil {
-			left = l.left
+			left = n
 			l.callbackPanicked(r)
 		}
 	}()
 	for n > 0 {
 		n--
-		fn := l.take(l.ready.Pop())
-		if fn == nil {
+		id := l.ready.Pop()
+		s := &l.slots[id]
+		var fn func()
+		if s.flags == readyOnce {
+			fn = s.fn
+			l.cur = uint64(s.gen)<<32 | uint64(id)
+			s.fn, s.flags = nil, 0
+			s.gen++
+			l.free = append(l.free, id)
+		} else if fn = l.takeSpecial(id); fn == nil {
 			continue
 		}
-		l.left = n
 		if l.cfg.Debug {
 			l.runTimed(fn)
 		} else {

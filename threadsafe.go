@@ -24,8 +24,9 @@ type threadsafe struct {
 
 	flag  atomic.Bool // a wakeup is outstanding
 	wake  wakeup
-	spare []uint32 // the loop's swap buffer for queue
-	ids   []uint32 // the loop's buffer of slot ids for the taken records
+	spare   []uint32 // the loop's swap buffer for queue
+	ids     []uint32 // the loop's buffer of slot ids for the taken records
+	slotRec []uint32 // slotRec[slot id] = record a flagTS slot runs
 }
 
 // tsRecord is one CallSoonThreadsafe callback until it runs.
@@ -94,7 +95,10 @@ func (c *core) drainThreadsafe() []uint32 {
 	ids := t.ids[:0]
 	for _, rec := range q {
 		id := c.alloc(nil, flagTS)
-		c.slots[id].aux = rec
+		for int(id) >= len(t.slotRec) {
+			t.slotRec = append(t.slotRec, 0)
+		}
+		t.slotRec[id] = rec
 		ids = append(ids, id)
 	}
 	t.spare, t.ids = q, ids

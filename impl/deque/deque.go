@@ -29,7 +29,8 @@ const maxFreeBlocks = MaxFreeBytes / int(unsafe.Sizeof(block{}))
 // empty deque ready to use. A Deque is not safe for concurrent use.
 type Deque struct {
 	left, right *block // oldest and newest blocks
-	li, ri      int    // next index to pop in left, next index to fill in right
+	li          int    // next index to pop in left
+	rfree       int    // free slots left in right (0 with no block)
 	n           int
 	free        []*block
 }
@@ -43,12 +44,25 @@ func (d *Deque) FreeBlocks() int { return len(d.free) }
 // Push appends v at the right end. O(1); it links a block every BlockLen
 // pushes, taken from the free-block cache when one is there.
 func (d *Deque) Push(v uint32) {
-	if d.ri == BlockLen || d.right == nil {
+	if d.rfree == 0 {
 		d.linkBlock()
 	}
-	d.right.data[d.ri] = v
-	d.ri++
+	d.right.data[(BlockLen-d.rfree)&(BlockLen-1)] = v
+	d.rfree--
 	d.n++
+}
+
+// TryPush appends v if the right block has a free slot and reports
+// whether it did. It never links a block and is small enough to inline:
+// the fast path of Push.
+func (d *Deque) TryPush(v uint32) bool {
+	if d.rfree == 0 {
+		return false
+	}
+	d.right.data[(BlockLen-d.rfree)&(BlockLen-1)] = v
+	d.rfree--
+	d.n++
+	return true
 }
 
 // Pop removes and returns the item at the left end. O(1). It panics if the
@@ -57,7 +71,7 @@ func (d *Deque) Pop() uint32 {
 	if d.n == 0 {
 		panic("deque: Pop on empty deque")
 	}
-	v := d.left.data[d.li]
+	v := d.left.data[d.li&(BlockLen-1)]
 	d.li++
 	d.n--
 	if d.li == BlockLen || d.n == 0 {
@@ -75,14 +89,14 @@ func (d *Deque) linkBlock() {
 		d.right.next = b
 		d.right = b
 	}
-	d.ri = 0
+	d.rfree = BlockLen
 }
 
 // unlinkLeft retires the exhausted left block. When the deque became empty
 // the single remaining block is kept and rewound, as CPython recentres it.
 func (d *Deque) unlinkLeft() {
 	if d.n == 0 && d.left == d.right {
-		d.li, d.ri = 0, 0
+		d.li, d.rfree = 0, BlockLen
 		return
 	}
 	b := d.left

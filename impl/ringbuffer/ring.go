@@ -33,6 +33,17 @@ func (r *Ring) Push(v uint32) {
 	r.tail++
 }
 
+// TryPush appends v if the ring has room and reports whether it did. It
+// never allocates and is small enough to inline: the fast path of Push.
+func (r *Ring) TryPush(v uint32) bool {
+	if r.tail-r.head >= uint(len(r.buf)) {
+		return false
+	}
+	r.buf[r.tail&uint(len(r.buf)-1)] = v
+	r.tail++
+	return true
+}
+
 // Pop removes and returns the item at the head. O(1). It panics if the ring
 // is empty; callers check Len first (the loop pops exactly Len items).
 func (r *Ring) Pop() uint32 {

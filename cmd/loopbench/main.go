@@ -1,0 +1,122 @@
+// Command loopbench lists, runs and compares loopbench's event-loop variants.
+//
+// Usage:
+//
+//	loopbench list        print the variants available on this machine
+//	loopbench version     print the version
+//
+// Exit status: 0 ok, 1 failure, 2 usage error.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/loopbench/loopbench"
+)
+
+func main() {
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	os.Exit(exitCode(err))
+}
+
+// usageError is a bad command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func exitCode(err error) int {
+	var u usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &u):
+		return 2
+	}
+	return 1
+}
+
+const usage = `usage: loopbench <command> [flags]
+
+Commands:
+  list      print the variants available on this machine
+  version   print the version
+
+Run 'loopbench <command> -h' for a command's flags.
+`
+
+// run is the whole program: it parses args, writes results to stdout and
+// diagnostics to stderr, and returns an error whose kind sets the exit code.
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usageError{"no command given"}
+	}
+	cmds := map[string]func([]string, io.Writer, io.Writer) error{
+		"list":    runList,
+		"version": runVersion,
+	}
+	cmd, ok := cmds[args[0]]
+	if !ok {
+		if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+			fmt.Fprint(stdout, usage)
+			return nil
+		}
+		fmt.Fprint(stderr, usage)
+		return usageError{fmt.Sprintf("unknown command %q", args[0])}
+	}
+	err := cmd(args[1:], stdout, stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return nil
+	case err != nil:
+		fmt.Fprintf(stderr, "loopbench %s: %v\n", args[0], err)
+	}
+	return err
+}
+
+// parseFlags parses a subcommand's flags; a bad flag is a usage error.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected arguments: %q", fs.Args())}
+	}
+	return nil
+}
+
+func runList(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: loopbench list\n\nPrints every variant available on this machine, the default first,\nin the form ParseVariant and -variants accept.")
+	}
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	for _, v := range loopbench.Variants() {
+		fmt.Fprintln(stdout, v)
+	}
+	return nil
+}
+
+func runVersion(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	v := "(devel)"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		v = bi.Main.Version
+	}
+	fmt.Fprintln(stdout, "loopbench", v)
+	return nil
+}

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestList(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run([]string{"list"}, &out, &errb); err != nil {
+		t.Fatal(err, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 12 || lines[0] != "ready=ringbuffer/timers=heap4ary/selector=epoll" {
+		t.Fatalf("list printed %q", out.String())
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	cases := [][]string{{}, {"frobnicate"}, {"list", "-bogus"}, {"list", "extra"}}
+	for _, args := range cases {
+		var out, errb bytes.Buffer
+		err := run(args, &out, &errb)
+		if exitCode(err) != 2 || errb.Len() == 0 {
+			t.Errorf("run(%q): exit %d, stderr %q; want 2 and a message", args, exitCode(err), errb.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	if err := run([]string{"list", "-h"}, &out, &errb); exitCode(err) != 0 || !strings.Contains(errb.String(), "usage: loopbench list") {
+		t.Errorf("list -h: exit %d, stderr %q", exitCode(err), errb.String())
+	}
+}
