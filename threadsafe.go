@@ -22,8 +22,8 @@ type threadsafe struct {
 	queue   []uint32 // record indices the loop has not taken yet
 	closed  bool
 
-	flag  atomic.Bool // a wakeup is outstanding
-	wake  wakeup
+	flag    atomic.Bool // a wakeup is outstanding
+	wake    wakeup
 	spare   []uint32 // the loop's swap buffer for queue
 	ids     []uint32 // the loop's buffer of slot ids for the taken records
 	slotRec []uint32 // slotRec[slot id] = record a flagTS slot runs

@@ -76,7 +76,7 @@ func testReaderWriter(t *testing.T, l *loopbench.Loop) {
 
 func testRemoveReports(t *testing.T, l *loopbench.Loop) {
 	a, _ := seltest.Pair(t)
-	if l.RemoveReader(a) || l.RemoveWriter(a) || l.RemoveReader(-1) || l.RemoveReader(1 << 20) {
+	if l.RemoveReader(a) || l.RemoveWriter(a) || l.RemoveReader(-1) || l.RemoveReader(1<<20) {
 		t.Fatal("Remove* = true with nothing registered")
 	}
 	l.AddWriter(a, func() {})
