@@ -16,6 +16,7 @@ package heap4ary
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -24,6 +25,13 @@ const arity = 4
 
 // base is the slot of the root; slots below it are padding.
 const base = arity - 1
+
+// lineEntries is the number of entries in a 64-byte cache line.
+const lineEntries = 64 / 16
+
+// deepSlot is where holeToLeaf starts touching grandchildren ahead: the
+// slots above it (64 KiB) stay in the first-level caches.
+const deepSlot = 4096
 
 // entry is one timer: 16 bytes, key inline.
 type entry struct {
@@ -34,6 +42,17 @@ type entry struct {
 
 func less(a, b entry) bool {
 	return a.when < b.when || (a.when == b.when && a.seq < b.seq)
+}
+
+// lessBit is less as 1 or 0, without branches: the borrow out of the
+// 128-bit subtraction (when, seq) - (when, seq), with when's sign bit
+// flipped so that unsigned order is signed order. Heap descents compare
+// random keys, where a branch mispredicts half the time.
+func lessBit(a, b entry) int {
+	const sign = 1 << 63
+	_, borrow := bits.Sub64(uint64(a.seq), uint64(b.seq), 0)
+	_, borrow = bits.Sub64(uint64(a.when)^sign, uint64(b.when)^sign, borrow)
+	return int(borrow)
 }
 
 // parent returns the parent slot of slot p (p > base).
@@ -50,6 +69,7 @@ type Heap struct {
 	items []entry // items[base:] is the heap
 	pos   []int32 // pos[id] = slot of id, 0 when id is not queued
 	seq   uint32  // next sequence number
+	touch int64   // sink for the loads that bring grandchildren into cache
 }
 
 // Len returns the number of queued timers. O(1).
@@ -97,14 +117,59 @@ func (h *Heap) Peek() (when int64, id uint32, ok bool) {
 }
 
 // Pop removes and returns the earliest timer; ok is false when the heap is
-// empty. O(log n).
+// empty. O(log n). The hole left at the root goes down to a leaf along the
+// smaller children and the last entry is sifted up from there (Floyd's
+// bottom-up variant): the last entry nearly always belongs near the
+// bottom, so this saves a comparison per level.
 func (h *Heap) Pop() (when int64, id uint32, ok bool) {
 	if h.Len() == 0 {
 		return 0, 0, false
 	}
-	e := h.items[base]
-	h.removeAt(base)
-	return e.when, e.id, true
+	top := h.items[base]
+	h.pos[top.id] = 0
+	n := len(h.items) - 1
+	last := h.items[n]
+	h.items = h.items[:n]
+	if n > base {
+		h.up(h.holeToLeaf(base), last)
+	}
+	return top.when, top.id, true
+}
+
+// holeToLeaf moves the hole at slot p down to a leaf, filling it with the
+// smaller child at each level, and returns the leaf slot.
+func (h *Heap) holeToLeaf(p int) int {
+	items := h.items
+	n := len(items)
+	var touch int64
+	for {
+		c := firstChild(p)
+		if c >= n {
+			h.touch = touch
+			return p
+		}
+		// Deep in a large heap, load the grandchildren's cache lines
+		// now: which of them the descent needs is known only after the
+		// comparisons below, and these loads then overlap.
+		if c >= deepSlot {
+			for g := firstChild(c); g < min(firstChild(c+arity), n); g += lineEntries {
+				touch ^= items[g].when
+			}
+		}
+		m := c + minChild(items[c:min(c+arity, n)])
+		h.move(p, m)
+		p = m
+	}
+}
+
+// minChild returns the index of the smallest entry in kids (1..arity
+// long), selecting without branches.
+func minChild(kids []entry) int {
+	m := 0
+	for j := 1; j < len(kids); j++ {
+		m ^= (m ^ j) & -lessBit(kids[j], kids[m])
+	}
+	return m
 }
 
 // Remove removes timer id and reports whether it was queued. O(log n).
@@ -171,7 +236,6 @@ func (h *Heap) removeAt(p int) {
 	n := len(h.items) - 1
 	h.pos[h.items[p].id] = 0
 	last := h.items[n]
-	h.items[n] = entry{}
 	h.items = h.items[:n]
 	if p == n {
 		return
@@ -205,13 +269,7 @@ func (h *Heap) down(p int, e entry) {
 		if c >= n {
 			break
 		}
-		end := min(c+arity, n)
-		m := c
-		for j := c + 1; j < end; j++ {
-			if less(h.items[j], h.items[m]) {
-				m = j
-			}
-		}
+		m := c + minChild(h.items[c:min(c+arity, n)])
 		if !less(h.items[m], e) {
 			break
 		}
