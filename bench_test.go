@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/impl/deque"
+	"github.com/loopbench/loopbench/impl/ringbuffer"
 )
 
 // drive runs l until b.N operations are done: each iteration, one driver
@@ -72,6 +74,48 @@ func BenchmarkCallSoon(b *testing.B) {
 			}
 			clear(fns)
 			fns = fns[:0]
+		}
+	})
+}
+
+// BenchmarkReadyQueue is the cost per item of the bare ready queues,
+// pushed and popped the way the loop does (the TryPush and TryPop fast
+// paths, Push and Pop when they decline),
+// 1000 per burst: the figure the loop's CallSoon difference between ready
+// queues is compared with. Each queue is driven by concrete code, not
+// through an interface, as in the loop.
+func BenchmarkReadyQueue(b *testing.B) {
+	const batch = 1000
+	b.Run(fmt.Sprintf("ready=ringbuffer/batch=%d", batch), func(b *testing.B) {
+		var q ringbuffer.Ring
+		b.ReportAllocs()
+		for i := 0; i < b.N; i += batch {
+			for j := range uint32(batch) {
+				if !q.TryPush(j) {
+					q.Push(j)
+				}
+			}
+			for range batch {
+				if _, ok := q.TryPop(); !ok {
+					q.Pop()
+				}
+			}
+		}
+	})
+	b.Run(fmt.Sprintf("ready=deque/batch=%d", batch), func(b *testing.B) {
+		var q deque.Deque
+		b.ReportAllocs()
+		for i := 0; i < b.N; i += batch {
+			for j := range uint32(batch) {
+				if !q.TryPush(j) {
+					q.Push(j)
+				}
+			}
+			for range batch {
+				if _, ok := q.TryPop(); !ok {
+					q.Pop()
+				}
+			}
 		}
 	})
 }

@@ -23,9 +23,6 @@ const clockResolution = time.Nanosecond
 // maxSelectTimeout caps the select timeout, as asyncio's MAXIMUM_SELECT_TIMEOUT.
 const maxSelectTimeout = 24 * time.Hour
 
-// readyOnce is the flags of a one-shot callback ready to run: the fast path.
-const readyOnce = flagLive | flagQueued
-
 // timerQueue is the timer-queue contract (impl/heap2ary, impl/heap4ary).
 // Its calls cost tens to hundreds of ns, so an interface is cheap here.
 type timerQueue interface {
@@ -56,6 +53,11 @@ func (e fdEntry) events() selectors.Events {
 // selector, fd table and thread-safe queue. The generated loop types embed
 // it next to their concrete ready queue.
 type core struct {
+	// CallSoon callbacks, by sequence number: soon[seq & (len-1)] for
+	// soonHead <= seq < soonTail; nil once cancelled.
+	soon               []func()
+	soonHead, soonTail uint64
+
 	slots []slot
 	free  []uint32
 
@@ -77,7 +79,11 @@ type core struct {
 	running  atomic.Bool
 	closed   atomic.Bool
 
-	cur uint64 // gen<<32 | id of the callback running, for the exception handler
+	// The callback running, for the exception handler: the CallSoon
+	// callback soonHead-1 if soonHead moved since curHead, else cur
+	// (gen<<32 | id), which take sets. The CallSoon path stores nothing.
+	cur     uint64
+	curHead uint64
 
 	cfg      Config
 	slow     time.Duration
@@ -124,6 +130,9 @@ func (c *core) time() time.Duration {
 func (c *core) callAt(when time.Duration, fn func()) TimerHandle {
 	if c.closed.Load() {
 		panic(closedError("CallAt"))
+	}
+	if fn == nil {
+		panic("loopbench: CallAt/CallLater with a nil func")
 	}
 	id := c.alloc(fn, flagHeap)
 	c.timers.Push(int64(when), id)
@@ -303,15 +312,18 @@ func (c *core) readyIO(fd int, id uint32, write bool) uint32 {
 
 // --- running a callback -----------------------------------------------------
 
-// takeSpecial returns the callback of slot id, just popped from the ready
-// queue, when it is not a plain one-shot callback (the loop's fast path):
-// nil for a cancelled one, the reader/writer of an fd, or a thread-safe
-// record's callback.
-func (c *core) takeSpecial(id uint32) func() {
+// take returns the callback of slot id, just popped from the ready queue:
+// nil for a cancelled one, the reader/writer of an fd, or the callback of
+// a due timer or of a thread-safe record, whose slot it frees.
+func (c *core) take(id uint32) func() {
 	s := &c.slots[id]
 	s.flags &^= flagQueued
-	c.cur = uint64(s.gen)<<32 | uint64(id)
+	c.cur, c.curHead = uint64(s.gen)<<32|uint64(id), c.soonHead
 	switch {
+	case s.flags == flagLive:
+		fn := s.fn
+		c.release(id)
+		return fn
 	case s.flags&flagCancelled != 0:
 		if s.flags&flagHeap == 0 {
 			c.release(id)
@@ -335,7 +347,7 @@ func (c *core) runTimed(fn func()) {
 	t0 := c.time()
 	fn()
 	if d := c.time() - t0; d >= c.slow {
-		h := Handle{c: c, id: uint32(c.cur), gen: uint32(c.cur >> 32)}
+		h := c.runningHandle()
 		c.logger.Printf("loopbench: executing %v (%s) took %.3f seconds", h, funcName(fn), d.Seconds())
 	}
 }
@@ -363,13 +375,22 @@ func (c *core) setExceptionHandler(h func(ExceptionContext)) {
 	c.excMu.Unlock()
 }
 
-// callbackPanicked reports the panic of the callback in c.cur.
+// runningHandle returns the handle of the callback running (or that just ran).
+func (c *core) runningHandle() Handle {
+	if c.soonHead != c.curHead {
+		id, gen := soonID(c.soonHead - 1)
+		return Handle{c: c, id: id, gen: gen}
+	}
+	return Handle{c: c, id: uint32(c.cur), gen: uint32(c.cur >> 32)}
+}
+
+// callbackPanicked reports the panic of the running callback.
 func (c *core) callbackPanicked(r any) {
 	err, ok := r.(error)
 	if !ok {
 		err = fmt.Errorf("%v", r)
 	}
-	h := Handle{c: c, id: uint32(c.cur), gen: uint32(c.cur >> 32)}
+	h := c.runningHandle()
 	c.report(ExceptionContext{
 		Message: "panic in callback " + h.String(),
 		Err:     fmt.Errorf("panic: %w", err),
@@ -441,6 +462,7 @@ func (c *core) close() error {
 		return nil
 	}
 	err := errors.Join(c.ts.close(), c.sel.Close())
+	c.soon, c.soonHead, c.soonTail = nil, 0, 0
 	c.slots, c.free, c.fds, c.events = nil, nil, nil, nil
 	c.timers = nil
 	return err

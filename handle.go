@@ -2,6 +2,7 @@ package loopbench
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -24,9 +25,30 @@ type slot struct {
 	flags uint8
 }
 
-// tsBit marks the ids of handles returned by CallSoonThreadsafe, which
-// refer to thread-safe records instead of slots.
-const tsBit = 1 << 31
+// Handle ids carry their kind in the top bits:
+//
+//   - tsBit: a CallSoonThreadsafe record (index in the low bits);
+//   - soonBit: a CallSoon callback, named by its sequence number: the low 30
+//     bits are in id, the rest in gen, so a handle never aliases a later
+//     callback;
+//   - neither: a slot of the table (timers, readers and writers, and the
+//     callbacks of thread-safe records once the loop has taken them).
+//
+// Ready-queue entries use soonBit ids and slot ids.
+const (
+	tsBit    = 1 << 31
+	soonBit  = 1 << 30
+	soonLow  = soonBit - 1
+	maxSlots = soonBit
+)
+
+// soonID returns the handle id and gen of CallSoon sequence number seq.
+func soonID(seq uint64) (id, gen uint32) {
+	return soonBit | uint32(seq&soonLow), uint32(seq >> 30)
+}
+
+// soonSeq is the inverse of soonID.
+func soonSeq(id, gen uint32) uint64 { return uint64(gen)<<30 | uint64(id&soonLow) }
 
 // Handle is a scheduled callback. It is a small value; copies refer to the
 // same callback. The zero Handle refers to nothing.
@@ -54,8 +76,11 @@ func (h Handle) Cancelled() bool {
 }
 
 func (h Handle) String() string {
-	if h.id&tsBit != 0 {
+	switch {
+	case h.id&tsBit != 0:
 		return fmt.Sprintf("Handle(threadsafe %d, gen %d)", h.id&^tsBit, h.gen)
+	case h.id&soonBit != 0:
+		return fmt.Sprintf("Handle(soon %d)", soonSeq(h.id, h.gen))
 	}
 	return fmt.Sprintf("Handle(%d, gen %d)", h.id, h.gen)
 }
@@ -71,7 +96,6 @@ func (h TimerHandle) When() time.Duration { return h.when }
 
 // alloc takes a slot from the free list for fn; on a closed loop it panics
 // with ErrClosed (from refill: a closed loop's free list is empty).
-// Loop.CallSoon has its own copy of this fast path.
 func (c *core) alloc(fn func(), flags uint8) uint32 {
 	k := len(c.free) - 1
 	if k < 0 {
@@ -85,6 +109,35 @@ func (c *core) alloc(fn func(), flags uint8) uint32 {
 	return id
 }
 
+// soonPending returns the position in the soon ring of CallSoon callback
+// seq, if it has not been dispatched yet.
+func (c *core) soonPending(seq uint64) (int, bool) {
+	if seq < c.soonHead || seq >= c.soonTail {
+		return 0, false
+	}
+	return int(seq & uint64(len(c.soon)-1)), true
+}
+
+// growSoon, kept out of line, doubles the soon ring (at least 64 entries),
+// moving each pending callback to the position its sequence number maps
+// to. On a closed loop (whose ring is empty) it panics with ErrClosed.
+//
+//go:noinline
+func (c *core) growSoon() {
+	if c.closed.Load() {
+		panic(closedError("CallSoon"))
+	}
+	n := max(2*len(c.soon), 64)
+	if c.soonTail-c.soonHead >= soonBit {
+		panic("loopbench: more than 2^30 pending CallSoon callbacks")
+	}
+	ring := make([]func(), n)
+	for seq := c.soonHead; seq < c.soonTail; seq++ {
+		ring[seq&uint64(n-1)] = c.soon[seq&uint64(len(c.soon)-1)]
+	}
+	c.soon = ring
+}
+
 // refill, kept out of line, doubles the slot table (at least 64 slots) and
 // puts the new slots on the free list, lowest id on top. On a closed loop
 // it panics with ErrClosed instead.
@@ -95,9 +148,9 @@ func (c *core) refill() {
 		panic(closedError("scheduling a callback"))
 	}
 	n := len(c.slots)
-	grow := max(n, 64)
-	if n+grow > tsBit {
-		panic("loopbench: more than 2^31 live handles")
+	grow := min(max(n, 64), maxSlots-n)
+	if grow == 0 {
+		panic("loopbench: more than 2^30 live timer and I/O handles")
 	}
 	c.slots = append(c.slots, make([]slot, grow)...)
 	for id := n + grow - 1; id >= n; id-- {
@@ -107,13 +160,16 @@ func (c *core) refill() {
 }
 
 // release frees slot id: its generation moves on, so every handle to it
-// goes stale.
+// goes stale. A slot whose generation would wrap is retired instead of
+// reused, so a stale handle can never match a later one.
 func (c *core) release(id uint32) {
 	s := &c.slots[id]
 	s.fn = nil
 	s.gen++
 	s.flags = 0
-	c.free = append(c.free, id)
+	if s.gen != math.MaxUint32 {
+		c.free = append(c.free, id)
+	}
 }
 
 // handle returns the current handle of slot id.
@@ -131,16 +187,26 @@ func (c *core) live(id, gen uint32) *slot {
 }
 
 func (c *core) cancelled(id, gen uint32) bool {
-	if id&tsBit != 0 {
+	switch {
+	case id&tsBit != 0:
 		return c.ts.cancelled(id&^tsBit, gen)
+	case id&soonBit != 0:
+		p, ok := c.soonPending(soonSeq(id, gen))
+		return ok && c.soon[p] == nil
 	}
 	s := c.live(id, gen)
 	return s != nil && s.flags&flagCancelled != 0
 }
 
 func (c *core) cancel(id, gen uint32) {
-	if id&tsBit != 0 {
+	switch {
+	case id&tsBit != 0:
 		c.ts.cancel(id&^tsBit, gen)
+		return
+	case id&soonBit != 0:
+		if p, ok := c.soonPending(soonSeq(id, gen)); ok {
+			c.soon[p] = nil
+		}
 		return
 	}
 	if s := c.live(id, gen); s != nil && s.flags&flagCancelled == 0 {

@@ -46,21 +46,23 @@ func (l *Loop) Time() time.Duration { return l.c.time() }
 // CallSoon schedules fn for the next iteration, after every callback
 // already scheduled. O(1); with a prebuilt fn it allocates nothing.
 //
-// This is the hottest path of the loop, so core.alloc's fast path is
-// written out here and the push goes to the concrete ready queue. A closed
-// loop has an empty free list, so the closed check lives in refill, off
+// CallSoon callbacks are dispatched in the order they were scheduled, so
+// their handles live in a ring indexed by sequence number (no free list,
+// no per-slot generation), and the push goes to the concrete ready queue.
+// A closed loop's ring is empty, so the closed check is in growSoon, off
 // the fast path.
 func (l *Loop) CallSoon(fn func()) Handle {
-	c := l.c
-	k := len(c.free) - 1
-	if k < 0 {
-		c.refill()
-		k = len(c.free) - 1
+	if fn == nil {
+		panic("loopbench: CallSoon(nil)")
 	}
-	id := c.free[k]
-	c.free = c.free[:k]
-	s := &c.slots[id]
-	s.fn, s.flags = fn, readyOnce
+	c := l.c
+	t := c.soonTail
+	if t-c.soonHead >= uint64(len(c.soon)) {
+		c.growSoon()
+	}
+	c.soon[t&uint64(len(c.soon)-1)] = fn
+	c.soonTail = t + 1
+	id, gen := soonID(t)
 	if rb := l.rb; rb != nil {
 		if !rb.ready.TryPush(id) {
 			rb.ready.Push(id)
@@ -68,7 +70,7 @@ func (l *Loop) CallSoon(fn func()) Handle {
 	} else if !l.dq.ready.TryPush(id) {
 		l.dq.ready.Push(id)
 	}
-	return Handle{c: c, id: id, gen: s.gen}
+	return Handle{c: c, id: id, gen: gen}
 }
 
 // CallLater schedules fn to run once d has passed on the loop clock. A

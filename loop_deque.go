@@ -71,7 +71,7 @@ func (l *dequeLoop) runOnce() error {
 
 // runSome runs up to n ready callbacks. A panic ends it early: the panic
 // is reported and the number of callbacks still to run is returned. The
-// common case, a one-shot callback, is core.take's fast path written out.
+// common case, a CallSoon callback, is always the oldest in the soon ring.
 func (l *dequeLoop) runSome(n int) (left int) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -81,16 +81,21 @@ func (l *dequeLoop) runSome(n int) (left int) {
 	}()
 	for n > 0 {
 		n--
-		id := l.ready.Pop()
-		s := &l.slots[id]
+		id, ok := l.ready.TryPop()
+		if !ok {
+			id = l.ready.Pop()
+		}
 		var fn func()
-		if s.flags == readyOnce {
-			fn = s.fn
-			l.cur = uint64(s.gen)<<32 | uint64(id)
-			s.fn, s.flags = nil, 0
-			s.gen++
-			l.free = append(l.free, id)
-		} else if fn = l.takeSpecial(id); fn == nil {
+		if id&soonBit != 0 {
+			h := l.soonHead
+			p := h & uint64(len(l.soon)-1)
+			fn = l.soon[p]
+			l.soon[p] = nil
+			l.soonHead = h + 1
+			if fn == nil {
+				continue // cancelled
+			}
+		} else if fn = l.take(id); fn == nil {
 			continue
 		}
 		if l.cfg.Debug {

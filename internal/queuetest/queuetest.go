@@ -11,10 +11,15 @@ import (
 	"testing"
 )
 
-// Queue is the ready-queue contract.
+// Queue is the ready-queue contract. TryPush and TryPop are the inlinable
+// fast paths the loop uses: they may decline (return false) only when the
+// queue must allocate, link or retire storage, or is empty; Push and Pop
+// always succeed (Pop panics on an empty queue).
 type Queue interface {
 	Push(v uint32)
 	Pop() uint32
+	TryPush(v uint32) bool
+	TryPop() (uint32, bool)
 	Len() int
 }
 
@@ -24,7 +29,49 @@ func Run(t *testing.T, newQueue func() Queue) {
 	t.Run("FIFO", func(t *testing.T) { testFIFO(t, newQueue()) })
 	t.Run("Interleaved", func(t *testing.T) { testInterleaved(t, newQueue()) })
 	t.Run("Random", func(t *testing.T) { testRandom(t, newQueue()) })
+	t.Run("TryFastPaths", func(t *testing.T) { testTry(t, newQueue()) })
 	t.Run("SteadyStateAllocs", func(t *testing.T) { testAllocs(t, newQueue()) })
+}
+
+// testTry mixes the fast paths with Push and Pop against a model, and
+// checks that the fast paths succeed most of the time once warmed up.
+func testTry(t *testing.T, q Queue) {
+	if _, ok := q.TryPop(); ok {
+		t.Fatal("TryPop on an empty queue reported ok")
+	}
+	var model []uint32
+	r := rand.New(rand.NewPCG(7, 8))
+	fast, tries := 0, 0
+	for i := range 50000 {
+		if r.IntN(100) < 51 {
+			v := r.Uint32()
+			tries++
+			if q.TryPush(v) {
+				fast++
+			} else {
+				q.Push(v)
+			}
+			model = append(model, v)
+		} else if len(model) > 0 {
+			v, ok := q.TryPop()
+			tries++
+			if ok {
+				fast++
+			} else {
+				v = q.Pop()
+			}
+			if v != model[0] {
+				t.Fatalf("op %d: popped %d, want %d", i, v, model[0])
+			}
+			model = model[1:]
+		}
+		if q.Len() != len(model) {
+			t.Fatalf("op %d: Len = %d, want %d", i, q.Len(), len(model))
+		}
+	}
+	if fast*10 < tries*9 {
+		t.Fatalf("fast paths took %d of %d operations, want at least 90%%", fast, tries)
+	}
 }
 
 func testEmpty(t *testing.T, q Queue) {
