@@ -79,8 +79,8 @@ func BenchmarkCallSoon(b *testing.B) {
 }
 
 // BenchmarkReadyQueue is the cost per item of the bare ready queues,
-// pushed and popped the way the loop does (the TryPush and TryPop fast
-// paths, Push and Pop when they decline),
+// pushed and popped the way the loop does (TryPush, Push when it declines,
+// Pop),
 // 1000 per burst: the figure the loop's CallSoon difference between ready
 // queues is compared with. Each queue is driven by concrete code, not
 // through an interface, as in the loop.
@@ -96,9 +96,7 @@ func BenchmarkReadyQueue(b *testing.B) {
 				}
 			}
 			for range batch {
-				if _, ok := q.TryPop(); !ok {
-					q.Pop()
-				}
+				q.Pop()
 			}
 		}
 	})
@@ -112,9 +110,7 @@ func BenchmarkReadyQueue(b *testing.B) {
 				}
 			}
 			for range batch {
-				if _, ok := q.TryPop(); !ok {
-					q.Pop()
-				}
+				q.Pop()
 			}
 		}
 	})

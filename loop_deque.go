@@ -81,10 +81,7 @@ func (l *dequeLoop) runSome(n int) (left int) {
 	}()
 	for n > 0 {
 		n--
-		id, ok := l.ready.TryPop()
-		if !ok {
-			id = l.ready.Pop()
-		}
+		id := l.ready.Pop()
 		var fn func()
 		if id&soonBit != 0 {
 			h := l.soonHead

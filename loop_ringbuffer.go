@@ -79,10 +79,7 @@ func (l *ringbufferLoop) runSome(n int) (left int) {
 	}()
 	for n > 0 {
 		n--
-		id, ok := l.ready.TryPop()
-		if !ok {
-			id = l.ready.Pop()
-		}
+		id := l.ready.Pop()
 		var fn func()
 		if id&soonBit != 0 {
 			h := l.soonHead

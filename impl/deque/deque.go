@@ -80,19 +80,6 @@ func (d *Deque) Pop() uint32 {
 	return v
 }
 
-// TryPop removes and returns the item at the left end unless that would
-// retire a block or empty the deque, which Pop does. It is small enough
-// to inline: the fast path of Pop.
-func (d *Deque) TryPop() (uint32, bool) {
-	if d.li >= BlockLen-1 || d.n <= 1 {
-		return 0, false
-	}
-	v := d.left.data[d.li&(BlockLen-1)]
-	d.li++
-	d.n--
-	return v, true
-}
-
 // linkBlock appends a block on the right (or creates the first one).
 func (d *Deque) linkBlock() {
 	b := d.newBlock()

@@ -55,17 +55,6 @@ func (r *Ring) Pop() uint32 {
 	return v
 }
 
-// TryPop removes and returns the item at the head if there is one. It is
-// small enough to inline, like TryPush.
-func (r *Ring) TryPop() (uint32, bool) {
-	if r.head == r.tail {
-		return 0, false
-	}
-	v := r.buf[r.head&uint(len(r.buf)-1)]
-	r.head++
-	return v, true
-}
-
 // grow doubles the buffer, copying the items in FIFO order to its start.
 func (r *Ring) grow() {
 	n := len(r.buf) * 2
