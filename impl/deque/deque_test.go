@@ -35,5 +35,3 @@ func TestFreeCacheBounded(t *testing.T) {
 		t.Fatalf("free-block cache holds %d bytes, bound is %d", got, deque.MaxFreeBytes)
 	}
 }
-
-func BenchmarkPushPop(b *testing.B) { queuetest.Bench(b, newQueue) }

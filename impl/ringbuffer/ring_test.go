@@ -20,5 +20,3 @@ func TestCapacityPowerOfTwo(t *testing.T) {
 		}
 	}
 }
-
-func BenchmarkPushPop(b *testing.B) { queuetest.Bench(b, newQueue) }

@@ -1,12 +1,11 @@
 // Package queuetest is the conformance suite every ready queue runs, in the
 // manner of testing/fstest: a ready queue is a FIFO of uint32 handle
-// references with Push, Pop and Len, Pop panicking when empty, and no
-// allocation once warmed up. It also holds the shared benchmark cases, so
-// every queue is measured by the same code.
+// references with Push, TryPush, Pop and Len, Pop panicking when empty,
+// and no allocation once warmed up. It also holds the burst sizes the
+// queues' benchmarks share.
 package queuetest
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -165,20 +164,6 @@ func Fill(q Queue, n int) {
 	}
 }
 
-// Batches are the burst sizes the push/pop benchmarks use.
+// Batches are the burst sizes the push/pop benchmarks of the ready-queue
+// packages use.
 var Batches = []int{1, 64, 1000, 100000}
-
-// Bench measures push+pop per item for each burst size in Batches.
-func Bench(b *testing.B, newQueue func() Queue) {
-	for _, n := range Batches {
-		b.Run(fmt.Sprintf("batch=%d", n), func(b *testing.B) {
-			q := newQueue()
-			Fill(q, n)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i += n {
-				Fill(q, n)
-			}
-		})
-	}
-}
