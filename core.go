@@ -75,6 +75,10 @@ type core struct {
 	epoch time.Time
 	clock func() time.Duration // tests inject a clock; nil = monotonic time since epoch
 
+	tasks *Task // unfinished tasks, for Close
+	task  *Task // the task whose function is running
+	exec  executor
+
 	stopping bool
 	running  atomic.Bool
 	closed   atomic.Bool
@@ -458,9 +462,12 @@ func (c *core) close() error {
 	if c.running.Load() {
 		return fmt.Errorf("Close: %w", ErrRunning)
 	}
-	if c.closed.Swap(true) {
+	if c.closed.Load() {
 		return nil
 	}
+	c.stopTasks()
+	c.exec.shutdown()
+	c.closed.Store(true)
 	err := errors.Join(c.ts.close(), c.sel.Close())
 	c.soon, c.soonHead, c.soonTail = nil, 0, 0
 	c.slots, c.free, c.fds, c.events = nil, nil, nil, nil

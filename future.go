@@ -1,6 +1,9 @@
 package loopbench
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Future states, as asyncio's.
 const (
@@ -13,17 +16,28 @@ var stateNames = [...]string{"pending", "cancelled", "finished"}
 
 // Future is the result of an operation that completes later on the loop,
 // asyncio's Future: pending until SetResult, SetException or Cancel, then
-// done for good. Done callbacks always run through CallSoon, in the order
-// they were added, also when added to a future already done. A Future
-// belongs to its loop's goroutine.
+// done for good (until Reset). Done callbacks always run through CallSoon,
+// in the order they were added, also when added to a future already done.
+// A Future belongs to its loop's goroutine.
 type Future struct {
-	loop   *Loop
-	state  uint8
+	loop     *Loop
+	onCancel func(msg string) bool // Cancel of a task or a gather
+	state    uint8
 	result any
 	err    error
-	cbs    []doneCallback
+	cbs    []doneCallback // added, not scheduled yet
+	due    []doneCallback // scheduled through CallSoon, not run yet
+	dueRun int            // how many of due have run
+	runDue func()         // f.runNextDue, bound once
 	tok    CallbackToken
 }
+
+// Awaitable is what a task can await: a *Future or a *Task.
+type Awaitable interface {
+	future() *Future
+}
+
+func (f *Future) future() *Future { return f }
 
 // CallbackToken identifies a done callback for RemoveDoneCallback (Go funcs
 // cannot be compared).
@@ -87,27 +101,44 @@ func (f *Future) SetException(err error) error {
 
 // Cancel cancels a pending future and schedules its callbacks; msg, if not
 // empty, is kept in the error. It returns false if the future was done.
+// On a task's future it cancels the task (see Task.Cancel), on Gather's
+// future the children.
 func (f *Future) Cancel(msg string) bool {
+	if f.onCancel != nil {
+		return f.onCancel(msg)
+	}
+	return f.cancel(msg)
+}
+
+// cancel is Future.Cancel without the task's part.
+func (f *Future) cancel(msg string) bool {
 	if f.state != pending {
 		return false
 	}
-	f.err = ErrCancelled
-	if msg != "" {
-		f.err = fmt.Errorf("%w: %s", ErrCancelled, msg)
-	}
+	f.err = cancelledError(msg)
 	f.finish(cancelled)
 	return true
 }
 
+// cancelledError is ErrCancelled with asyncio's cancel message, if any.
+func cancelledError(msg string) error {
+	if msg == "" {
+		return ErrCancelled
+	}
+	return fmt.Errorf("%w: %s", ErrCancelled, msg)
+}
+
 // AddDoneCallback arranges for fn(f) to run through CallSoon once f is
-// done, or on the next iteration if it is done already.
+// done, or on the next iteration if it is done already. Scheduling a
+// prebuilt fn allocates nothing once the future's lists have grown.
 func (f *Future) AddDoneCallback(fn func(*Future)) CallbackToken {
 	f.tok++
+	cb := doneCallback{tok: f.tok, fn: fn}
 	if f.state != pending {
-		f.schedule(fn)
-		return f.tok
+		f.schedule(cb)
+	} else {
+		f.cbs = append(f.cbs, cb)
 	}
-	f.cbs = append(f.cbs, doneCallback{tok: f.tok, fn: fn})
 	return f.tok
 }
 
@@ -123,6 +154,19 @@ func (f *Future) RemoveDoneCallback(tok CallbackToken) bool {
 	return false
 }
 
+// Reset returns a done future to pending, so that a hot path can await the
+// same future again without allocating. It is ErrInvalidState while the
+// future is pending or while done callbacks it scheduled have not run.
+// Reset is a loopbench extension: asyncio futures are done for good.
+func (f *Future) Reset() error {
+	if f.state == pending || f.dueRun < len(f.due) {
+		return fmt.Errorf("Reset of a %s future with %d callbacks to run: %w",
+			stateNames[f.state], len(f.due)-f.dueRun, ErrInvalidState)
+	}
+	f.state, f.result, f.err = pending, nil, nil
+	return nil
+}
+
 func (f *Future) checkPending(op string) error {
 	if f.state != pending {
 		return fmt.Errorf("%s on a %s future: %w", op, stateNames[f.state], ErrInvalidState)
@@ -132,17 +176,36 @@ func (f *Future) checkPending(op string) error {
 
 func (f *Future) finish(state uint8) {
 	f.state = state
-	cbs := f.cbs
-	f.cbs = nil
-	for _, cb := range cbs {
-		f.schedule(cb.fn)
+	for _, cb := range f.cbs {
+		f.schedule(cb)
 	}
+	clear(f.cbs)
+	f.cbs = f.cbs[:0]
 }
 
-func (f *Future) schedule(fn func(*Future)) {
-	f.loop.CallSoon(func() { fn(f) })
+// schedule queues cb to run through CallSoon. The callbacks wait in f.due,
+// in order, and one bound func runs the next of them, so scheduling
+// allocates no closure.
+func (f *Future) schedule(cb doneCallback) {
+	if f.runDue == nil {
+		f.runDue = f.runNextDue
+	}
+	f.due = append(f.due, cb)
+	f.loop.CallSoon(f.runDue)
+}
+
+func (f *Future) runNextDue() {
+	cb := f.due[f.dueRun]
+	f.due[f.dueRun] = doneCallback{}
+	if f.dueRun++; f.dueRun == len(f.due) {
+		f.due, f.dueRun = f.due[:0], 0
+	}
+	cb.fn(f)
 }
 
 func (f *Future) String() string {
 	return fmt.Sprintf("Future(%s)", stateNames[f.state])
 }
+
+// ErrTimeout is returned by WaitFor when the timeout expired.
+var ErrTimeout = errors.New("loopbench: timeout")

@@ -117,10 +117,12 @@ func (l *Loop) RunForever() error {
 	return l.dq.runForever()
 }
 
-// RunUntilComplete runs the loop until f is done and returns its result.
-// If Stop ends the run first it returns ErrStoppedBeforeDone; f is left
-// as it is, and a later run can complete it.
-func (l *Loop) RunUntilComplete(f *Future) (any, error) {
+// RunUntilComplete runs the loop until aw (a *Future or a *Task) is done
+// and returns its result. If Stop ends the run first it returns
+// ErrStoppedBeforeDone; the future is left as it is, and a later run can
+// complete it.
+func (l *Loop) RunUntilComplete(aw Awaitable) (any, error) {
+	f := aw.future()
 	if f.loop != l {
 		return nil, errors.New("loopbench: RunUntilComplete: the future belongs to another loop")
 	}

@@ -16,3 +16,21 @@ func TestConformance(t *testing.T) {
 		})
 	}
 }
+
+// TestTaskConformance runs the Future/Task suite on every variant in both
+// timer-cancel modes.
+func TestTaskConformance(t *testing.T) {
+	for _, cfg := range looptest.Configs() {
+		t.Run(cfg.String(), func(t *testing.T) {
+			t.Parallel()
+			looptest.RunTasks(t, cfg)
+		})
+	}
+}
+
+// TestCloseStopsTasks counts goroutines, so it runs alone, not in parallel.
+func TestCloseStopsTasks(t *testing.T) {
+	for _, cfg := range looptest.Configs() {
+		t.Run(cfg.String(), func(t *testing.T) { looptest.CloseStopsTasks(t, cfg) })
+	}
+}

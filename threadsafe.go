@@ -53,11 +53,20 @@ func (t *threadsafe) fd() int { return t.wake.rfd }
 func (t *threadsafe) pending() bool { return t.flag.Load() }
 
 func (c *core) callSoonThreadsafe(fn func()) Handle {
+	h, ok := c.tryCallSoonThreadsafe(fn)
+	if !ok {
+		panic(closedError("CallSoonThreadsafe"))
+	}
+	return h
+}
+
+// tryCallSoonThreadsafe queues fn unless the loop is closed.
+func (c *core) tryCallSoonThreadsafe(fn func()) (Handle, bool) {
 	t := &c.ts
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
-		panic(closedError("CallSoonThreadsafe"))
+		return Handle{}, false
 	}
 	var idx uint32
 	if k := len(t.freeRec); k > 0 {
@@ -73,7 +82,7 @@ func (c *core) callSoonThreadsafe(fn func()) Handle {
 	if !t.flag.Swap(true) {
 		t.wake.signal()
 	}
-	return Handle{c: c, id: idx | tsBit, gen: r.gen}
+	return Handle{c: c, id: idx | tsBit, gen: r.gen}, true
 }
 
 // takeThreadsafe gives the loop a slot id for every record queued since
@@ -141,3 +150,4 @@ func (t *threadsafe) close() error {
 	t.queue, t.recs, t.freeRec = nil, nil, nil
 	return t.wake.close()
 }
+

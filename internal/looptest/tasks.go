@@ -1,0 +1,544 @@
+package looptest
+
+import (
+	"errors"
+	"runtime"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/loopbench/loopbench"
+)
+
+// RunTasks runs the Future/Task conformance suite on cfg: asyncio's
+// futures.py and tasks.py behaviours.
+func RunTasks(t *testing.T, cfg loopbench.Config) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, *loopbench.Loop)
+	}{
+		{"FutureStates", testFutureStates},
+		{"FutureCallbacks", testFutureCallbacks},
+		{"FutureReset", testFutureReset},
+		{"TaskFirstStepNextIteration", testTaskFirstStep},
+		{"AwaitDoneDoesNotSwitch", testAwaitDone},
+		{"SleepZeroYieldsOneIteration", testSleepZero},
+		{"SleepOrder", testSleepOrder},
+		{"CancelWhileAwaiting", testCancelAwaiting},
+		{"CancelHandledIsNotCancelled", testCancelHandled},
+		{"CancelSelf", testCancelSelf},
+		{"CancelBeforeStart", testCancelBeforeStart},
+		{"CancellingCounts", testCancellingCounts},
+		{"AwaitTask", testAwaitTask},
+		{"PanicBecomesError", testTaskPanic},
+		{"GoexitBecomesError", testTaskGoexit},
+		{"AwaitErrors", testAwaitErrors},
+		{"Gather", testGather},
+		{"GatherFirstErrorWins", testGatherError},
+		{"GatherCollectsErrors", testGatherErrors},
+		{"GatherCancel", testGatherCancel},
+		{"WaitForResult", testWaitForResult},
+		{"WaitForTimeout", testWaitForTimeout},
+		{"RunInExecutor", testExecutor},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, New(t, cfg)) })
+	}
+	t.Run("Run", func(t *testing.T) { testRun(t, cfg) })
+}
+
+// complete runs l until aw is done, failing the test after 30 s.
+func complete(tb testing.TB, l *loopbench.Loop, aw loopbench.Awaitable) (any, error) {
+	tb.Helper()
+	timer := time.AfterFunc(30*time.Second, func() {
+		l.CallSoonThreadsafe(func() { tb.Errorf("not done after 30s"); l.Stop() })
+	})
+	defer timer.Stop()
+	return l.RunUntilComplete(aw)
+}
+
+func testFutureStates(t *testing.T, l *loopbench.Loop) {
+	f := l.CreateFuture()
+	if _, err := f.Result(); !errors.Is(err, loopbench.ErrInvalidState) || f.Done() {
+		t.Fatalf("pending future: Result error %v, Done %v", err, f.Done())
+	}
+	if err := f.SetResult(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.SetResult(2); !errors.Is(err, loopbench.ErrInvalidState) {
+		t.Fatalf("second SetResult = %v", err)
+	}
+	if err := f.SetException(errors.New("x")); !errors.Is(err, loopbench.ErrInvalidState) {
+		t.Fatalf("SetException after SetResult = %v", err)
+	}
+	if f.Cancel("") || f.Cancelled() {
+		t.Fatal("Cancel of a finished future succeeded")
+	}
+	if v, err := f.Result(); v != 1 || err != nil {
+		t.Fatalf("Result = %v, %v", v, err)
+	}
+	g := l.CreateFuture()
+	if !g.Cancel("bye") || g.Cancel("again") || !g.Cancelled() || !g.Done() {
+		t.Fatal("Cancel: want true once, then false, and Cancelled")
+	}
+	if _, err := g.Result(); !errors.Is(err, loopbench.ErrCancelled) || !strings.Contains(err.Error(), "bye") {
+		t.Fatalf("cancelled Result error = %v, want ErrCancelled with the message", err)
+	}
+	if err := g.SetResult(1); !errors.Is(err, loopbench.ErrInvalidState) {
+		t.Fatalf("SetResult after Cancel = %v", err)
+	}
+	if err := l.CreateFuture().SetException(nil); err == nil {
+		t.Fatal("SetException(nil) accepted")
+	}
+}
+
+func testFutureCallbacks(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	f := l.CreateFuture()
+	f.AddDoneCallback(func(*loopbench.Future) { r.add("a")() })
+	tok := f.AddDoneCallback(func(*loopbench.Future) { r.add("removed")() })
+	f.AddDoneCallback(func(got *loopbench.Future) {
+		if got != f {
+			t.Error("callback got another future")
+		}
+		r.add("b")()
+	})
+	if !f.RemoveDoneCallback(tok) || f.RemoveDoneCallback(tok) {
+		t.Fatal("RemoveDoneCallback: want true once, then false")
+	}
+	f.SetResult(nil)
+	r.want(t) // never synchronously
+	f.AddDoneCallback(func(*loopbench.Future) { r.add("late")() })
+	RunOnce(t, l)
+	r.want(t, "a", "b", "late")
+}
+
+func testFutureReset(t *testing.T, l *loopbench.Loop) {
+	f := l.CreateFuture()
+	if err := f.Reset(); !errors.Is(err, loopbench.ErrInvalidState) {
+		t.Fatalf("Reset of a pending future = %v", err)
+	}
+	n := 0
+	f.AddDoneCallback(func(*loopbench.Future) { n++ })
+	f.SetResult(1)
+	if err := f.Reset(); !errors.Is(err, loopbench.ErrInvalidState) {
+		t.Fatalf("Reset with a callback still due = %v", err)
+	}
+	RunOnce(t, l)
+	if err := f.Reset(); err != nil || f.Done() {
+		t.Fatalf("Reset = %v, Done %v", err, f.Done())
+	}
+	f.AddDoneCallback(func(*loopbench.Future) { n++ })
+	f.SetResult(2)
+	RunOnce(t, l)
+	if v, _ := f.Result(); v != 2 || n != 2 {
+		t.Fatalf("after Reset: result %v, callbacks run %d", v, n)
+	}
+}
+
+func testTaskFirstStep(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	l.CallSoon(r.add("before"))
+	task := l.CreateTask(func(*loopbench.Task) (any, error) { r.add("task")(); return 7, nil })
+	r.want(t)
+	l.CallSoon(r.add("after"))
+	if v, err := complete(t, l, task); v != 7 || err != nil {
+		t.Fatalf("task result %v, %v", v, err)
+	}
+	r.want(t, "before", "task", "after")
+}
+
+func testAwaitDone(t *testing.T, l *loopbench.Loop) {
+	done := l.CreateFuture()
+	done.SetResult("ok")
+	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		ran := false
+		l.CallSoon(func() { ran = true })
+		v, err := tk.Await(done)
+		if ran {
+			return nil, errors.New("awaiting a done future switched to the loop")
+		}
+		return v, err
+	})
+	if v, err := complete(t, l, task); v != "ok" || err != nil {
+		t.Fatalf("task = %v, %v", v, err)
+	}
+}
+
+func testSleepZero(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		l.CallSoon(func() { r.add("a")(); l.CallSoon(r.add("b")) })
+		if err := tk.Sleep(0); err != nil {
+			return nil, err
+		}
+		r.add("resumed")()
+		return nil, nil
+	})
+	if _, err := complete(t, l, task); err != nil {
+		t.Fatal(err)
+	}
+	r.want(t, "a", "resumed", "b")
+}
+
+func testSleepOrder(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	var tasks []loopbench.Awaitable
+	for _, ms := range []int{3, 1, 2} {
+		tasks = append(tasks, l.CreateTask(func(tk *loopbench.Task) (any, error) {
+			start := l.Time()
+			d := time.Duration(ms) * time.Millisecond
+			if err := tk.Sleep(d); err != nil {
+				return nil, err
+			}
+			if l.Time()-start < d {
+				t.Errorf("Sleep(%v) returned after %v", d, l.Time()-start)
+			}
+			r.add(time.Duration(ms).String())()
+			return nil, nil
+		}))
+	}
+	if _, err := complete(t, l, loopbench.Gather(l, tasks...)); err != nil {
+		t.Fatal(err)
+	}
+	r.want(t, "1ns", "2ns", "3ns")
+}
+
+func testCancelAwaiting(t *testing.T, l *loopbench.Loop) {
+	inner := l.CreateFuture()
+	task := l.CreateTask(func(tk *loopbench.Task) (any, error) { return tk.Await(inner) })
+	RunOnce(t, l) // the task starts and waits
+	if !task.Cancel("stop") {
+		t.Fatal("Cancel of a waiting task = false")
+	}
+	if !inner.Cancelled() {
+		t.Fatal("cancelling the task did not cancel the future it awaits")
+	}
+	_, err := complete(t, l, task)
+	if !errors.Is(err, loopbench.ErrCancelled) || !task.Cancelled() {
+		t.Fatalf("task error %v, Cancelled %v", err, task.Cancelled())
+	}
+	if task.Cancel("again") {
+		t.Fatal("Cancel of a done task = true")
+	}
+}
+
+func testCancelHandled(t *testing.T, l *loopbench.Loop) {
+	inner := l.CreateFuture()
+	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		if _, err := tk.Await(inner); !errors.Is(err, loopbench.ErrCancelled) {
+			return nil, errors.New("Await did not return ErrCancelled")
+		}
+		return "handled", nil
+	})
+	RunOnce(t, l)
+	task.Cancel("")
+	if v, err := complete(t, l, task); v != "handled" || err != nil || task.Cancelled() {
+		t.Fatalf("task = %v, %v, Cancelled %v; want a normal result", v, err, task.Cancelled())
+	}
+}
+
+func testCancelSelf(t *testing.T, l *loopbench.Loop) {
+	inner := l.CreateFuture()
+	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		tk.Cancel("self")
+		_, err := tk.Await(inner)
+		return nil, err
+	})
+	_, err := complete(t, l, task)
+	if !errors.Is(err, loopbench.ErrCancelled) || !task.Cancelled() || !inner.Cancelled() {
+		t.Fatalf("self-cancelled task: %v, Cancelled %v, inner cancelled %v", err, task.Cancelled(), inner.Cancelled())
+	}
+}
+
+func testCancelBeforeStart(t *testing.T, l *loopbench.Loop) {
+	ran := false
+	task := l.CreateTask(func(*loopbench.Task) (any, error) { ran = true; return nil, nil })
+	task.Cancel("early")
+	_, err := complete(t, l, task)
+	if ran || !task.Cancelled() || !errors.Is(err, loopbench.ErrCancelled) {
+		t.Fatalf("ran %v, cancelled %v, err %v", ran, task.Cancelled(), err)
+	}
+}
+
+func testCancellingCounts(t *testing.T, l *loopbench.Loop) {
+	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		for tk.Cancelling() < 2 {
+			tk.Sleep(0)
+		}
+		if tk.Uncancel() != 1 || tk.Uncancel() != 0 || tk.Uncancel() != 0 {
+			return nil, errors.New("Uncancel counts wrong")
+		}
+		return "ok", nil
+	})
+	RunOnce(t, l)
+	task.Cancel("")
+	task.Cancel("")
+	if task.Cancelling() != 2 {
+		t.Fatalf("Cancelling = %d after two requests", task.Cancelling())
+	}
+	// The first Sleep(0) after the request sees ErrCancelled; the loop
+	// in the task ignores it and then uncancels twice.
+	if v, err := complete(t, l, task); v != "ok" || err != nil {
+		t.Fatalf("task = %v, %v", v, err)
+	}
+}
+
+func testAwaitTask(t *testing.T, l *loopbench.Loop) {
+	inner := l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		tk.Sleep(0)
+		return 5, nil
+	})
+	outer := l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		v, err := tk.Await(inner)
+		return v.(int) * 2, err
+	})
+	if v, err := complete(t, l, outer); v != 10 || err != nil {
+		t.Fatalf("outer = %v, %v", v, err)
+	}
+}
+
+func testTaskPanic(t *testing.T, l *loopbench.Loop) {
+	boom := errors.New("boom")
+	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		tk.Sleep(0)
+		panic(boom)
+	})
+	_, err := complete(t, l, task)
+	var pe *loopbench.PanicError
+	if !errors.As(err, &pe) || !errors.Is(err, boom) || len(pe.Stack) == 0 {
+		t.Fatalf("task error %v, want a PanicError wrapping boom", err)
+	}
+	RunOnce(t, l) // the loop goes on
+}
+
+// testTaskGoexit: runtime.Goexit in a task's function ends the task with
+// ErrGoexit; the loop's goroutine and the loop go on.
+func testTaskGoexit(t *testing.T, l *loopbench.Loop) {
+	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		tk.Sleep(0)
+		runtime.Goexit()
+		return nil, nil
+	})
+	_, err := complete(t, l, task)
+	if !errors.Is(err, loopbench.ErrGoexit) {
+		t.Fatalf("task error %v, want ErrGoexit", err)
+	}
+	var r recorder
+	l.CallSoon(r.add("after"))
+	RunOnce(t, l)
+	r.want(t, "after")
+}
+
+func testAwaitErrors(t *testing.T, l *loopbench.Loop) {
+	other := New(t, l.Config())
+	foreign := other.CreateFuture()
+	var self *loopbench.Task
+	self = l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		if _, err := tk.Await(foreign); err == nil {
+			return nil, errors.New("awaited a future of another loop")
+		}
+		if _, err := tk.Await(self); err == nil {
+			return nil, errors.New("awaited itself")
+		}
+		return "ok", nil
+	})
+	if v, err := complete(t, l, self); v != "ok" || err != nil {
+		t.Fatalf("task = %v, %v", v, err)
+	}
+	// Outside the task's function.
+	f := l.CreateFuture()
+	f.SetResult(1)
+	if _, err := self.Await(f); err == nil {
+		t.Fatal("Await outside the task's function succeeded")
+	}
+}
+
+func sleeper(l *loopbench.Loop, d time.Duration, v any, err error) *loopbench.Task {
+	return l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		if e := tk.Sleep(d); e != nil {
+			return nil, e
+		}
+		return v, err
+	})
+}
+
+func testGather(t *testing.T, l *loopbench.Loop) {
+	f := l.CreateFuture()
+	l.CallLater(time.Millisecond, func() { f.SetResult("f") })
+	g := loopbench.Gather(l, sleeper(l, 2*time.Millisecond, 1, nil), f, sleeper(l, 0, 3, nil))
+	v, err := complete(t, l, g)
+	if err != nil || !slices.Equal(v.([]any), []any{1, "f", 3}) {
+		t.Fatalf("Gather = %v, %v; want [1 f 3] in argument order", v, err)
+	}
+	if v, err := complete(t, l, loopbench.Gather(l)); err != nil || len(v.([]any)) != 0 {
+		t.Fatalf("empty Gather = %v, %v", v, err)
+	}
+}
+
+func testGatherError(t *testing.T, l *loopbench.Loop) {
+	first, second := errors.New("first"), errors.New("second")
+	slow := sleeper(l, time.Hour, 1, nil)
+	g := loopbench.Gather(l, slow, sleeper(l, time.Millisecond, nil, first), sleeper(l, 2*time.Millisecond, nil, second))
+	if _, err := complete(t, l, g); err != first {
+		t.Fatalf("Gather error %v, want the first one", err)
+	}
+	if slow.Done() {
+		t.Fatal("the first error cancelled the other children")
+	}
+	slow.Cancel("")
+	complete(t, l, slow)
+}
+
+func testGatherErrors(t *testing.T, l *loopbench.Loop) {
+	bad := errors.New("bad")
+	c := l.CreateFuture()
+	c.Cancel("")
+	v, err := complete(t, l, loopbench.GatherErrors(l, sleeper(l, 0, 1, nil), sleeper(l, 0, nil, bad), c))
+	res, _ := v.([]any)
+	if err != nil || len(res) != 3 || res[0] != 1 || res[1] != bad || !errors.Is(res[2].(error), loopbench.ErrCancelled) {
+		t.Fatalf("GatherErrors = %v, %v", v, err)
+	}
+}
+
+func testGatherCancel(t *testing.T, l *loopbench.Loop) {
+	a, b := sleeper(l, time.Hour, 1, nil), sleeper(l, time.Hour, 2, nil)
+	g := loopbench.Gather(l, a, b)
+	RunOnce(t, l)
+	if !g.Cancel("") {
+		t.Fatal("Cancel of a pending gather = false")
+	}
+	_, err := complete(t, l, g)
+	if !errors.Is(err, loopbench.ErrCancelled) || !a.Cancelled() || !b.Cancelled() {
+		t.Fatalf("gather error %v; children cancelled %v %v", err, a.Cancelled(), b.Cancelled())
+	}
+}
+
+func testWaitForResult(t *testing.T, l *loopbench.Loop) {
+	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		return loopbench.WaitFor(tk, sleeper(l, time.Millisecond, "in time", nil), time.Hour)
+	})
+	if v, err := complete(t, l, task); v != "in time" || err != nil {
+		t.Fatalf("WaitFor = %v, %v", v, err)
+	}
+}
+
+// testWaitForTimeout: on timeout WaitFor cancels the inner task and waits
+// until it has handled the cancellation before returning ErrTimeout.
+func testWaitForTimeout(t *testing.T, l *loopbench.Loop) {
+	cleanedUp := false
+	inner := l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		err := tk.Sleep(time.Hour)
+		tk.Sleep(0) // cleaning up takes an iteration
+		tk.Sleep(time.Millisecond)
+		cleanedUp = true
+		return nil, err
+	})
+	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		_, err := loopbench.WaitFor(tk, inner, 2*time.Millisecond)
+		if !inner.Done() || !cleanedUp {
+			return nil, errors.New("WaitFor returned before the inner task finished")
+		}
+		return nil, err
+	})
+	if _, err := complete(t, l, task); !errors.Is(err, loopbench.ErrTimeout) || !inner.Cancelled() {
+		t.Fatalf("WaitFor error %v, inner cancelled %v", err, inner.Cancelled())
+	}
+}
+
+func testExecutor(t *testing.T, l *loopbench.Loop) {
+	var running, peak atomic.Int32
+	release := make(chan struct{})
+	var futs []loopbench.Awaitable
+	for i := range 64 {
+		futs = append(futs, l.RunInExecutor(func() (any, error) {
+			n := running.Add(1)
+			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+			}
+			<-release
+			running.Add(-1)
+			return i, nil
+		}))
+	}
+	futs = append(futs, l.RunInExecutor(func() (any, error) { panic("job") }))
+	time.AfterFunc(20*time.Millisecond, func() { close(release) })
+	v, err := complete(t, l, loopbench.GatherErrors(l, futs...))
+	res := v.([]any)
+	if err != nil || res[0] != 0 || res[63] != 63 {
+		t.Fatalf("executor results %v, %v", res, err)
+	}
+	if perr, _ := res[64].(error); perr == nil || !strings.Contains(perr.Error(), "job") {
+		t.Fatalf("panicking job gave %v", res[64])
+	}
+	if p := peak.Load(); p > int32(min(32, runtime.NumCPU()+4)) {
+		t.Fatalf("%d jobs ran at once; the pool is bounded to min(32, CPUs+4)", p)
+	}
+}
+
+// CloseStopsTasks checks that Close stops every unfinished task, including
+// one never started and ones blocked in Await, and the executor's workers:
+// no goroutine is left behind. It counts goroutines, so it must not run in
+// parallel with other tests.
+func CloseStopsTasks(t *testing.T, cfg loopbench.Config) {
+	before := runtime.NumGoroutine()
+	l := New(t, cfg)
+	never := l.CreateFuture()
+	var tasks []*loopbench.Task
+	unwound := 0
+	for range 10 {
+		tasks = append(tasks, l.CreateTask(func(tk *loopbench.Task) (any, error) {
+			defer func() { unwound++ }()
+			tk.Await(never)
+			return nil, nil
+		}))
+	}
+	complete(t, l, l.RunInExecutor(func() (any, error) { return nil, nil }))
+	tasks = append(tasks, l.CreateTask(func(*loopbench.Task) (any, error) { return nil, nil }))
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range tasks {
+		if !tk.Cancelled() {
+			t.Fatalf("task %v not cancelled by Close", tk)
+		}
+	}
+	if unwound != 10 {
+		t.Fatalf("%d of 10 suspended functions unwound", unwound)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Fatalf("%d goroutines after Close, %d before", n, before)
+	}
+}
+
+func testRun(t *testing.T, cfg loopbench.Config) {
+	var background *loopbench.Task
+	v, err := loopbench.Run(cfg, func(tk *loopbench.Task) (any, error) {
+		l := tk.Loop()
+		background = l.CreateTask(func(b *loopbench.Task) (any, error) {
+			for {
+				if err := b.Sleep(time.Millisecond); err != nil {
+					return nil, err
+				}
+			}
+		})
+		if err := tk.Sleep(2 * time.Millisecond); err != nil {
+			return nil, err
+		}
+		return "main", nil
+	})
+	if v != "main" || err != nil {
+		t.Fatalf("Run = %v, %v", v, err)
+	}
+	if !background.Cancelled() || !background.Loop().IsClosed() {
+		t.Fatal("Run left a task pending or the loop open")
+	}
+	if _, err := loopbench.Run(loopbench.Config{Ready: "nope"}, nil); err == nil {
+		t.Fatal("Run with an unknown variant succeeded")
+	}
+}

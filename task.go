@@ -1,0 +1,338 @@
+package loopbench
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"runtime/debug"
+	"time"
+)
+
+// Task runs a function as a coroutine on the loop, asyncio's Task. The
+// function runs on a runtime coroutine (iter.Pull): t.Await(f) switches
+// back to the loop until f is done, and the loop switches back into the
+// function from f's done callback, as asyncio's Task.__step and
+// __wakeup do. A Task is a Future for the function's result.
+//
+// Await, Sleep and the helpers that take a *Task may only be called from
+// that task's own function, on the loop's goroutine.
+type Task struct {
+	Future
+	fn func(t *Task) (any, error)
+
+	next  func() (struct{}, bool) // resume the function (iter.Pull)
+	stop  func()
+	yield func(struct{}) bool // suspend it (inside the function)
+
+	waiter     *Future // the future the function is awaiting
+	mustCancel bool    // cancel at the next resumption (asyncio's _must_cancel)
+	cancelMsg  string
+	ncancels   int   // cancellation requests (Cancelling)
+	resumeErr  error // what the suspended call returns when resumed
+	started    bool
+	running    bool // the function is executing (not suspended)
+
+	stepFn   func()        // t.step, bound once
+	wakeupFn func(*Future) // t.wakeup, bound once
+	sleepF   *Future       // reused by Sleep
+	sleepFn  func()        // completes sleepF, bound once
+
+	prevTask, nextTask *Task // the loop's list of unfinished tasks
+}
+
+// Errors of the task layer.
+var (
+	ErrGoexit       = errors.New("loopbench: runtime.Goexit called in a task")
+	errTaskStopped  = errors.New("loopbench: task stopped by Close")
+	errNotInTask    = errors.New("loopbench: Await called outside the task's own function")
+	errOtherLoop    = errors.New("loopbench: awaiting a future of another loop")
+	errAwaitItself  = errors.New("loopbench: a task cannot await itself")
+	goexitSentinel  = &goexitPanic{}
+	stoppedSentinel = &stoppedPanic{}
+)
+
+type goexitPanic struct{}
+type stoppedPanic struct{}
+
+// CreateTask schedules fn to run as a task; its first step runs on the
+// next iteration, never inside CreateTask.
+func (l *Loop) CreateTask(fn func(t *Task) (any, error)) *Task {
+	if l.c.closed.Load() {
+		panic(closedError("CreateTask"))
+	}
+	t := &Task{fn: fn}
+	t.Future.loop = l
+	t.Future.onCancel = t.Cancel
+	t.stepFn = t.step
+	t.wakeupFn = t.wakeup
+	t.next, t.stop = iter.Pull(t.body)
+	l.c.addTask(t)
+	l.CallSoon(t.stepFn)
+	return t
+}
+
+// step resumes the task's function until it suspends or returns:
+// asyncio's Task.__step.
+func (t *Task) step() {
+	if t.state != pending || t.running {
+		return
+	}
+	if t.mustCancel {
+		t.mustCancel = false
+		if !t.started {
+			// Cancelled before it ever ran: the function never starts.
+			t.started = true
+			t.stop()
+			t.finishTask(nil, cancelledError(t.cancelMsg))
+			return
+		}
+		t.resumeErr = cancelledError(t.cancelMsg)
+	}
+	t.started = true
+	t.resume()
+}
+
+// resume switches into the function. A runtime.Goexit in the function
+// comes back as a panic with goexitSentinel (see body), which ends here:
+// the task has already failed with ErrGoexit and the loop goes on.
+func (t *Task) resume() {
+	c := t.loop.c
+	prev := c.task
+	c.task, t.running = t, true
+	defer func() {
+		c.task, t.running = prev, false
+		if r := recover(); r != nil && r != goexitSentinel {
+			panic(r)
+		}
+	}()
+	t.next()
+}
+
+// wakeup is the done callback of the future the task awaits: asyncio's
+// Task.__wakeup.
+func (t *Task) wakeup(*Future) { t.step() }
+
+// body is the coroutine: it runs the task's function and completes the
+// task with what it returns, or with the panic it raised. A Goexit cannot
+// be stopped, but its unwinding is turned into a panic that iter.Pull
+// carries to resume, so it never ends the loop's goroutine.
+func (t *Task) body(yield func(struct{}) bool) {
+	t.yield = yield
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		switch r := recover(); r {
+		case nil:
+			t.finishTask(nil, ErrGoexit)
+			panic(goexitSentinel)
+		case stoppedSentinel:
+			t.finishTask(nil, cancelledError("loop closed"))
+		default:
+			t.finishTask(nil, &PanicError{Value: r, Stack: debug.Stack()})
+		}
+	}()
+	res, err := t.fn(t)
+	returned = true
+	t.finishTask(res, err)
+}
+
+// PanicError is the error of a task whose function panicked.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("loopbench: task panicked: %v", e.Value) }
+
+// Unwrap returns the panic value if it is an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+// finishTask completes the task's future with what its function returned:
+// asyncio's handling of StopIteration and CancelledError in __step.
+func (t *Task) finishTask(res any, err error) {
+	t.loop.c.removeTask(t)
+	switch {
+	case t.state != pending:
+	case t.mustCancel:
+		t.mustCancel = false
+		t.Future.cancel(t.cancelMsg)
+	case errors.Is(err, ErrCancelled):
+		t.Future.cancel(cancelMessage(err))
+	case err != nil:
+		t.Future.SetException(err)
+	default:
+		t.Future.SetResult(res)
+	}
+}
+
+// cancelMessage recovers the message cancelledError put into err.
+func cancelMessage(err error) string {
+	msg := err.Error()
+	prefix := ErrCancelled.Error() + ": "
+	if len(msg) > len(prefix) && msg[:len(prefix)] == prefix {
+		return msg[len(prefix):]
+	}
+	return ""
+}
+
+// suspend switches back to the loop until the task is resumed. If Close
+// stops the task meanwhile, it unwinds the function.
+func (t *Task) suspend() {
+	if !t.yield(struct{}{}) {
+		panic(stoppedSentinel)
+	}
+}
+
+// takeResumeErr returns, once, the error the resumption carries.
+func (t *Task) takeResumeErr() error {
+	err := t.resumeErr
+	t.resumeErr = nil
+	return err
+}
+
+// Await suspends the task until aw is done and returns its result. Awaiting
+// a future that is already done does not switch. If the task is cancelled
+// while it waits, the awaited future is cancelled and Await returns an
+// error wrapping ErrCancelled; a task that handles it and returns normally
+// is not cancelled. Await may only be called from the task's own function.
+func (t *Task) Await(aw Awaitable) (any, error) {
+	f := aw.future()
+	switch {
+	case t.loop.c.task != t:
+		return nil, errNotInTask
+	case f.loop != t.loop:
+		return nil, errOtherLoop
+	case f == &t.Future:
+		return nil, errAwaitItself
+	}
+	if f.state != pending {
+		return f.Result()
+	}
+	t.waiter = f
+	tok := f.AddDoneCallback(t.wakeupFn)
+	if t.mustCancel && f.Cancel(t.cancelMsg) {
+		t.mustCancel = false
+	}
+	t.suspend()
+	t.waiter = nil
+	if err := t.takeResumeErr(); err != nil {
+		f.RemoveDoneCallback(tok)
+		return nil, err
+	}
+	return f.Result()
+}
+
+// Sleep suspends the task for d. Sleep(0) (or a negative d) yields exactly
+// one loop iteration and uses no timer. It returns an error wrapping
+// ErrCancelled if the task is cancelled meanwhile.
+func (t *Task) Sleep(d time.Duration) error {
+	if t.loop.c.task != t {
+		return errNotInTask
+	}
+	if d <= 0 {
+		t.loop.CallSoon(t.stepFn)
+		t.suspend()
+		return t.takeResumeErr()
+	}
+	if t.sleepF == nil {
+		t.sleepF = t.loop.CreateFuture()
+		t.sleepFn = func() { t.sleepF.SetResult(nil) }
+	} else if err := t.sleepF.Reset(); err != nil {
+		t.sleepF = t.loop.CreateFuture() // a cancelled sleep's callbacks are still due
+		t.sleepFn = func() { t.sleepF.SetResult(nil) }
+	}
+	h := t.loop.CallLater(d, t.sleepFn)
+	_, err := t.Await(t.sleepF)
+	h.Cancel()
+	return err
+}
+
+// Cancel requests the task's cancellation: the future it awaits is
+// cancelled, so its Await returns ErrCancelled; a task not waiting sees
+// ErrCancelled at its next Await or Sleep. It returns false if the task
+// is done. Each request counts (Cancelling).
+func (t *Task) Cancel(msg string) bool {
+	if t.state != pending {
+		return false
+	}
+	t.ncancels++
+	if w := t.waiter; w != nil && w.Cancel(msg) {
+		return true
+	}
+	t.mustCancel = true
+	t.cancelMsg = msg
+	return true
+}
+
+// Cancelling returns the number of pending cancellation requests, as
+// asyncio's Task.cancelling.
+func (t *Task) Cancelling() int { return t.ncancels }
+
+// Uncancel decrements the count of cancellation requests and returns it,
+// as asyncio's Task.uncancel.
+func (t *Task) Uncancel() int {
+	if t.ncancels > 0 {
+		t.ncancels--
+	}
+	return t.ncancels
+}
+
+func (t *Task) String() string {
+	return fmt.Sprintf("Task(%s)", stateNames[t.state])
+}
+
+// --- the loop's unfinished tasks -------------------------------------------
+
+func (c *core) addTask(t *Task) {
+	t.nextTask = c.tasks
+	if c.tasks != nil {
+		c.tasks.prevTask = t
+	}
+	c.tasks = t
+}
+
+func (c *core) removeTask(t *Task) {
+	if t.prevTask == nil && c.tasks != t {
+		return // not listed
+	}
+	if t.prevTask != nil {
+		t.prevTask.nextTask = t.nextTask
+	} else {
+		c.tasks = t.nextTask
+	}
+	if t.nextTask != nil {
+		t.nextTask.prevTask = t.prevTask
+	}
+	t.prevTask, t.nextTask = nil, nil
+}
+
+// stopTasks stops every unfinished task's coroutine, so that no goroutine
+// outlives the loop: a suspended function unwinds from its Await, and each
+// task ends cancelled.
+func (c *core) stopTasks() {
+	for c.tasks != nil {
+		t := c.tasks
+		c.removeTask(t)
+		t.started = true
+		stopCoroutine(t.stop)
+		if t.state == pending {
+			t.Future.cancel("loop closed")
+		}
+	}
+}
+
+// stopCoroutine calls stop, absorbing the panic a Goexit in the function
+// turns into (see Task.body).
+func stopCoroutine(stop func()) {
+	defer func() {
+		if r := recover(); r != nil && r != goexitSentinel {
+			panic(r)
+		}
+	}()
+	stop()
+}
