@@ -23,13 +23,13 @@ type Future struct {
 	loop     *Loop
 	onCancel func(msg string) bool // Cancel of a task or a gather
 	state    uint8
-	result any
-	err    error
-	cbs    []doneCallback // added, not scheduled yet
-	due    []doneCallback // scheduled through CallSoon, not run yet
-	dueRun int            // how many of due have run
-	runDue func()         // f.runNextDue, bound once
-	tok    CallbackToken
+	result   any
+	err      error
+	cbs      []doneCallback // added, not scheduled yet
+	due      []doneCallback // scheduled through CallSoon, not run yet
+	dueRun   int            // how many of due have run
+	runDue   func()         // f.runNextDue, bound once
+	tok      CallbackToken
 }
 
 // Awaitable is what a task can await: a *Future or a *Task.

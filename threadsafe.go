@@ -150,4 +150,3 @@ func (t *threadsafe) close() error {
 	t.queue, t.recs, t.freeRec = nil, nil, nil
 	return t.wake.close()
 }
-

@@ -186,10 +186,12 @@ func testSleepZero(t *testing.T, l *loopbench.Loop) {
 func testSleepOrder(t *testing.T, l *loopbench.Loop) {
 	var r recorder
 	var tasks []loopbench.Awaitable
+	base := l.Time()
 	for _, ms := range []int{3, 1, 2} {
 		tasks = append(tasks, l.CreateTask(func(tk *loopbench.Task) (any, error) {
+			// Deadlines from one base, so a slow start cannot reorder them.
 			start := l.Time()
-			d := time.Duration(ms) * time.Millisecond
+			d := base + time.Duration(ms)*time.Millisecond - start
 			if err := tk.Sleep(d); err != nil {
 				return nil, err
 			}
