@@ -388,8 +388,12 @@ func (c *core) runningHandle() Handle {
 	return Handle{c: c, id: uint32(c.cur), gen: uint32(c.cur >> 32)}
 }
 
-// callbackPanicked reports the panic of the running callback.
+// callbackPanicked reports the panic of the running callback, except the
+// one a task's Goexit turns into (the task has failed with ErrGoexit).
 func (c *core) callbackPanicked(r any) {
+	if r == goexitSentinel {
+		return
+	}
 	err, ok := r.(error)
 	if !ok {
 		err = fmt.Errorf("%v", r)

@@ -176,6 +176,19 @@ func (f *Future) checkPending(op string) error {
 
 func (f *Future) finish(state uint8) {
 	f.state = state
+	if len(f.cbs) == 0 {
+		return
+	}
+	if f.dueRun == len(f.due) {
+		// Nothing is due: the added callbacks become the due list as they
+		// are, with no copying.
+		f.due, f.dueRun, f.cbs = f.cbs, 0, f.due[:0]
+		f.bindRunDue()
+		for range f.due {
+			f.loop.CallSoon(f.runDue)
+		}
+		return
+	}
 	for _, cb := range f.cbs {
 		f.schedule(cb)
 	}
@@ -187,17 +200,23 @@ func (f *Future) finish(state uint8) {
 // in order, and one bound func runs the next of them, so scheduling
 // allocates no closure.
 func (f *Future) schedule(cb doneCallback) {
-	if f.runDue == nil {
-		f.runDue = f.runNextDue
-	}
+	f.bindRunDue()
 	f.due = append(f.due, cb)
 	f.loop.CallSoon(f.runDue)
 }
 
+func (f *Future) bindRunDue() {
+	if f.runDue == nil {
+		f.runDue = f.runNextDue
+	}
+}
+
+// runNextDue runs the oldest due callback. The list is cleared once all
+// have run, so the callbacks can be collected.
 func (f *Future) runNextDue() {
 	cb := f.due[f.dueRun]
-	f.due[f.dueRun] = doneCallback{}
 	if f.dueRun++; f.dueRun == len(f.due) {
+		clear(f.due)
 		f.due, f.dueRun = f.due[:0], 0
 	}
 	cb.fn(f)

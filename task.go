@@ -92,20 +92,16 @@ func (t *Task) step() {
 	t.resume()
 }
 
-// resume switches into the function. A runtime.Goexit in the function
-// comes back as a panic with goexitSentinel (see body), which ends here:
-// the task has already failed with ErrGoexit and the loop goes on.
+// resume switches into the function until it suspends or returns. Tasks
+// do not nest (a task is only resumed from a loop callback), so no task is
+// running before or after. A runtime.Goexit in the function comes back as
+// a panic with goexitSentinel (see body), which the loop's dispatch
+// absorbs: the task has already failed with ErrGoexit.
 func (t *Task) resume() {
 	c := t.loop.c
-	prev := c.task
 	c.task, t.running = t, true
-	defer func() {
-		c.task, t.running = prev, false
-		if r := recover(); r != nil && r != goexitSentinel {
-			panic(r)
-		}
-	}()
 	t.next()
+	c.task, t.running = nil, false
 }
 
 // wakeup is the done callback of the future the task awaits: asyncio's
@@ -125,6 +121,7 @@ func (t *Task) body(yield func(struct{}) bool) {
 		}
 		switch r := recover(); r {
 		case nil:
+			t.loop.c.task, t.running = nil, false
 			t.finishTask(nil, ErrGoexit)
 			panic(goexitSentinel)
 		case stoppedSentinel:
