@@ -43,7 +43,6 @@ type Task struct {
 // Errors of the task layer.
 var (
 	ErrGoexit       = errors.New("loopbench: runtime.Goexit called in a task")
-	errTaskStopped  = errors.New("loopbench: task stopped by Close")
 	errNotInTask    = errors.New("loopbench: Await called outside the task's own function")
 	errOtherLoop    = errors.New("loopbench: awaiting a future of another loop")
 	errAwaitItself  = errors.New("loopbench: a task cannot await itself")

@@ -232,7 +232,7 @@ func testCancelHandled(t *testing.T, l *loopbench.Loop) {
 	inner := l.CreateFuture()
 	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
 		if _, err := tk.Await(inner); !errors.Is(err, loopbench.ErrCancelled) {
-			return nil, errors.New("Await did not return ErrCancelled")
+			return nil, errors.New("await did not return ErrCancelled")
 		}
 		return "handled", nil
 	})
@@ -272,7 +272,7 @@ func testCancellingCounts(t *testing.T, l *loopbench.Loop) {
 			tk.Sleep(0)
 		}
 		if tk.Uncancel() != 1 || tk.Uncancel() != 0 || tk.Uncancel() != 0 {
-			return nil, errors.New("Uncancel counts wrong")
+			return nil, errors.New("uncancel counts wrong")
 		}
 		return "ok", nil
 	})
@@ -442,7 +442,7 @@ func testWaitForTimeout(t *testing.T, l *loopbench.Loop) {
 	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
 		_, err := loopbench.WaitFor(tk, inner, 2*time.Millisecond)
 		if !inner.Done() || !cleanedUp {
-			return nil, errors.New("WaitFor returned before the inner task finished")
+			return nil, errors.New("wait-for returned before the inner task finished")
 		}
 		return nil, err
 	})
