@@ -13,6 +13,7 @@ import (
 
 	"github.com/loopbench/loopbench/impl/heap2ary"
 	"github.com/loopbench/loopbench/impl/heap4ary"
+	"github.com/loopbench/loopbench/internal/sock"
 	"github.com/loopbench/loopbench/selectors"
 )
 
@@ -75,9 +76,12 @@ type core struct {
 	epoch time.Time
 	clock func() time.Duration // tests inject a clock; nil = monotonic time since epoch
 
-	tasks *Task // unfinished tasks, for Close
-	task  *Task // the task whose function is running
-	exec  executor
+	rbuf       []byte                  // the transports' shared read buffer
+	transports map[*Transport]struct{} // open transports, closed by Close
+	servers    map[*Server]struct{}    // listening servers, closed by Close
+	tasks      *Task                   // unfinished tasks, for Close
+	task       *Task                   // the task whose function is running
+	exec       executor
 
 	stopping bool
 	running  atomic.Bool
@@ -103,6 +107,8 @@ func (c *core) init(cfg Config) error {
 	c.slow = cfg.SlowCallbackDuration
 	c.epoch = time.Now()
 	c.keep = c.keepTimer
+	c.transports = map[*Transport]struct{}{}
+	c.servers = map[*Server]struct{}{}
 	c.logger = log.Default()
 	if cfg.Timers == "heap2ary" {
 		c.timers = new(heap2ary.Heap)
@@ -462,6 +468,17 @@ func (c *core) endRun() {
 	runningOn.Unlock()
 }
 
+// closeSockets closes what servers and transports still hold open.
+func (c *core) closeSockets() {
+	for s := range c.servers {
+		sock.Close(s.fd)
+	}
+	for t := range c.transports {
+		sock.Close(t.fd)
+	}
+	c.servers, c.transports = nil, nil
+}
+
 func (c *core) close() error {
 	if c.running.Load() {
 		return fmt.Errorf("Close: %w", ErrRunning)
@@ -471,6 +488,7 @@ func (c *core) close() error {
 	}
 	c.stopTasks()
 	c.exec.shutdown()
+	c.closeSockets()
 	c.closed.Store(true)
 	err := errors.Join(c.ts.close(), c.sel.Close())
 	c.soon, c.soonHead, c.soonTail = nil, 0, 0

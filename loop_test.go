@@ -3,6 +3,7 @@ package loopbench_test
 import (
 	"testing"
 
+	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/internal/looptest"
 )
 
@@ -32,5 +33,23 @@ func TestTaskConformance(t *testing.T) {
 func TestCloseStopsTasks(t *testing.T) {
 	for _, cfg := range looptest.Configs() {
 		t.Run(cfg.String(), func(t *testing.T) { looptest.CloseStopsTasks(t, cfg) })
+	}
+}
+
+// TestNet runs the network suite on every variant in both timer-cancel
+// modes.
+func TestNet(t *testing.T) {
+	for _, cfg := range looptest.Configs() {
+		t.Run(cfg.String(), func(t *testing.T) {
+			t.Parallel()
+			looptest.RunNet(t, cfg)
+		})
+	}
+}
+
+// TestNetLeavesNothing counts fds and goroutines, so it runs alone.
+func TestNetLeavesNothing(t *testing.T) {
+	for _, cfg := range loopbench.Variants() {
+		t.Run(cfg.String(), func(t *testing.T) { looptest.NetLeavesNothing(t, cfg) })
 	}
 }

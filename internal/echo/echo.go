@@ -1,0 +1,164 @@
+// Package echo holds the echo servers the network benchmarks, tests and
+// the CLI run: a protocol-style server and a task-style server on any
+// loopbench variant, and gonet, a goroutine-per-connection server on the
+// standard net package, as the baseline.
+package echo
+
+import (
+	"errors"
+	"io"
+	"net"
+	"sync"
+
+	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/internal/sock"
+)
+
+// protocol echoes what it receives through its transport, and follows the
+// transport's flow control: it stops reading while the peer does not read
+// its echoes. Echoing allocates nothing once the socket takes the writes.
+type protocol struct {
+	loopbench.ProtocolBase
+	t *loopbench.Transport
+}
+
+func (p *protocol) ConnectionMade(t *loopbench.Transport) { p.t = t }
+func (p *protocol) DataReceived(data []byte)              { p.t.Write(data) }
+func (p *protocol) PauseWriting()                         { p.t.PauseReading() }
+func (p *protocol) ResumeWriting()                        { p.t.ResumeReading() }
+
+// ServeProtocol starts a protocol-style echo server on l.
+func ServeProtocol(l *loopbench.Loop, network, address string) (*loopbench.Server, error) {
+	return l.CreateServer(network, address, func() loopbench.BaseProtocol { return new(protocol) })
+}
+
+// TaskServer is a task-style echo server: one task accepts with SockAccept,
+// and one task per connection loops on SockRecvInto and SockSendAll.
+type TaskServer struct {
+	loop   *loopbench.Loop
+	fd     int
+	addr   net.Addr
+	accept *loopbench.Task
+	conns  map[*loopbench.Task]int
+}
+
+// BufferSize is the read buffer of each task-style connection.
+const BufferSize = 64 << 10
+
+// ServeTask starts a task-style echo server on l.
+func ServeTask(l *loopbench.Loop, network, address string) (*TaskServer, error) {
+	fd, addr, err := sock.Listen(network, address)
+	if err != nil {
+		return nil, err
+	}
+	s := &TaskServer{loop: l, fd: fd, addr: addr, conns: map[*loopbench.Task]int{}}
+	s.accept = l.CreateTask(s.acceptLoop)
+	return s, nil
+}
+
+// Addr returns the address the server listens on.
+func (s *TaskServer) Addr() net.Addr { return s.addr }
+
+func (s *TaskServer) acceptLoop(t *loopbench.Task) (any, error) {
+	defer sock.Close(s.fd)
+	for {
+		v, err := t.Await(s.loop.SockAccept(s.fd))
+		if err != nil {
+			return nil, err
+		}
+		c := v.(loopbench.AcceptedConn)
+		s.conns[s.loop.CreateTask(func(t *loopbench.Task) (any, error) { return s.serve(t, c.Fd) })] = c.Fd
+	}
+}
+
+func (s *TaskServer) serve(t *loopbench.Task, fd int) (any, error) {
+	defer func() {
+		sock.Close(fd)
+		delete(s.conns, t)
+	}()
+	buf := make([]byte, BufferSize)
+	for {
+		v, err := t.Await(s.loop.SockRecvInto(fd, buf))
+		if err != nil || v.(int) == 0 {
+			return nil, err
+		}
+		if _, err := t.Await(s.loop.SockSendAll(fd, buf[:v.(int)])); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// Close cancels the accepting task and the connection tasks, which close
+// their sockets as they end (on the next iteration, or when the loop is
+// closed). Call it on the loop's goroutine.
+func (s *TaskServer) Close() {
+	s.accept.Cancel("echo server closed")
+	for t := range s.conns {
+		t.Cancel("echo server closed")
+	}
+}
+
+// Gonet is the baseline echo server: a goroutine per connection on the
+// standard net package.
+type Gonet struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+	wg    sync.WaitGroup
+}
+
+// ServeGonet starts a gonet echo server.
+func ServeGonet(network, address string) (*Gonet, error) {
+	ln, err := net.Listen(network, address)
+	if err != nil {
+		return nil, err
+	}
+	g := &Gonet{ln: ln, conns: map[net.Conn]struct{}{}}
+	g.wg.Add(1)
+	go g.acceptLoop()
+	return g, nil
+}
+
+// Addr returns the address the server listens on.
+func (g *Gonet) Addr() net.Addr { return g.ln.Addr() }
+
+func (g *Gonet) acceptLoop() {
+	defer g.wg.Done()
+	for {
+		c, err := g.ln.Accept()
+		if err != nil {
+			return
+		}
+		g.mu.Lock()
+		g.conns[c] = struct{}{}
+		g.mu.Unlock()
+		g.wg.Add(1)
+		go g.serve(c)
+	}
+}
+
+func (g *Gonet) serve(c net.Conn) {
+	defer g.wg.Done()
+	buf := make([]byte, BufferSize)
+	io.CopyBuffer(c, struct{ io.Reader }{c}, buf)
+	c.Close()
+	g.mu.Lock()
+	delete(g.conns, c)
+	g.mu.Unlock()
+}
+
+// Close stops the server, closes its connections and waits for their
+// goroutines.
+func (g *Gonet) Close() error {
+	err := g.ln.Close()
+	g.mu.Lock()
+	for c := range g.conns {
+		c.Close()
+	}
+	g.mu.Unlock()
+	g.wg.Wait()
+	if errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	return err
+}

@@ -1,0 +1,180 @@
+package loopbench
+
+import (
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/loopbench/loopbench/internal/sock"
+)
+
+// Server is a listening socket whose connections get a protocol each from
+// a factory: asyncio's Server. Its methods are for the loop's goroutine.
+type Server struct {
+	loop     *Loop
+	fd       int
+	addr     net.Addr
+	factory  func() BaseProtocol
+	conns    map[*Transport]struct{}
+	closed   bool
+	waiters  []*Future
+	acceptFn func()
+}
+
+// CreateServer listens on address ("host:port" with a literal IP, or a
+// path for network "unix") with SO_REUSEADDR, and serves each accepted
+// connection with a Transport and a protocol from factory. Connections
+// are accepted in batches of up to 100 per readiness event.
+func (l *Loop) CreateServer(network, address string, factory func() BaseProtocol) (*Server, error) {
+	if l.c.closed.Load() {
+		return nil, closedError("CreateServer")
+	}
+	fd, addr, err := sock.Listen(network, address)
+	if err != nil {
+		return nil, fmt.Errorf("loopbench: CreateServer(%s, %s): %w", network, address, err)
+	}
+	s := &Server{loop: l, fd: fd, addr: addr, factory: factory, conns: map[*Transport]struct{}{}}
+	s.acceptFn = s.acceptReady
+	if err := l.AddReader(fd, s.acceptFn); err != nil {
+		sock.Close(fd)
+		return nil, err
+	}
+	l.c.servers[s] = struct{}{}
+	return s, nil
+}
+
+// Addr returns the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.addr }
+
+// Addrs returns the addresses the server listens on (one per listening
+// socket; loopbench servers have one).
+func (s *Server) Addrs() []net.Addr { return []net.Addr{s.addr} }
+
+// Connections returns how many connections the server serves now.
+func (s *Server) Connections() int { return len(s.conns) }
+
+// acceptReady accepts up to sock.Backlog pending connections.
+func (s *Server) acceptReady() {
+	for range sock.Backlog {
+		fd, _, err := sock.Accept(s.fd)
+		if sock.IsAgain(err) {
+			return
+		}
+		if err != nil {
+			s.acceptFailed(err)
+			return
+		}
+		t, err := s.loop.newTransport(fd, s.factory(), s)
+		if err != nil {
+			sock.Close(fd)
+			s.loop.c.report(ExceptionContext{Message: "server protocol", Err: err})
+			continue
+		}
+		s.conns[t] = struct{}{}
+	}
+}
+
+// acceptFailed reports an accept error (such as running out of fds) and,
+// as asyncio does, stops accepting for a second.
+func (s *Server) acceptFailed(err error) {
+	s.loop.c.report(ExceptionContext{Message: "accept on " + s.addr.String(), Err: err})
+	s.loop.RemoveReader(s.fd)
+	s.loop.CallLater(time.Second, func() {
+		if !s.closed {
+			s.loop.AddReader(s.fd, s.acceptFn)
+		}
+	})
+}
+
+func (s *Server) detach(t *Transport) {
+	delete(s.conns, t)
+	s.wakeWaiters()
+}
+
+// Close stops listening. Connections already accepted go on (asyncio's
+// Server.close); CloseClients closes them.
+func (s *Server) Close() {
+	if s.closed {
+		return
+	}
+	s.closed = true
+	s.loop.RemoveReader(s.fd)
+	sock.Close(s.fd)
+	delete(s.loop.c.servers, s)
+	s.wakeWaiters()
+}
+
+// CloseClients closes every connection the server serves (buffered data
+// is written first).
+func (s *Server) CloseClients() {
+	for t := range s.conns {
+		t.Close()
+	}
+}
+
+// AbortClients aborts every connection the server serves.
+func (s *Server) AbortClients() {
+	for t := range s.conns {
+		t.Abort()
+	}
+}
+
+// WaitClosed returns a future done once the server is closed and all its
+// connections are gone.
+func (s *Server) WaitClosed() *Future {
+	f := s.loop.CreateFuture()
+	s.waiters = append(s.waiters, f)
+	s.wakeWaiters()
+	return f
+}
+
+func (s *Server) wakeWaiters() {
+	if !s.closed || len(s.conns) > 0 {
+		return
+	}
+	for _, f := range s.waiters {
+		f.SetResult(nil)
+	}
+	s.waiters = nil
+}
+
+// CreateConnection connects to address with a non-blocking connect and
+// returns a future whose result is the *Transport, serving a protocol from
+// factory. The address is a literal ("127.0.0.1:80", "[::1]:80") or a
+// path for network "unix". A refused connection fails the future.
+func (l *Loop) CreateConnection(network, address string, factory func() BaseProtocol) *Future {
+	f := l.CreateFuture()
+	fail := func(err error) {
+		f.SetException(fmt.Errorf("loopbench: CreateConnection(%s, %s): %w", network, address, err))
+	}
+	a, err := sock.Resolve(network, address)
+	if err != nil {
+		fail(err)
+		return f
+	}
+	fd, err := a.Socket()
+	if err != nil {
+		fail(err)
+		return f
+	}
+	conn := l.sockConnect(fd, a)
+	conn.AddDoneCallback(func(c *Future) {
+		_, err := c.Result()
+		if err == nil && !f.Done() {
+			var t *Transport
+			if t, err = l.newTransport(fd, factory(), nil); err == nil {
+				f.SetResult(t)
+				return
+			}
+		}
+		sock.Close(fd)
+		if !f.Done() {
+			fail(err)
+		}
+	})
+	f.onCancel = func(msg string) bool {
+		conn.Cancel(msg)
+		return f.cancel(msg)
+	}
+	return f
+}

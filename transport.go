@@ -1,0 +1,336 @@
+package loopbench
+
+import (
+	"errors"
+	"fmt"
+	"net"
+
+	"github.com/loopbench/loopbench/internal/sock"
+)
+
+// readBufferSize is the size of the loop's shared read buffer, asyncio's
+// max_size for a socket read.
+const readBufferSize = 256 << 10
+
+// Default write-buffer limits (asyncio's): pause the protocol above 64 KiB
+// buffered, resume at a quarter of that.
+const defaultHighWater = 64 << 10
+
+// ErrTransportClosed is returned by Write on a transport that is closing.
+var ErrTransportClosed = errors.New("loopbench: transport is closing")
+
+// Transport is a connected stream socket driven by the loop: asyncio's
+// selector socket transport. Its methods are for the loop's goroutine.
+type Transport struct {
+	loop     *Loop
+	fd       int
+	proto    BaseProtocol
+	plain    Protocol         // proto as a Protocol, if it is one
+	buffered BufferedProtocol // proto as a BufferedProtocol, if it is one
+	server   *Server
+
+	wbuf           []byte // data not written yet: wbuf[wpos:]
+	wpos           int
+	high, low      int
+	protoPaused    bool
+	readingPaused  bool
+	writing        bool // a writer is installed
+	closing        bool // Close or Abort was called, or the connection broke
+	eofPending     bool // WriteEOF once wbuf drains
+	eofWritten     bool
+	lost           bool // ConnectionLost was scheduled
+	lostErr        error
+	readFn, wrFn   func()
+	peer, local    net.Addr
+	madeFn, lostFn func()
+}
+
+// newTransport wraps the connected non-blocking socket fd and schedules
+// ConnectionMade and the start of reading for the next iteration.
+func (l *Loop) newTransport(fd int, proto BaseProtocol, srv *Server) (*Transport, error) {
+	t := &Transport{loop: l, fd: fd, proto: proto, server: srv, high: defaultHighWater, low: defaultHighWater / 4}
+	switch p := proto.(type) {
+	case BufferedProtocol:
+		t.buffered = p
+	case Protocol:
+		t.plain = p
+	default:
+		return nil, fmt.Errorf("loopbench: protocol %T implements neither Protocol nor BufferedProtocol", proto)
+	}
+	t.readFn, t.wrFn = t.readReady, t.writeReady
+	t.madeFn = func() { t.proto.ConnectionMade(t) }
+	t.lostFn = t.connectionLost
+	t.peer, t.local = sock.PeerAddr(fd), sock.LocalAddr(fd)
+	l.c.transports[t] = struct{}{}
+	l.CallSoon(t.madeFn)
+	l.CallSoon(t.startReading)
+	return t, nil
+}
+
+func (t *Transport) startReading() {
+	if !t.closing && !t.readingPaused {
+		t.addReader()
+	}
+}
+
+func (t *Transport) addReader() {
+	if err := t.loop.AddReader(t.fd, t.readFn); err != nil {
+		t.fatal(err)
+	}
+}
+
+// Fd returns the socket's descriptor.
+func (t *Transport) Fd() int { return t.fd }
+
+// Protocol returns the transport's protocol.
+func (t *Transport) Protocol() BaseProtocol { return t.proto }
+
+// PeerAddr returns the remote address.
+func (t *Transport) PeerAddr() net.Addr { return t.peer }
+
+// LocalAddr returns the local address.
+func (t *Transport) LocalAddr() net.Addr { return t.local }
+
+// IsClosing reports whether the transport is closing or closed.
+func (t *Transport) IsClosing() bool { return t.closing }
+
+// readReady is the reader callback: one read into the loop's buffer (or
+// the protocol's), delivered to the protocol.
+func (t *Transport) readReady() {
+	if t.closing {
+		return
+	}
+	buf := t.loop.c.readBuffer()
+	if t.buffered != nil {
+		buf = t.buffered.GetBuffer(readBufferSize)
+		if len(buf) == 0 {
+			t.fatal(errors.New("loopbench: BufferedProtocol.GetBuffer returned an empty buffer"))
+			return
+		}
+	}
+	n, err := sock.Read(t.fd, buf)
+	switch {
+	case sock.IsAgain(err):
+		return
+	case err != nil:
+		t.fatal(err)
+	case n == 0:
+		t.eofReceived()
+	case t.buffered != nil:
+		t.buffered.BufferUpdated(n)
+	default:
+		t.plain.DataReceived(buf[:n])
+	}
+}
+
+func (t *Transport) eofReceived() {
+	t.loop.RemoveReader(t.fd)
+	var keepOpen bool
+	if t.buffered != nil {
+		keepOpen = t.buffered.EOFReceived()
+	} else {
+		keepOpen = t.plain.EOFReceived()
+	}
+	if !keepOpen {
+		t.Close()
+	}
+}
+
+// Write sends data: it tries the socket at once and buffers what the
+// socket does not take, writing it when the socket becomes writable. data
+// may be reused when Write returns. The protocol is paused when the buffer
+// goes over the high-water mark.
+func (t *Transport) Write(data []byte) error {
+	if t.closing || t.eofPending || t.eofWritten {
+		return ErrTransportClosed
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	if !t.writing {
+		n, err := sock.Write(t.fd, data)
+		if err != nil && !sock.IsAgain(err) {
+			t.fatal(err)
+			return err
+		}
+		if data = data[n:]; len(data) == 0 {
+			return nil
+		}
+		if err := t.loop.AddWriter(t.fd, t.wrFn); err != nil {
+			t.fatal(err)
+			return err
+		}
+		t.writing = true
+	}
+	t.wbuf = append(t.wbuf, data...)
+	t.maybePauseProtocol()
+	return nil
+}
+
+// writeReady is the writer callback: it writes what is buffered.
+func (t *Transport) writeReady() {
+	n, err := sock.Write(t.fd, t.wbuf[t.wpos:])
+	if err != nil && !sock.IsAgain(err) {
+		t.fatal(err)
+		return
+	}
+	t.wpos += n
+	if t.wpos < len(t.wbuf) {
+		// Reclaim the written prefix once it is most of the buffer.
+		if t.wpos > len(t.wbuf)/2 {
+			t.wbuf = t.wbuf[:copy(t.wbuf, t.wbuf[t.wpos:])]
+			t.wpos = 0
+		}
+		t.maybeResumeProtocol()
+		return
+	}
+	t.wbuf, t.wpos = t.wbuf[:0], 0
+	t.loop.RemoveWriter(t.fd)
+	t.writing = false
+	if t.maybeResumeProtocol(); t.writing {
+		return // the protocol, resumed, wrote more
+	}
+	switch {
+	case t.closing:
+		t.scheduleLost(nil)
+	case t.eofPending:
+		t.eofPending = false
+		t.shutdownWrite()
+	}
+}
+
+// WriteBufferSize returns how many bytes wait to be written.
+func (t *Transport) WriteBufferSize() int { return len(t.wbuf) - t.wpos }
+
+// SetWriteBufferLimits sets the high- and low-water marks of the write
+// buffer (asyncio's set_write_buffer_limits): high 0 means 64 KiB, low 0
+// means high/4. The protocol's PauseWriting and ResumeWriting follow them.
+func (t *Transport) SetWriteBufferLimits(high, low int) error {
+	if high == 0 {
+		high = defaultHighWater
+	}
+	if low == 0 {
+		low = high / 4
+	}
+	if high < low || low < 0 {
+		return fmt.Errorf("loopbench: SetWriteBufferLimits(%d, %d): want high >= low >= 0", high, low)
+	}
+	t.high, t.low = high, low
+	t.maybePauseProtocol()
+	return nil
+}
+
+func (t *Transport) maybePauseProtocol() {
+	if !t.protoPaused && t.WriteBufferSize() > t.high {
+		t.protoPaused = true
+		t.proto.PauseWriting()
+	}
+}
+
+func (t *Transport) maybeResumeProtocol() {
+	if t.protoPaused && t.WriteBufferSize() <= t.low {
+		t.protoPaused = false
+		t.proto.ResumeWriting()
+	}
+}
+
+// PauseReading stops reading until ResumeReading.
+func (t *Transport) PauseReading() {
+	if t.closing || t.readingPaused {
+		return
+	}
+	t.readingPaused = true
+	t.loop.RemoveReader(t.fd)
+}
+
+// ResumeReading starts reading again after PauseReading.
+func (t *Transport) ResumeReading() {
+	if t.closing || !t.readingPaused {
+		return
+	}
+	t.readingPaused = false
+	t.addReader()
+}
+
+// WriteEOF closes the write side once buffered data is written; the
+// transport keeps reading.
+func (t *Transport) WriteEOF() {
+	if t.closing || t.eofPending || t.eofWritten {
+		return
+	}
+	if t.writing {
+		t.eofPending = true
+		return
+	}
+	t.shutdownWrite()
+}
+
+func (t *Transport) shutdownWrite() {
+	t.eofWritten = true
+	if err := sock.ShutdownWrite(t.fd); err != nil {
+		t.fatal(err)
+	}
+}
+
+// Close stops reading, writes what is buffered, then closes the socket and
+// calls ConnectionLost(nil).
+func (t *Transport) Close() {
+	if t.closing {
+		return
+	}
+	t.closing = true
+	t.loop.RemoveReader(t.fd)
+	if !t.writing {
+		t.scheduleLost(nil)
+	}
+}
+
+// Abort closes the socket at once, dropping buffered data, and calls
+// ConnectionLost(nil).
+func (t *Transport) Abort() { t.forceClose(nil) }
+
+// fatal ends the transport on an I/O error: ConnectionLost gets err.
+func (t *Transport) fatal(err error) { t.forceClose(err) }
+
+func (t *Transport) forceClose(err error) {
+	if t.lost {
+		return
+	}
+	t.closing = true
+	t.loop.RemoveReader(t.fd)
+	if t.writing {
+		t.loop.RemoveWriter(t.fd)
+		t.writing = false
+	}
+	t.wbuf, t.wpos = nil, 0
+	t.scheduleLost(err)
+}
+
+// scheduleLost calls ConnectionLost on the next iteration, as asyncio does.
+func (t *Transport) scheduleLost(err error) {
+	if t.lost {
+		return
+	}
+	t.lost, t.lostErr = true, err
+	t.loop.CallSoon(t.lostFn)
+}
+
+func (t *Transport) connectionLost() {
+	defer func() {
+		sock.Close(t.fd)
+		delete(t.loop.c.transports, t)
+		if t.server != nil {
+			t.server.detach(t)
+		}
+	}()
+	t.proto.ConnectionLost(t.lostErr)
+}
+
+// readBuffer returns the loop's shared read buffer: transports read one
+// at a time, and DataReceived's slice is valid only during the call.
+func (c *core) readBuffer() []byte {
+	if c.rbuf == nil {
+		c.rbuf = make([]byte, readBufferSize)
+	}
+	return c.rbuf
+}
