@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -135,37 +136,34 @@ func ConnectResult(fd int) error {
 	return nil
 }
 
-// Read reads from fd; it returns unix.EAGAIN (unwrapped) when nothing is
-// available and n == 0, err == nil at end of stream.
-func Read(fd int, p []byte) (int, error) {
-	for {
-		n, err := unix.Read(fd, p)
-		switch err {
-		case nil:
-			return n, nil
-		case unix.EINTR:
-			continue
-		case unix.EAGAIN:
-			return 0, unix.EAGAIN
-		}
-		return 0, os.NewSyscallError("read", err)
-	}
-}
+// Read reads from the non-blocking fd; it returns unix.EAGAIN (unwrapped)
+// when nothing is available, and n == 0, err == nil at end of stream.
+//
+// Read and Write use raw system calls, without telling the scheduler: on
+// a non-blocking socket they never block, so the hand-off the scheduler
+// prepares for a blocking call would be pure overhead.
+func Read(fd int, p []byte) (int, error) { return rawIO(unix.SYS_READ, "read", fd, p) }
 
-// Write writes to fd; it returns how much was written and unix.EAGAIN
-// (unwrapped) when the socket buffer is full.
-func Write(fd int, p []byte) (int, error) {
+// Write writes to the non-blocking fd; it returns how much was written and
+// unix.EAGAIN (unwrapped) when the socket buffer is full.
+func Write(fd int, p []byte) (int, error) { return rawIO(unix.SYS_WRITE, "write", fd, p) }
+
+func rawIO(trap uintptr, name string, fd int, p []byte) (int, error) {
+	var ptr unsafe.Pointer
+	if len(p) > 0 {
+		ptr = unsafe.Pointer(&p[0])
+	}
 	for {
-		n, err := unix.Write(fd, p)
-		switch err {
-		case nil:
-			return n, nil
+		n, _, e := unix.RawSyscall(trap, uintptr(fd), uintptr(ptr), uintptr(len(p)))
+		switch e {
+		case 0:
+			return int(n), nil
 		case unix.EINTR:
 			continue
 		case unix.EAGAIN:
 			return 0, unix.EAGAIN
 		}
-		return 0, os.NewSyscallError("write", err)
+		return 0, os.NewSyscallError(name, e)
 	}
 }
 
