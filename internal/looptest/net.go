@@ -34,6 +34,9 @@ func RunNet(t *testing.T, cfg loopbench.Config) {
 		{"CreateConnection", testCreateConnection},
 		{"ConnectionRefused", testRefused},
 		{"UnixSocket", testUnix},
+		{"BufferedProtocolHalfClose", testBufferedHalfClose},
+		{"AbortAndWriteAfterReset", testAbortAndWriteAfterReset},
+		{"TaskClient", testTaskClient},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, New(t, cfg)) })
@@ -443,5 +446,170 @@ func NetLeavesNothing(t *testing.T, cfg loopbench.Config) {
 	}
 	if n, g := openFds(t), runtime.NumGoroutine(); n > fds || g > gs {
 		t.Fatalf("after Close: %d fds (%d before), %d goroutines (%d before)", n, fds, g, gs)
+	}
+}
+
+// bufProto is a BufferedProtocol that collects everything into its own
+// buffer and, at end of stream, keeps the transport open to answer with
+// the byte count (a half-close).
+type bufProto struct {
+	t     *loopbench.Transport
+	buf   []byte
+	n     int
+	total int
+	lost  chan error
+}
+
+func (p *bufProto) ConnectionMade(t *loopbench.Transport) { p.t = t }
+func (p *bufProto) GetBuffer(int) []byte                  { return p.buf[p.n:] }
+func (p *bufProto) BufferUpdated(n int) {
+	p.total += n
+	if p.n += n; p.n == len(p.buf) {
+		p.n = 0
+	}
+}
+func (p *bufProto) EOFReceived() bool {
+	p.t.Write([]byte(fmt.Sprint(p.total)))
+	p.t.Close()
+	return true
+}
+func (p *bufProto) ConnectionLost(err error) { p.lost <- err }
+func (p *bufProto) PauseWriting()            {}
+func (p *bufProto) ResumeWriting()           {}
+
+// testBufferedHalfClose: a BufferedProtocol reads into its own 100-byte
+// buffer; the client half-closes and still gets the answer.
+func testBufferedHalfClose(t *testing.T, l *loopbench.Loop) {
+	p := &bufProto{buf: make([]byte, 100), lost: make(chan error, 1)}
+	s, err := l.CreateServer("tcp", "127.0.0.1:0", func() loopbench.BaseProtocol { return p })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	whileClient(t, l, func() error {
+		c, err := net.Dial("tcp", s.Addr().String())
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(30 * time.Second))
+		if _, err := c.Write(pattern(12345)); err != nil {
+			return err
+		}
+		c.(*net.TCPConn).CloseWrite()
+		got, err := io.ReadAll(c)
+		if err != nil || string(got) != "12345" {
+			return fmt.Errorf("answer %q, %v; want 12345", got, err)
+		}
+		return nil
+	})
+	if err := <-p.lost; err != nil {
+		t.Fatalf("ConnectionLost(%v)", err)
+	}
+}
+
+// testAbortAndWriteAfterReset: Abort drops buffered data and closes at
+// once; writing to a peer that reset ends the transport with an error,
+// and Write after that reports the transport closing.
+func testAbortAndWriteAfterReset(t *testing.T, l *loopbench.Loop) {
+	r := newLostRecorder()
+	s, err := l.CreateServer("tcp", "127.0.0.1:0", func() loopbench.BaseProtocol { return r })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	reset := make(chan struct{})
+	whileClient(t, l, func() error {
+		c, err := net.Dial("tcp", s.Addr().String())
+		if err != nil {
+			return err
+		}
+		if err := echoOnce(c, []byte("x")); err != nil {
+			return err
+		}
+		c.(*net.TCPConn).SetLinger(0)
+		c.Close()
+		close(reset)
+		return nil
+	})
+	<-reset
+	tr := <-r.made
+	time.Sleep(10 * time.Millisecond) // let the reset arrive
+	var werr error
+	for i := 0; i < 100 && werr == nil; i++ {
+		werr = tr.Write(pattern(64 << 10))
+	}
+	lost, err := complete(t, l, futureOf(l, r.lost))
+	if le, _ := lost.(error); err != nil || le == nil || werr == nil {
+		t.Fatalf("writing to a reset peer: Write %v, ConnectionLost(%v)", werr, lost)
+	}
+	// Abort with data buffered.
+	r2 := newLostRecorder()
+	s2, err := l.CreateServer("tcp", "127.0.0.1:0", func() loopbench.BaseProtocol { return r2 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	c, err := net.Dial("tcp", s2.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tr2, err := complete(t, l, futureOf(l, r2.made))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t2 := tr2.(*loopbench.Transport)
+	for t2.WriteBufferSize() == 0 {
+		t2.Write(pattern(1 << 20)) // the client does not read: the buffer fills
+	}
+	t2.Abort()
+	if err := t2.Write([]byte("more")); !errors.Is(err, loopbench.ErrTransportClosed) {
+		t.Fatalf("Write after Abort = %v", err)
+	}
+	if lost, err := complete(t, l, futureOf(l, r2.lost)); lost != nil || err != nil {
+		t.Fatalf("Abort: ConnectionLost(%v)", lost)
+	}
+}
+
+// testTaskClient: a task connects with SockConnect and talks to the gonet
+// echo server with SockSendAll and SockRecv.
+func testTaskClient(t *testing.T, l *loopbench.Loop) {
+	g, err := echo.ServeGonet("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		if _, err := tk.Await(l.SockConnect(fd, "tcp", g.Addr().String())); err != nil {
+			return nil, err
+		}
+		msg := pattern(300 << 10)
+		if _, err := tk.Await(l.SockSendAll(fd, msg)); err != nil {
+			return nil, err
+		}
+		var got []byte
+		for len(got) < len(msg) {
+			v, err := tk.Await(l.SockRecv(fd, 64<<10))
+			if err != nil {
+				return nil, err
+			}
+			if len(v.([]byte)) == 0 {
+				return nil, errors.New("early end of stream")
+			}
+			got = append(got, v.([]byte)...)
+		}
+		if !bytes.Equal(got, msg) {
+			return nil, errors.New("echo differs")
+		}
+		return nil, nil
+	})
+	if _, err := complete(t, l, task); err != nil {
+		t.Fatal(err)
 	}
 }
