@@ -43,6 +43,18 @@ func RunNet(t *testing.T, cfg loopbench.Config) {
 	}
 }
 
+// startServer starts a server whose connections all get proto; it is
+// closed at the end of the test.
+func startServer(t *testing.T, l *loopbench.Loop, proto loopbench.BaseProtocol) *loopbench.Server {
+	t.Helper()
+	s, err := l.CreateServer("tcp", "127.0.0.1:0", func() loopbench.BaseProtocol { return proto })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
 func protocolServer(t *testing.T, l *loopbench.Loop) string {
 	s, err := echo.ServeProtocol(l, "tcp", "127.0.0.1:0")
 	if err != nil {
@@ -195,11 +207,7 @@ func (p *producer) ConnectionLost(err error) {
 func testSlowReader(t *testing.T, l *loopbench.Loop) {
 	const total = 16 << 20
 	p := &producer{total: total, chunk: pattern(64 << 10), lost: make(chan error, 1)}
-	s, err := l.CreateServer("tcp", "127.0.0.1:0", func() loopbench.BaseProtocol { return p })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := startServer(t, l, p)
 	whileClient(t, l, func() error {
 		c, err := net.Dial("tcp", s.Addr().String())
 		if err != nil {
@@ -239,11 +247,7 @@ func newLostRecorder() *lostRecorder {
 // ConnectionLost report ECONNRESET; nothing panics and the loop goes on.
 func testPeerReset(t *testing.T, l *loopbench.Loop) {
 	r := newLostRecorder()
-	s, err := l.CreateServer("tcp", "127.0.0.1:0", func() loopbench.BaseProtocol { return r })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := startServer(t, l, r)
 	whileClient(t, l, func() error {
 		c, err := net.Dial("tcp", s.Addr().String())
 		if err != nil {
@@ -282,10 +286,7 @@ func futureOf[T any](l *loopbench.Loop, ch chan T) *loopbench.Future {
 // on; CloseClients closes them; WaitClosed completes once they are gone.
 func testServerClose(t *testing.T, l *loopbench.Loop) {
 	r := newLostRecorder()
-	s, err := l.CreateServer("tcp", "127.0.0.1:0", func() loopbench.BaseProtocol { return r })
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := startServer(t, l, r)
 	addr := s.Addr().String()
 	conn := make(chan net.Conn, 1)
 	whileClient(t, l, func() error {
@@ -481,11 +482,7 @@ func (p *bufProto) ResumeWriting()           {}
 // buffer; the client half-closes and still gets the answer.
 func testBufferedHalfClose(t *testing.T, l *loopbench.Loop) {
 	p := &bufProto{buf: make([]byte, 100), lost: make(chan error, 1)}
-	s, err := l.CreateServer("tcp", "127.0.0.1:0", func() loopbench.BaseProtocol { return p })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := startServer(t, l, p)
 	whileClient(t, l, func() error {
 		c, err := net.Dial("tcp", s.Addr().String())
 		if err != nil {
@@ -513,11 +510,7 @@ func testBufferedHalfClose(t *testing.T, l *loopbench.Loop) {
 // and Write after that reports the transport closing.
 func testAbortAndWriteAfterReset(t *testing.T, l *loopbench.Loop) {
 	r := newLostRecorder()
-	s, err := l.CreateServer("tcp", "127.0.0.1:0", func() loopbench.BaseProtocol { return r })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := startServer(t, l, r)
 	reset := make(chan struct{})
 	whileClient(t, l, func() error {
 		c, err := net.Dial("tcp", s.Addr().String())
@@ -545,11 +538,7 @@ func testAbortAndWriteAfterReset(t *testing.T, l *loopbench.Loop) {
 	}
 	// Abort with data buffered.
 	r2 := newLostRecorder()
-	s2, err := l.CreateServer("tcp", "127.0.0.1:0", func() loopbench.BaseProtocol { return r2 })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
+	s2 := startServer(t, l, r2)
 	c, err := net.Dial("tcp", s2.Addr().String())
 	if err != nil {
 		t.Fatal(err)
