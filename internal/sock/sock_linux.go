@@ -207,3 +207,31 @@ func toAddr(sa unix.Sockaddr) net.Addr {
 	}
 	return nil
 }
+
+// Socketpair returns a connected pair of non-blocking, close-on-exec
+// stream sockets.
+func Socketpair() (a, b int, err error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, -1, os.NewSyscallError("socketpair", err)
+	}
+	return fds[0], fds[1], nil
+}
+
+// OpenFds returns how many fds the process has open (0 if unknown).
+func OpenFds() int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return 0
+	}
+	return len(ents) - 1 // the directory being read
+}
+
+// FdLimit returns the soft limit on open files.
+func FdLimit() int {
+	var r unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &r); err != nil {
+		return 0
+	}
+	return int(r.Cur)
+}

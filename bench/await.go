@@ -1,0 +1,118 @@
+package bench
+
+import (
+	"sync"
+
+	"github.com/loopbench/loopbench"
+)
+
+// runTasks starts tasks tasks that each call the operation newOp returns
+// for it until, together, they have done n operations, and times the loop
+// until they finish.
+func runTasks(t Timer, l *loopbench.Loop, tasks, n int, newOp func() func(*loopbench.Task) error) error {
+	left := n
+	var all []loopbench.Awaitable
+	for range tasks {
+		op := newOp()
+		all = append(all, l.CreateTask(func(tk *loopbench.Task) (any, error) {
+			for left > 0 {
+				left--
+				if err := op(tk); err != nil {
+					return nil, err
+				}
+			}
+			return nil, nil
+		}))
+	}
+	t.ResetTimer()
+	_, err := l.RunUntilComplete(loopbench.Gather(l, all...))
+	t.StopTimer()
+	return err
+}
+
+// Await is the task await round trip: each task schedules a callback that
+// completes a future, awaits it, and is resumed by the future's done
+// callback, tasks at a time so that an iteration serves many. Each task
+// reuses its future (Reset) and completer, so a round trip allocates
+// nothing.
+func Await(t Timer, l *loopbench.Loop, tasks, n int) error {
+	return runTasks(t, l, tasks, n, func() func(*loopbench.Task) error {
+		f := l.CreateFuture()
+		f.SetResult(nil)
+		done := func() { f.SetResult(nil) }
+		return func(tk *loopbench.Task) error {
+			if err := f.Reset(); err != nil {
+				return err
+			}
+			l.CallSoon(done)
+			_, err := tk.Await(f)
+			return err
+		}
+	})
+}
+
+// Sleep0 is the sleep(0) round trip: a task yields one iteration and is
+// resumed, tasks at a time.
+func Sleep0(t Timer, l *loopbench.Loop, tasks, n int) error {
+	return runTasks(t, l, tasks, n, func() func(*loopbench.Task) error {
+		return func(tk *loopbench.Task) error { return tk.Sleep(0) }
+	})
+}
+
+// Spawn is the cost of creating a task that returns at once and of
+// finishing it, batch created per iteration.
+func Spawn(t Timer, l *loopbench.Loop, n, batch int) error {
+	fn := func(*loopbench.Task) (any, error) { return nil, nil }
+	return drive(t, l, n, batch, func(k int) {
+		for range k {
+			l.CreateTask(fn)
+		}
+	})
+}
+
+// GoroutineAwait is the goroutine baseline of Await: tasks goroutines each
+// send a request to one server goroutine (the loop's stand-in), which
+// completes it by sending on the requester's channel.
+func GoroutineAwait(t Timer, tasks, n int) {
+	requests := make(chan chan struct{})
+	go func() {
+		for reply := range requests {
+			reply <- struct{}{}
+		}
+	}()
+	defer close(requests)
+	var wg sync.WaitGroup
+	t.ResetTimer()
+	for i := range tasks {
+		k := n / tasks
+		if i < n%tasks {
+			k++
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reply := make(chan struct{})
+			for range k {
+				requests <- reply
+				<-reply
+			}
+		}()
+	}
+	wg.Wait()
+	t.StopTimer()
+}
+
+// GoroutineSpawn is the goroutine baseline of Spawn: start a goroutine
+// that returns at once and wait for it, batch at a time.
+func GoroutineSpawn(t Timer, n, batch int) {
+	var wg sync.WaitGroup
+	t.ResetTimer()
+	for i := 0; i < n; i += batch {
+		for range min(batch, n-i) {
+			wg.Add(1)
+			go wg.Done()
+		}
+		wg.Wait()
+	}
+	t.StopTimer()
+}

@@ -1,0 +1,114 @@
+package bench
+
+import (
+	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/impl/deque"
+	"github.com/loopbench/loopbench/impl/ringbuffer"
+)
+
+var nop = func() {}
+
+// CallSoonBatch isolates CallSoon and dispatch: batch callbacks (a prebuilt
+// func) are queued per iteration and run in the next one, so the
+// iteration's own cost (select(0), clock) is spread over the batch.
+func CallSoonBatch(t Timer, l *loopbench.Loop, n, batch int) error {
+	return drive(t, l, n, batch, func(k int) {
+		for range k {
+			l.CallSoon(nop)
+		}
+	})
+}
+
+// CallSoonChain isolates the loop iteration: one callback in flight, each
+// scheduling the next, so every callback costs a whole iteration with its
+// select(0).
+func CallSoonChain(t Timer, l *loopbench.Loop, n int) error {
+	left := n
+	var next func()
+	next = func() {
+		if left--; left > 0 {
+			l.CallSoon(next)
+		} else {
+			l.Stop()
+		}
+	}
+	l.CallSoon(next)
+	t.ResetTimer()
+	err := l.RunForever()
+	t.StopTimer()
+	return err
+}
+
+// SliceBatch is the floor of CallSoonBatch: the same callbacks appended to
+// a slice of funcs and drained, batch at a time, with no loop.
+func SliceBatch(t Timer, n, batch int) {
+	fns := make([]func(), 0, batch)
+	t.ResetTimer()
+	for i := 0; i < n; i += batch {
+		for range min(batch, n-i) {
+			fns = append(fns, nop)
+		}
+		for _, f := range fns {
+			f()
+		}
+		clear(fns)
+		fns = fns[:0]
+	}
+	t.StopTimer()
+}
+
+// ChanBatch is the goroutine baseline of CallSoonBatch: the callbacks are
+// sent on a chan func() that one goroutine consumes, batch at a time.
+func ChanBatch(t Timer, n, batch int) {
+	ch := make(chan func(), batch)
+	done := make(chan struct{})
+	go func() {
+		for f := range ch {
+			f()
+		}
+		close(done)
+	}()
+	t.ResetTimer()
+	for range n {
+		ch <- nop
+	}
+	close(ch)
+	<-done
+	t.StopTimer()
+}
+
+// RingBurst is the bare ready-queue cost of CallSoonBatch for the ring
+// buffer: batch pushes and pops, called the way the loop calls them
+// (TryPush, Push when it declines, Pop) on the concrete type.
+func RingBurst(t Timer, n, batch int) {
+	var q ringbuffer.Ring
+	t.ResetTimer()
+	for i := 0; i < n; i += batch {
+		for j := range uint32(min(batch, n-i)) {
+			if !q.TryPush(j) {
+				q.Push(j)
+			}
+		}
+		for q.Len() > 0 {
+			q.Pop()
+		}
+	}
+	t.StopTimer()
+}
+
+// DequeBurst is RingBurst for the deque.
+func DequeBurst(t Timer, n, batch int) {
+	var q deque.Deque
+	t.ResetTimer()
+	for i := 0; i < n; i += batch {
+		for j := range uint32(min(batch, n-i)) {
+			if !q.TryPush(j) {
+				q.Push(j)
+			}
+		}
+		for q.Len() > 0 {
+			q.Pop()
+		}
+	}
+	t.StopTimer()
+}

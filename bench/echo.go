@@ -1,0 +1,143 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/internal/echo"
+)
+
+// EchoServer starts the style ("protocol" or "task") echo server on l and
+// returns its address.
+func EchoServer(l *loopbench.Loop, style string) (string, error) {
+	switch style {
+	case "protocol":
+		s, err := echo.ServeProtocol(l, "tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", err
+		}
+		return s.Addr().String(), nil
+	case "task":
+		s, err := echo.ServeTask(l, "tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", err
+		}
+		return s.Addr().String(), nil
+	}
+	return "", fmt.Errorf("bench: unknown echo style %q (protocol, task)", style)
+}
+
+// EchoClients are conns connections to an echo server, each a goroutine of
+// this process doing blocking round trips of size-byte messages. They
+// are dialled once and reused by every Run.
+type EchoClients struct {
+	conns []net.Conn
+	size  int
+}
+
+// DialEcho connects conns clients to addr.
+func DialEcho(addr string, conns, size int) (*EchoClients, error) {
+	e := &EchoClients{size: size}
+	for range conns {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			e.Close()
+			return nil, err
+		}
+		e.conns = append(e.conns, c)
+	}
+	return e, nil
+}
+
+// Run makes n round trips shared among the clients while serve runs: serve
+// is given the function that runs the clients to completion and must
+// serve meanwhile (a loop runs them on another goroutine and itself until
+// they are done; gonet just calls it). It reports req/s and the 99th
+// percentile round trip in ns.
+func (e *EchoClients) Run(t Timer, n int, serve func(clients func() error) error) error {
+	rtts := make([][]int64, len(e.conns))
+	for i := range rtts {
+		rtts[i] = make([]int64, 0, n/len(e.conns)+1)
+	}
+	t.ResetTimer()
+	start := time.Now()
+	err := serve(func() error { return e.clients(n, rtts) })
+	elapsed := time.Since(start)
+	t.StopTimer()
+	all := slices.Concat(rtts...)
+	if len(all) > 0 {
+		slices.Sort(all)
+		t.ReportMetric(float64(len(all))/elapsed.Seconds(), "req/s")
+		t.ReportMetric(float64(all[(len(all)*99)/100]), "rtt-p99-ns")
+	}
+	return err
+}
+
+func (e *EchoClients) clients(n int, rtts [][]int64) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(e.conns))
+	for i, c := range e.conns {
+		k := n / len(e.conns)
+		if i < n%len(e.conns) {
+			k++
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			msg, got := make([]byte, e.size), make([]byte, e.size)
+			for range k {
+				t0 := time.Now()
+				if _, err := c.Write(msg); err != nil {
+					errs[i] = err
+					return
+				}
+				if _, err := io.ReadFull(c, got); err != nil {
+					errs[i] = err
+					return
+				}
+				rtts[i] = append(rtts[i], int64(time.Since(t0)))
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ServeOn returns the serve function of Run for loop l: the clients run
+// on another goroutine while l runs, until they are done.
+func ServeOn(l *loopbench.Loop) func(clients func() error) error {
+	return func(clients func() error) error {
+		done := l.CreateFuture()
+		go func() {
+			err := clients()
+			l.CallSoonThreadsafe(func() { done.SetResult(err) })
+		}()
+		v, err := l.RunUntilComplete(done)
+		if err != nil {
+			return err
+		}
+		err, _ = v.(error)
+		return err
+	}
+}
+
+// ServeGoroutines is the serve function of Run for servers that run by
+// themselves (gonet).
+func ServeGoroutines(clients func() error) error { return clients() }
+
+// Close closes the connections.
+func (e *EchoClients) Close() {
+	for _, c := range e.conns {
+		c.Close()
+	}
+}
