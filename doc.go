@@ -37,14 +37,17 @@
 //
 // After Close, the calls that return an error (RunForever, AddReader, ...)
 // return ErrClosed, RemoveReader and RemoveWriter return false, and the
-// scheduling calls that return a handle (CallSoon, CallLater, CallAt,
-// CallSoonThreadsafe, CreateFuture) panic with an error wrapping ErrClosed,
-// as sending on a closed channel does.
+// scheduling calls that return a handle or a future (CallSoon, CallLater,
+// CallAt, CallSoonThreadsafe, CreateFuture, CreateTask, RunInExecutor)
+// panic with an error wrapping ErrClosed, as sending on a closed channel
+// does.
 //
-// Handles are 16-byte values taken from a loop-local free list: scheduling
-// a prebuilt func allocates nothing. Each slot carries a generation, so
-// Cancel is idempotent and a stale handle never cancels the callback that
-// reuses its slot.
+// Handles are 16-byte values and scheduling a prebuilt func allocates
+// nothing. CallSoon handles name a 62-bit sequence number in a ring (they
+// are dispatched in the order scheduled); timer and I/O handles name a slot
+// of a loop-local free list and its generation, and a slot whose
+// generation would wrap is retired. So Cancel is idempotent and a stale
+// handle never cancels the callback that reuses its slot.
 package loopbench
 
 //go:generate go run ./internal/gen

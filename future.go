@@ -1,9 +1,6 @@
 package loopbench
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // Future states, as asyncio's.
 const (
@@ -225,6 +222,3 @@ func (f *Future) runNextDue() {
 func (f *Future) String() string {
 	return fmt.Sprintf("Future(%s)", stateNames[f.state])
 }
-
-// ErrTimeout is returned by WaitFor when the timeout expired.
-var ErrTimeout = errors.New("loopbench: timeout")

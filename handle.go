@@ -6,9 +6,8 @@ import (
 	"time"
 )
 
-// Slot flags. A slot with only flagQueued set is an ordinary one-shot
-// callback ready to run: the fast path of the iteration tests for exactly
-// that value.
+// Slot flags. The table holds timer, reader/writer and thread-safe
+// handles; CallSoon handles live in the soon ring instead (see soonBit).
 const (
 	flagQueued    uint8 = 1 << iota // in the ready queue
 	flagHeap                        // in the timer queue
