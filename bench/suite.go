@@ -1,0 +1,281 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/internal/echo"
+	"github.com/loopbench/loopbench/selectors"
+)
+
+// Case is one benchmark of the matrix: Workload/Variant/Params is its
+// sub-benchmark name, and Setup prepares it (a loop with 10⁶ timers,
+// socketpairs, connected clients) and returns the operation to time and
+// what to close afterwards. go test and the CLI run the same cases.
+type Case struct {
+	Workload string // CallSoon, ReadyQueue, Timers, IOChain, Echo, Await
+	Variant  string // Config.String(), or impl=<baseline>, or ready=<queue> for the bare queues
+	Params   string // key=value segments, "/"-separated
+	Setup    func() (run func(t Timer, n int) error, cleanup func(), err error)
+}
+
+// Name is the sub-benchmark name: Variant/Params.
+func (c Case) Name() string {
+	if c.Params == "" {
+		return c.Variant
+	}
+	return c.Variant + "/" + c.Params
+}
+
+// Workloads are the workload names, in the order the matrix runs them.
+var Workloads = []string{"CallSoon", "ReadyQueue", "Timers", "IOChain", "Echo", "Await"}
+
+// Options select the matrix.
+type Options struct {
+	Variants  []loopbench.Config // nil: every variant the workload varies over
+	Workloads []string           // nil: all
+	Quick     bool               // fewer sizes, for a short pass
+}
+
+// Cases returns the matrix. Each workload runs on the variants that differ
+// in the part it exercises, the other parts at their defaults (CallSoon:
+// every variant; Timers: the heaps in both cancel modes; IOChain and
+// Echo: the selectors; Await: the ready queues), restricted to
+// o.Variants when given, plus its baselines.
+func Cases(o Options) []Case {
+	var cs []Case
+	add := func(c Case) { cs = append(cs, c) }
+	want := func(w string) bool { return o.Workloads == nil || slices.Contains(o.Workloads, w) }
+	if want("CallSoon") {
+		callSoonCases(o, add)
+	}
+	if want("ReadyQueue") {
+		readyQueueCases(add)
+	}
+	if want("Timers") {
+		timerCases(o, add)
+	}
+	if want("IOChain") {
+		ioChainCases(o, add)
+	}
+	if want("Echo") {
+		echoCases(o, add)
+	}
+	if want("Await") {
+		awaitCases(o, add)
+	}
+	return cs
+}
+
+// variants returns the configs of o.Variants (or all) whose parts other
+// than the varied ones are at the default, with extra applied.
+func variants(o Options, vary func(loopbench.Config) loopbench.Config) []loopbench.Config {
+	var out []loopbench.Config
+	seen := map[string]bool{}
+	for _, v := range loopbench.Variants() {
+		c := vary(v)
+		if seen[c.String()] {
+			continue
+		}
+		seen[c.String()] = true
+		if o.Variants == nil || slices.ContainsFunc(o.Variants, func(x loopbench.Config) bool { return x.String() == c.String() }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// onLoop is a Setup that makes a loop for cfg, prepares it with prep, and
+// closes both afterwards.
+func onLoop(cfg loopbench.Config, prep func(l *loopbench.Loop) (func(Timer, int) error, func(), error)) func() (func(Timer, int) error, func(), error) {
+	return func() (func(Timer, int) error, func(), error) {
+		l, err := loopbench.New(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		run, cleanup, err := prep(l)
+		if err != nil {
+			l.Close()
+			return nil, nil, err
+		}
+		return run, func() {
+			if cleanup != nil {
+				cleanup()
+			}
+			l.Close()
+		}, nil
+	}
+}
+
+// plain is a Setup with nothing to prepare.
+func plain(run func(Timer, int) error) func() (func(Timer, int) error, func(), error) {
+	return func() (func(Timer, int) error, func(), error) { return run, nil, nil }
+}
+
+const callSoonBatch = 1000
+
+func callSoonCases(o Options, add func(Case)) {
+	for _, cfg := range variants(o, func(c loopbench.Config) loopbench.Config { return c }) {
+		add(Case{"CallSoon", cfg.String(), fmt.Sprintf("mode=batch/batch=%d", callSoonBatch), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+			return func(t Timer, n int) error { return CallSoonBatch(t, l, n, callSoonBatch) }, nil, nil
+		})})
+		add(Case{"CallSoon", cfg.String(), "mode=chain", onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+			return func(t Timer, n int) error { return CallSoonChain(t, l, n) }, nil, nil
+		})})
+	}
+	params := fmt.Sprintf("mode=batch/batch=%d", callSoonBatch)
+	add(Case{"CallSoon", "impl=slice", params, plain(func(t Timer, n int) error { SliceBatch(t, n, callSoonBatch); return nil })})
+	add(Case{"CallSoon", "impl=chan", params, plain(func(t Timer, n int) error { ChanBatch(t, n, callSoonBatch); return nil })})
+}
+
+func readyQueueCases(add func(Case)) {
+	params := fmt.Sprintf("batch=%d", callSoonBatch)
+	add(Case{"ReadyQueue", "ready=ringbuffer", params, plain(func(t Timer, n int) error { RingBurst(t, n, callSoonBatch); return nil })})
+	add(Case{"ReadyQueue", "ready=deque", params, plain(func(t Timer, n int) error { DequeBurst(t, n, callSoonBatch); return nil })})
+}
+
+func timerCases(o Options, add func(Case)) {
+	pending := []int{1_000, 100_000, 1_000_000}
+	if o.Quick {
+		pending = []int{1_000, 100_000}
+	}
+	heaps := variants(o, func(c loopbench.Config) loopbench.Config {
+		return loopbench.Config{Timers: c.Timers}
+	})
+	for _, p := range pending {
+		for _, h := range heaps {
+			for _, mode := range []string{"eager", "lazy"} {
+				cfg := h
+				cfg.TimerCancel = mode
+				timerOps(cfg, p, add)
+			}
+		}
+		afterFuncOps(p, add)
+	}
+}
+
+func timerOps(cfg loopbench.Config, p int, add func(Case)) {
+	ops := []struct {
+		op  string
+		run func(Timer, *loopbench.Loop, int, []loopbench.TimerHandle) error
+	}{
+		{"schedule-fire", func(t Timer, l *loopbench.Loop, n int, _ []loopbench.TimerHandle) error { return TimerScheduleFire(t, l, n) }},
+		{"schedule-cancel", func(t Timer, l *loopbench.Loop, n int, _ []loopbench.TimerHandle) error { return TimerScheduleCancel(t, l, n) }},
+		{"churn", func(t Timer, l *loopbench.Loop, n int, hs []loopbench.TimerHandle) error { return TimerChurn(t, l, n, hs) }},
+	}
+	for _, op := range ops {
+		add(Case{"Timers", cfg.String(), fmt.Sprintf("op=%s/p=%d", op.op, p), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+			hs := FillTimers(l, p)
+			return func(t Timer, n int) error { return op.run(t, l, n, hs) }, nil, nil
+		})})
+	}
+}
+
+func afterFuncOps(p int, add func(Case)) {
+	ops := []struct {
+		op  string
+		run func(Timer, int, []*time.Timer)
+	}{
+		{"schedule-fire", func(t Timer, n int, _ []*time.Timer) { AfterFuncScheduleFire(t, n) }},
+		{"schedule-cancel", func(t Timer, n int, _ []*time.Timer) { AfterFuncScheduleCancel(t, n) }},
+		{"churn", AfterFuncChurn},
+	}
+	for _, op := range ops {
+		add(Case{"Timers", "impl=afterfunc", fmt.Sprintf("op=%s/p=%d", op.op, p), func() (func(Timer, int) error, func(), error) {
+			ts, stop := FillAfterFuncs(p)
+			return func(t Timer, n int) error { op.run(t, n, ts); return nil }, stop, nil
+		}})
+	}
+}
+
+func ioChainCases(o Options, add func(Case)) {
+	pairs := []int{100, 1000, 9990}
+	if o.Quick {
+		pairs = []int{100, 1000}
+	}
+	sels := variants(o, func(c loopbench.Config) loopbench.Config { return loopbench.Config{Selector: c.Selector} })
+	for _, cfg := range sels {
+		for _, p := range pairs {
+			for _, a := range []int{1, 100} {
+				add(Case{"IOChain", cfg.String(), fmt.Sprintf("p=%d/a=%d", p, a), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+					chain, err := NewIOChain(l, p)
+					if err != nil {
+						return nil, nil, err
+					}
+					return func(t Timer, n int) error { return chain.Run(t, a, n) }, chain.Close, nil
+				})})
+			}
+		}
+	}
+}
+
+const echoSize = 1 << 10
+
+func echoCases(o Options, add func(Case)) {
+	conns := []int{1, 10}
+	if o.Quick {
+		conns = []int{10}
+	}
+	sels := variants(o, func(c loopbench.Config) loopbench.Config { return loopbench.Config{Selector: c.Selector} })
+	for _, k := range conns {
+		for _, cfg := range sels {
+			for _, style := range []string{"protocol", "task"} {
+				add(Case{"Echo", cfg.String(), fmt.Sprintf("style=%s/size=%d/conns=%d", style, echoSize, k), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+					addr, err := EchoServer(l, style)
+					if err != nil {
+						return nil, nil, err
+					}
+					clients, err := DialEcho(addr, k, echoSize)
+					if err != nil {
+						return nil, nil, err
+					}
+					return func(t Timer, n int) error { return clients.Run(t, n, ServeOn(l)) }, clients.Close, nil
+				})})
+			}
+		}
+		add(Case{"Echo", "impl=gonet", fmt.Sprintf("size=%d/conns=%d", echoSize, k), func() (func(Timer, int) error, func(), error) {
+			g, err := echo.ServeGonet("tcp", "127.0.0.1:0")
+			if err != nil {
+				return nil, nil, err
+			}
+			clients, err := DialEcho(g.Addr().String(), k, echoSize)
+			if err != nil {
+				g.Close()
+				return nil, nil, err
+			}
+			return func(t Timer, n int) error { return clients.Run(t, n, ServeGoroutines) }, func() { clients.Close(); g.Close() }, nil
+		}})
+	}
+}
+
+const awaitTasks = 100
+
+func awaitCases(o Options, add func(Case)) {
+	queues := variants(o, func(c loopbench.Config) loopbench.Config { return loopbench.Config{Ready: c.Ready} })
+	for _, cfg := range queues {
+		ops := []struct {
+			params string
+			run    func(Timer, *loopbench.Loop, int) error
+		}{
+			{fmt.Sprintf("op=await/tasks=%d", awaitTasks), func(t Timer, l *loopbench.Loop, n int) error { return Await(t, l, awaitTasks, n) }},
+			{fmt.Sprintf("op=sleep0/tasks=%d", awaitTasks), func(t Timer, l *loopbench.Loop, n int) error { return Sleep0(t, l, awaitTasks, n) }},
+			{fmt.Sprintf("op=spawn/batch=%d", awaitTasks), func(t Timer, l *loopbench.Loop, n int) error { return Spawn(t, l, n, awaitTasks) }},
+		}
+		for _, op := range ops {
+			add(Case{"Await", cfg.String(), op.params, onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+				return func(t Timer, n int) error { return op.run(t, l, n) }, nil, nil
+			})})
+		}
+	}
+	add(Case{"Await", "impl=goroutine", fmt.Sprintf("op=await/tasks=%d", awaitTasks), plain(func(t Timer, n int) error { GoroutineAwait(t, awaitTasks, n); return nil })})
+	add(Case{"Await", "impl=goroutine", fmt.Sprintf("op=spawn/batch=%d", awaitTasks), plain(func(t Timer, n int) error { GoroutineSpawn(t, n, awaitTasks); return nil })})
+}
+
+// Skippable reports whether err means the case cannot run on this machine
+// (too few fds, or an fd beyond what select handles) rather than failed.
+func Skippable(err error) bool {
+	return errors.Is(err, ErrFdLimit) || errors.Is(err, selectors.ErrFdTooLarge)
+}
