@@ -162,9 +162,15 @@ func timerOps(cfg loopbench.Config, p int, add func(Case)) {
 		op  string
 		run func(Timer, *loopbench.Loop, int, []loopbench.TimerHandle) error
 	}{
-		{"schedule-fire", func(t Timer, l *loopbench.Loop, n int, _ []loopbench.TimerHandle) error { return TimerScheduleFire(t, l, n) }},
-		{"schedule-cancel", func(t Timer, l *loopbench.Loop, n int, _ []loopbench.TimerHandle) error { return TimerScheduleCancel(t, l, n) }},
-		{"churn", func(t Timer, l *loopbench.Loop, n int, hs []loopbench.TimerHandle) error { return TimerChurn(t, l, n, hs) }},
+		{"schedule-fire", func(t Timer, l *loopbench.Loop, n int, _ []loopbench.TimerHandle) error {
+			return TimerScheduleFire(t, l, n)
+		}},
+		{"schedule-cancel", func(t Timer, l *loopbench.Loop, n int, _ []loopbench.TimerHandle) error {
+			return TimerScheduleCancel(t, l, n)
+		}},
+		{"churn", func(t Timer, l *loopbench.Loop, n int, hs []loopbench.TimerHandle) error {
+			return TimerChurn(t, l, n, hs)
+		}},
 	}
 	for _, op := range ops {
 		add(Case{"Timers", cfg.String(), fmt.Sprintf("op=%s/p=%d", op.op, p), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
