@@ -2,6 +2,9 @@
 //
 // Usage:
 //
+//	loopbench run [-quick] [-count N] [-variants …] [-workloads …]
+//	                      run the workloads on the variants, interleaved,
+//	                      and write results/<date>-<host>/{raw.txt,summary.md}
 //	loopbench list        print the variants available on this machine
 //	loopbench version     print the version
 //
@@ -14,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 
 	"github.com/loopbench/loopbench"
@@ -43,6 +47,7 @@ func exitCode(err error) int {
 const usage = `usage: loopbench <command> [flags]
 
 Commands:
+  run       run every workload on every variant, interleaved, and summarize
   list      print the variants available on this machine
   version   print the version
 
@@ -58,6 +63,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	cmds := map[string]func([]string, io.Writer, io.Writer) error{
 		"list":    runList,
+		"run":     runRun,
 		"version": runVersion,
 	}
 	cmd, ok := cmds[args[0]]
@@ -117,6 +123,21 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 		v = bi.Main.Version
 	}
-	fmt.Fprintln(stdout, "loopbench", v)
+	if rev := buildSetting("vcs.revision"); rev != "" {
+		v += " " + rev
+	}
+	fmt.Fprintln(stdout, "loopbench", v, runtime.Version())
 	return nil
+}
+
+// buildSetting returns a setting the go command recorded in the binary.
+func buildSetting(key string) string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == key {
+				return s.Value
+			}
+		}
+	}
+	return ""
 }

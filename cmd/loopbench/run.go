@@ -1,0 +1,256 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/bench"
+)
+
+// measure is bench.Measure; tests replace it with a deterministic stub.
+var measure = bench.Measure
+
+// runConfig is what the run subcommand was asked to do.
+type runConfig struct {
+	opts      bench.Options
+	count     int
+	benchtime time.Duration
+	out       string
+}
+
+const runUsage = `usage: loopbench run [flags]
+
+Runs every workload on every variant of this machine (or those selected),
+interleaved: each of -count rounds is one pass over every case. Writes the
+raw results in benchfmt to DIR/raw.txt and the summary to DIR/summary.md,
+and prints the summary: per workload, one row per case and one column per
+variant, each cell the median over the rounds with its spread (median
+absolute deviation, in %, marked noisy above 10 %) and its ratio to the
+default variant's cell. Ctrl-C stops after the current case and still
+writes what was measured.
+
+Examples:
+  loopbench run -quick
+  loopbench run -workloads IOChain,Echo -count 10
+  loopbench run -variants ready=deque/selector=poll,ready=ringbuffer
+
+Flags:
+`
+
+func parseRun(args []string, stderr io.Writer) (runConfig, error) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
+	quick := fs.Bool("quick", false, "a short pass: fewer sizes, -count 3, -benchtime 100ms unless given")
+	count := fs.Int("count", 0, "rounds over every case (default 5, 3 with -quick)")
+	benchtime := fs.Duration("benchtime", 0, "time per measurement (default 200ms, 100ms with -quick)")
+	variants := fs.String("variants", "", "comma-separated variants (as 'loopbench list' prints them); default: all")
+	workloads := fs.String("workloads", "", "comma-separated workloads: "+strings.Join(bench.Workloads, ", ")+"; default: all")
+	out := fs.String("out", "", "results directory (default results/<date>-<host>)")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return runConfig{}, err
+	}
+	rc := runConfig{opts: bench.Options{Quick: *quick}, count: *count, benchtime: *benchtime, out: *out}
+	if rc.count == 0 {
+		rc.count = map[bool]int{false: 5, true: 3}[*quick]
+	}
+	if rc.benchtime == 0 {
+		rc.benchtime = map[bool]time.Duration{false: 200 * time.Millisecond, true: 100 * time.Millisecond}[*quick]
+	}
+	if rc.count < 1 || rc.benchtime <= 0 {
+		return runConfig{}, usageError{"-count and -benchtime must be positive"}
+	}
+	for _, v := range splitList(*variants) {
+		cfg, err := loopbench.ParseVariant(v)
+		if err != nil {
+			return runConfig{}, usageError{err.Error()}
+		}
+		rc.opts.Variants = append(rc.opts.Variants, cfg)
+	}
+	for _, w := range splitList(*workloads) {
+		if !contains(bench.Workloads, w) {
+			return runConfig{}, usageError{fmt.Sprintf("unknown workload %q (valid: %s)", w, strings.Join(bench.Workloads, ", "))}
+		}
+		rc.opts.Workloads = append(rc.opts.Workloads, w)
+	}
+	if rc.out == "" {
+		host, _ := os.Hostname()
+		rc.out = filepath.Join("results", time.Now().UTC().Format("2006-01-02")+"-"+host)
+	}
+	return rc, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func runRun(args []string, stdout, stderr io.Writer) error {
+	rc, err := parseRun(args, stderr)
+	if err != nil {
+		return err
+	}
+	cases := bench.Cases(rc.opts)
+	if len(cases) == 0 {
+		return usageError{"no case matches the -variants and -workloads given"}
+	}
+	if err := os.MkdirAll(rc.out, 0o755); err != nil {
+		return err
+	}
+	raw, err := os.Create(filepath.Join(rc.out, "raw.txt"))
+	if err != nil {
+		return err
+	}
+	defer raw.Close()
+	writeConfig(raw)
+	bench.WriteUnits(raw)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sum := newSummary()
+	progress := newProgress(stderr, len(cases)*rc.count)
+	runErr := runRounds(ctx, rc, cases, raw, sum, progress)
+	progress.done()
+
+	table := sum.render(false)
+	fmt.Fprint(stdout, table)
+	md := "# loopbench run\n\n" + configMarkdown() + "\n" + sum.render(true)
+	if err := os.WriteFile(filepath.Join(rc.out, "summary.md"), []byte(md), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "results: %s\n", rc.out)
+	return runErr
+}
+
+// runRounds measures every case count times, one pass per round, writing
+// each result as it comes; an interrupt stops it between cases.
+func runRounds(ctx context.Context, rc runConfig, cases []bench.Case, raw io.Writer, sum *summary, p *progress) error {
+	for round := range rc.count {
+		for _, c := range cases {
+			if ctx.Err() != nil {
+				return errors.New("interrupted: the summary covers what was measured")
+			}
+			p.step(round, c)
+			res, err := measureCase(c, rc.benchtime)
+			if bench.Skippable(err) {
+				if round == 0 {
+					sum.skip(c, err)
+				}
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("%s/%s: %w", c.Workload, c.Name(), err)
+			}
+			writeResult(raw, c, res)
+			sum.add(c, res)
+		}
+	}
+	return nil
+}
+
+func measureCase(c bench.Case, d time.Duration) (bench.Result, error) {
+	run, cleanup, err := c.Setup()
+	if err != nil {
+		return bench.Result{}, err
+	}
+	if cleanup != nil {
+		defer cleanup()
+	}
+	return measure(run, d)
+}
+
+// writeResult writes res as a benchmark line of the benchfmt format.
+func writeResult(w io.Writer, c bench.Case, res bench.Result) {
+	fmt.Fprintf(w, "Benchmark%s/%s-%d\t%d\t%.4g ns/op", c.Workload, c.Name(), runtime.GOMAXPROCS(0), res.N, res.NsPerOp)
+	for _, m := range res.Metrics {
+		fmt.Fprintf(w, "\t%.4g %s", m.Value, m.Unit)
+	}
+	fmt.Fprintf(w, "\t%.0f B/op\t%.0f allocs/op\n", res.BytesPerOp, res.AllocsPerOp)
+}
+
+// machineConfig is the configuration benchfmt lines describe the machine
+// with.
+func machineConfig() [][2]string {
+	return [][2]string{
+		{"goos", runtime.GOOS},
+		{"goarch", runtime.GOARCH},
+		{"cpu", cpuModel()},
+		{"kernel", readTrim("/proc/sys/kernel/osrelease")},
+		{"go", runtime.Version()},
+		{"gomaxprocs", fmt.Sprint(runtime.GOMAXPROCS(0))},
+		{"commit", commit()},
+	}
+}
+
+func writeConfig(w io.Writer) {
+	for _, kv := range machineConfig() {
+		fmt.Fprintf(w, "%s: %s\n", kv[0], kv[1])
+	}
+}
+
+func configMarkdown() string {
+	var b strings.Builder
+	for _, kv := range machineConfig() {
+		fmt.Fprintf(&b, "- %s: %s\n", kv[0], kv[1])
+	}
+	return b.String()
+}
+
+func readTrim(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}
+
+// commit is the source revision: from the build info when go recorded
+// it, else from git, else unknown.
+func commit() string {
+	if rev := buildSetting("vcs.revision"); rev != "" {
+		return rev
+	}
+	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopbench/loopbench/bench"
+	"golang.org/x/perf/benchfmt"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run with -update to accept):\n%s", path, got)
+	}
+}
+
+// stubMeasure replaces bench.Measure with a deterministic result for each
+// call, so the medians and spreads of the summary are stable.
+func stubMeasure(t *testing.T) {
+	n := 0
+	measure = func(run func(bench.Timer, int) error, d time.Duration) (bench.Result, error) {
+		n++
+		h := fnv.New32a()
+		h.Write([]byte{byte(n)})
+		v := 100 + float64(h.Sum32()%7)
+		return bench.Result{N: 1000, NsPerOp: v, Metrics: []bench.Metric{{Value: v * 10, Unit: "req/s"}}}, nil
+	}
+	t.Cleanup(func() { measure = bench.Measure })
+}
+
+func TestRunGolden(t *testing.T) {
+	stubMeasure(t)
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	args := []string{"run", "-count", "3", "-workloads", "CallSoon,ReadyQueue",
+		"-variants", "ready=ringbuffer/timers=heap4ary/selector=epoll,ready=deque/timers=heap4ary/selector=epoll", "-out", dir}
+	if err := run(args, &out, &errb); err != nil {
+		t.Fatal(err, errb.String())
+	}
+	golden(t, "run.golden", out.String())
+	raw, err := os.ReadFile(filepath.Join(dir, "raw.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := benchfmt.NewReader(bytes.NewReader(raw), "raw.txt")
+	results := 0
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.SyntaxError:
+			t.Errorf("raw.txt: %v", rec)
+		case *benchfmt.Result:
+			results++
+			for _, key := range []string{"goos", "goarch", "cpu", "kernel", "go", "gomaxprocs", "commit"} {
+				if rec.GetConfig(key) == "" {
+					t.Errorf("raw.txt: result without config %q", key)
+				}
+			}
+		}
+	}
+	if results != 3*(2*2+2+2) {
+		t.Fatalf("raw.txt has %d results, want 24", results)
+	}
+	if md, err := os.ReadFile(filepath.Join(dir, "summary.md")); err != nil || !strings.Contains(string(md), "| mode=batch/batch=1000 |") {
+		t.Fatalf("summary.md: %v\n%s", err, md)
+	}
+}
+
+func TestRunUsage(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "-variants", "ready=list"}, `unknown ready queue "list" (valid: ringbuffer, deque)`},
+		{[]string{"run", "-workloads", "Sorting"}, `unknown workload "Sorting"`},
+		{[]string{"run", "-count", "-1"}, "must be positive"},
+		{[]string{"run", "-bogus"}, "flag provided but not defined: -bogus"},
+	}
+	for _, c := range cases {
+		var out, errb bytes.Buffer
+		err := run(c.args, &out, &errb)
+		if exitCode(err) != 2 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("run(%q): exit %d, stderr %q; want exit 2 and %q", c.args, exitCode(err), errb.String(), c.want)
+		}
+	}
+}
+
+// TestRunInterrupted: a run stopped between cases still reports what it
+// measured.
+func TestRunInterrupted(t *testing.T) {
+	stubMeasure(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cases := bench.Cases(bench.Options{Workloads: []string{"ReadyQueue"}})
+	sum := newSummary()
+	n := 0
+	measure = func(run func(bench.Timer, int) error, d time.Duration) (bench.Result, error) {
+		if n++; n == 2 {
+			cancel()
+		}
+		return bench.Result{N: 1, NsPerOp: 5}, nil
+	}
+	var raw bytes.Buffer
+	err := runRounds(ctx, runConfig{count: 3, benchtime: time.Millisecond}, cases, &raw, sum, newProgress(&bytes.Buffer{}, 6))
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("runRounds = %v, want interrupted", err)
+	}
+	if got := strings.Count(raw.String(), "Benchmark"); got != 2 || !strings.Contains(sum.render(false), "batch=1000  5 ±0% ×1.00  5 ±0% ×1.00") {
+		t.Fatalf("%d results written before the interrupt, want 2; summary:\n%s", got, sum.render(false))
+	}
+}
+
+func TestListGolden(t *testing.T) {
+	var out bytes.Buffer
+	if err := run([]string{"list"}, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "list.golden", out.String())
+}
