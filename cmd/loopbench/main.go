@@ -5,6 +5,9 @@
 //	loopbench run [-quick] [-count N] [-variants …] [-workloads …]
 //	                      run the workloads on the variants, interleaved,
 //	                      and write results/<date>-<host>/{raw.txt,summary.md}
+//	loopbench compare base.txt head.txt
+//	                      compare two results files (Mann-Whitney U, as
+//	                      benchstat); exit 1 on a significant regression
 //	loopbench list        print the variants available on this machine
 //	loopbench version     print the version
 //
@@ -48,6 +51,7 @@ const usage = `usage: loopbench <command> [flags]
 
 Commands:
   run       run every workload on every variant, interleaved, and summarize
+  compare   compare two results files; exit 1 on a significant regression
   list      print the variants available on this machine
   version   print the version
 
@@ -64,6 +68,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	cmds := map[string]func([]string, io.Writer, io.Writer) error{
 		"list":    runList,
 		"run":     runRun,
+		"compare": runCompare,
 		"version": runVersion,
 	}
 	cmd, ok := cmds[args[0]]
