@@ -12,18 +12,23 @@ import (
 	"github.com/loopbench/loopbench/internal/echo"
 )
 
-// EchoServer starts the style ("protocol" or "task") echo server on l and
-// returns its address.
+// EchoServer starts the style ("protocol" or "task") echo server on l, on
+// a free loopback port, and returns its address.
 func EchoServer(l *loopbench.Loop, style string) (string, error) {
+	return EchoServerAt(l, style, "127.0.0.1:0")
+}
+
+// EchoServerAt is EchoServer listening on addr.
+func EchoServerAt(l *loopbench.Loop, style, addr string) (string, error) {
 	switch style {
 	case "protocol":
-		s, err := echo.ServeProtocol(l, "tcp", "127.0.0.1:0")
+		s, err := echo.ServeProtocol(l, "tcp", addr)
 		if err != nil {
 			return "", err
 		}
 		return s.Addr().String(), nil
 	case "task":
-		s, err := echo.ServeTask(l, "tcp", "127.0.0.1:0")
+		s, err := echo.ServeTask(l, "tcp", addr)
 		if err != nil {
 			return "", err
 		}

@@ -5,6 +5,10 @@
 //	loopbench run [-quick] [-count N] [-variants …] [-workloads …]
 //	                      run the workloads on the variants, interleaved,
 //	                      and write results/<date>-<host>/{raw.txt,summary.md}
+//	loopbench serve [-variant V | -impl gonet] [-style protocol|task] [-addr A]
+//	                      an echo server, until interrupted or -duration
+//	loopbench load -addr A [-conns N] [-rate R] [-duration D] [-format F]
+//	                      load an echo server, wrk2-style
 //	loopbench compare base.txt head.txt
 //	                      compare two results files (Mann-Whitney U, as
 //	                      benchstat); exit 1 on a significant regression
@@ -51,6 +55,8 @@ const usage = `usage: loopbench <command> [flags]
 
 Commands:
   run       run every workload on every variant, interleaved, and summarize
+  serve     run an echo server on a variant (or gonet) for load
+  load      load an echo server: open or closed loop, HDR percentiles
   compare   compare two results files; exit 1 on a significant regression
   list      print the variants available on this machine
   version   print the version
@@ -69,6 +75,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		"list":    runList,
 		"run":     runRun,
 		"compare": runCompare,
+		"serve":   runServe,
+		"load":    runLoad,
 		"version": runVersion,
 	}
 	cmd, ok := cmds[args[0]]

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopbench/loopbench/internal/echo"
+	"golang.org/x/perf/benchfmt"
+)
+
+func TestLoadFormats(t *testing.T) {
+	g, err := echo.ServeGonet("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	base := []string{"load", "-addr", g.Addr().String(), "-conns", "2", "-size", "64", "-warmup", "0s", "-duration", "5s", "-requests", "200"}
+	var out, errb bytes.Buffer
+	if err := run(append(base, "-format", "table"), &out, &errb); err != nil {
+		t.Fatal(err, errb.String())
+	}
+	if !strings.Contains(out.String(), "200 requests") || !strings.Contains(out.String(), "uncorrected") {
+		t.Fatalf("table:\n%s", out.String())
+	}
+	out.Reset()
+	if err := run(append(base, "-format", "json"), &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	var js struct{ Report struct{ Requests int64 } }
+	if err := json.Unmarshal(out.Bytes(), &js); err != nil || js.Report.Requests != 200 {
+		t.Fatalf("json: %v\n%s", err, out.String())
+	}
+	out.Reset()
+	if err := run(append(base, "-format", "benchfmt", "-rate", "4000"), &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	r := benchfmt.NewReader(bytes.NewReader(out.Bytes()), "load")
+	units := benchfmt.UnitMetadataMap{}
+	var res *benchfmt.Result
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.SyntaxError:
+			t.Fatal(rec)
+		case *benchfmt.UnitMetadata:
+			units[rec.UnitMetadataKey] = rec
+		case *benchfmt.Result:
+			res = rec.Clone()
+		}
+	}
+	if res == nil || res.GetConfig("cpu") == "" {
+		t.Fatalf("benchfmt output:\n%s", out.String())
+	}
+	for _, v := range res.Values {
+		if units.GetBetter(v.Unit) == 0 {
+			t.Errorf("unit %s has no direction", v.Unit)
+		}
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed := ln.Addr().String()
+	ln.Close()
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"load", "-addr", closed, "-duration", "1s"}, 1, "cannot connect to " + closed},
+		{[]string{"load"}, 2, "-addr is required"},
+		{[]string{"load", "-addr", closed, "-format", "xml"}, 2, `-format "xml"`},
+		{[]string{"load", "-addr", closed, "-conns", "0"}, 2, "must be positive"},
+		{[]string{"load", "-addr", closed, "-cpu", "x"}, 2, "cpu list"},
+	}
+	for _, c := range cases {
+		var out, errb bytes.Buffer
+		err := run(c.args, &out, &errb)
+		if exitCode(err) != c.code || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", c.args, exitCode(err), errb.String(), c.code, c.want)
+		}
+	}
+}
+
+// TestServe runs serve for a short while in the background and talks to
+// the address it prints, in both styles and on gonet.
+func TestServe(t *testing.T) {
+	for _, args := range [][]string{
+		{"serve", "-duration", "2s"},
+		{"serve", "-duration", "2s", "-style", "task", "-variant", "ready=deque/selector=poll"},
+		{"serve", "-duration", "2s", "-impl", "gonet"},
+	} {
+		pr, pw := io.Pipe()
+		done := make(chan error, 1)
+		go func() {
+			err := run(args, pw, io.Discard)
+			pw.Close()
+			done <- err
+		}()
+		line, err := bufio.NewReader(pr).ReadString('\n')
+		if err != nil || !strings.HasPrefix(line, "listening on ") {
+			t.Fatalf("%q printed %q, %v", args, line, err)
+		}
+		go io.Copy(io.Discard, pr)
+		addr := strings.Fields(line)[2]
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		c.Write([]byte("ping"))
+		got := make([]byte, 4)
+		if _, err := io.ReadFull(c, got); err != nil || string(got) != "ping" {
+			t.Fatalf("%q: echo %q, %v", args, got, err)
+		}
+		c.Close()
+		if err := <-done; err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+	}
+	var errb bytes.Buffer
+	if err := run([]string{"serve", "-variant", "ready=list"}, io.Discard, &errb); exitCode(err) != 2 {
+		t.Fatalf("serve with an unknown variant: exit %d, %q", exitCode(err), errb.String())
+	}
+}
