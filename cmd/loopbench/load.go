@@ -74,6 +74,9 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	for _, e := range rep.ConnErrors {
 		fmt.Fprintf(stderr, "loopbench load: connection failed: %s\n", e)
 	}
+	if rep.PacingLagP99 > 100*time.Microsecond {
+		fmt.Fprintf(stderr, "loopbench load: warning: the generator's own pacing lagged by %v (p99); the corrected latencies include it: pin the generator apart (-cpu) or lower -rate\n", rep.PacingLagP99)
+	}
 	if rep.Behind {
 		fmt.Fprintf(stderr, "loopbench load: warning: fell behind the schedule (%.0f of %.0f req/s): the server or the generator saturates; pin them apart with -cpu\n", rep.Achieved, rep.Offered)
 	}

@@ -50,7 +50,11 @@ type Report struct {
 	Corrected   Latencies // from the intended send time
 	Uncorrected Latencies // from the actual send time
 	Behind      bool      // the run did not keep its schedule
-	Elapsed     time.Duration
+	// PacingLagP99 is the 99th percentile of how late the generator sent a
+	// request it was free to send (the previous answer was in): its own
+	// timer and scheduling delay, which the corrected latencies include.
+	PacingLagP99 time.Duration
+	Elapsed      time.Duration
 }
 
 // histogram bounds: 1 µs to 60 s, 3 significant digits, in µs.
@@ -58,10 +62,10 @@ func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(1, 60_000_
 
 // conn is one connection's state.
 type conn struct {
-	c                      net.Conn
-	corrected, uncorrected *hdrhistogram.Histogram
-	requests               int64
-	err                    error
+	c                           net.Conn
+	corrected, uncorrected, lag *hdrhistogram.Histogram
+	requests                    int64
+	err                         error
 }
 
 // Run runs the load and reports it. It fails only when no connection
@@ -82,7 +86,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			rep.ConnErrors = append(rep.ConnErrors, err.Error())
 			continue
 		}
-		conns = append(conns, &conn{c: c, corrected: newHistogram(), uncorrected: newHistogram()})
+		conns = append(conns, &conn{c: c, corrected: newHistogram(), uncorrected: newHistogram(), lag: newHistogram()})
 	}
 	if len(conns) == 0 {
 		return rep, fmt.Errorf("cannot connect to %s: %s", cfg.Addr, rep.ConnErrors[0])
@@ -144,13 +148,12 @@ func (l *limiter) take() bool {
 
 func (c *conn) run(ctx context.Context, s schedule, size int, limit *limiter) {
 	msg, got := make([]byte, size), make([]byte, size)
+	var prevDone time.Time
 	for i := 0; ctx.Err() == nil; i++ {
 		intended := time.Now()
 		if s.interval > 0 {
 			intended = s.start.Add(time.Duration(i) * s.interval)
-			if d := time.Until(intended); d > 0 {
-				time.Sleep(d)
-			}
+			waitUntil(intended)
 		}
 		sent := time.Now()
 		if !sent.Before(s.end) {
@@ -171,27 +174,47 @@ func (c *conn) run(ctx context.Context, s schedule, size int, limit *limiter) {
 			c.err = err
 			return
 		}
+		done := time.Now()
 		if measured {
-			done := time.Now()
 			c.corrected.RecordValue(done.Sub(intended).Microseconds())
 			c.uncorrected.RecordValue(done.Sub(sent).Microseconds())
+			if s.interval > 0 {
+				free := intended
+				if prevDone.After(free) {
+					free = prevDone
+				}
+				c.lag.RecordValue(sent.Sub(free).Microseconds())
+			}
 			c.requests++
 		}
+		prevDone = done
+	}
+}
+
+// waitUntil sleeps until t. It does not spin: on a machine the server
+// shares, a spinning generator slows the server it measures. The runtime's
+// timers can wake late by up to a millisecond; Report.PacingLagP99 shows
+// how late, and the CLI warns when it matters.
+func waitUntil(t time.Time) {
+	if d := time.Until(t); d > 0 {
+		time.Sleep(d)
 	}
 }
 
 // merge combines the connections' histograms into the report.
 func (rep Report) merge(conns []*conn) Report {
-	corrected, uncorrected := newHistogram(), newHistogram()
+	corrected, uncorrected, lag := newHistogram(), newHistogram(), newHistogram()
 	for _, c := range conns {
 		corrected.Merge(c.corrected)
 		uncorrected.Merge(c.uncorrected)
+		lag.Merge(c.lag)
 		rep.Requests += c.requests
 		if c.err != nil {
 			rep.Errors++
 		}
 	}
 	rep.Corrected, rep.Uncorrected = percentiles(corrected), percentiles(uncorrected)
+	rep.PacingLagP99 = time.Duration(lag.ValueAtQuantile(99)) * time.Microsecond
 	if rep.Elapsed > 0 {
 		rep.Achieved = float64(rep.Requests) / rep.Elapsed.Seconds()
 	}
