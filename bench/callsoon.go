@@ -2,8 +2,6 @@ package bench
 
 import (
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/impl/deque"
-	"github.com/loopbench/loopbench/impl/ringbuffer"
 )
 
 var nop = func() {}
@@ -74,41 +72,5 @@ func ChanBatch(t Timer, n, batch int) {
 	}
 	close(ch)
 	<-done
-	t.StopTimer()
-}
-
-// RingBurst is the bare ready-queue cost of CallSoonBatch for the ring
-// buffer: batch pushes and pops, called the way the loop calls them
-// (TryPush, Push when it declines, Pop) on the concrete type.
-func RingBurst(t Timer, n, batch int) {
-	var q ringbuffer.Ring
-	t.ResetTimer()
-	for i := 0; i < n; i += batch {
-		for j := range uint32(min(batch, n-i)) {
-			if !q.TryPush(j) {
-				q.Push(j)
-			}
-		}
-		for q.Len() > 0 {
-			q.Pop()
-		}
-	}
-	t.StopTimer()
-}
-
-// DequeBurst is RingBurst for the deque.
-func DequeBurst(t Timer, n, batch int) {
-	var q deque.Deque
-	t.ResetTimer()
-	for i := 0; i < n; i += batch {
-		for j := range uint32(min(batch, n-i)) {
-			if !q.TryPush(j) {
-				q.Push(j)
-			}
-		}
-		for q.Len() > 0 {
-			q.Pop()
-		}
-	}
 	t.StopTimer()
 }

@@ -2,8 +2,9 @@
 // hand-written source by a fixed list of substitutions:
 //
 //   - impl/heap2ary from impl/heap4ary (the heaps differ only in arity);
-//   - the deque's push/pop benchmark from the ring buffer's (each drives its
-//     queue through concrete calls, so neither can share the other's code);
+//   - the deque's push/pop benchmark and bare-queue workload from the ring
+//     buffer's (each drives its queue through concrete calls, so neither can
+//     share the other's code);
 //   - loop_deque.go from loop_ringbuffer.go (the ready queue is compiled into
 //     the loop, one loop type per queue).
 //
@@ -47,6 +48,7 @@ var queueSubs = []string{"ringbuffer", "deque", "Ring", "Deque"}
 
 var targets = []target{
 	{"impl/ringbuffer/bench_test.go", "impl/deque/bench_test.go", queueSubs},
+	{"bench/burst_ringbuffer.go", "bench/burst_deque.go", queueSubs},
 	{"impl/heap4ary/heap.go", "impl/heap2ary/heap.go", heapSrcSubs},
 	{"impl/heap4ary/export_test.go", "impl/heap2ary/export_test.go", heapSubs},
 	{"impl/heap4ary/heap_test.go", "impl/heap2ary/heap_test.go", heapSubs},
