@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/internal/echo"
+	"github.com/loopbench/loopbench/internal/load"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -126,5 +127,24 @@ func TestServe(t *testing.T) {
 	var errb bytes.Buffer
 	if err := run([]string{"serve", "-variant", "ready=list"}, io.Discard, &errb); exitCode(err) != 2 {
 		t.Fatalf("serve with an unknown variant: exit %d, %q", exitCode(err), errb.String())
+	}
+}
+
+// TestLoadReportGolden fixes a report and checks the table and JSON
+// layouts against golden files.
+func TestLoadReportGolden(t *testing.T) {
+	cfg := load.Config{Addr: "127.0.0.1:9000", Conns: 10, Size: 1024, Duration: 10 * time.Second, Warmup: time.Second, Rate: 50000}
+	rep := load.Report{
+		Offered: 50000, Achieved: 49990, Requests: 499900, Errors: 1, ConnErrors: []string{"connection refused"},
+		Corrected:    load.Latencies{P50: 142 * time.Microsecond, P90: 980 * time.Microsecond, P99: 1199 * time.Microsecond, P999: 1424 * time.Microsecond, Max: 1897 * time.Microsecond},
+		Uncorrected:  load.Latencies{P50: 45 * time.Microsecond, P90: 105 * time.Microsecond, P99: 171 * time.Microsecond, P999: 324 * time.Microsecond, Max: 926 * time.Microsecond},
+		PacingLagP99: 80 * time.Microsecond, Elapsed: 10 * time.Second,
+	}
+	for _, format := range []string{"table", "json"} {
+		var out bytes.Buffer
+		if err := writeReport(&out, cfg, rep, format); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "load_"+format+".golden", out.String())
 	}
 }
