@@ -98,6 +98,9 @@ func (s *Server) Close() {
 		return
 	}
 	s.closed = true
+	if s.loop.IsClosed() {
+		return // the loop's Close closed the socket already
+	}
 	s.loop.RemoveReader(s.fd)
 	sock.Close(s.fd)
 	delete(s.loop.c.servers, s)

@@ -141,7 +141,7 @@ func (t *Transport) eofReceived() {
 // may be reused when Write returns. The protocol is paused when the buffer
 // goes over the high-water mark.
 func (t *Transport) Write(data []byte) error {
-	if t.closing || t.eofPending || t.eofWritten {
+	if t.closing || t.eofPending || t.eofWritten || t.loop.IsClosed() {
 		return ErrTransportClosed
 	}
 	if len(data) == 0 {
@@ -275,8 +275,8 @@ func (t *Transport) shutdownWrite() {
 // Close stops reading, writes what is buffered, then closes the socket and
 // calls ConnectionLost(nil).
 func (t *Transport) Close() {
-	if t.closing {
-		return
+	if t.closing || t.loop.IsClosed() {
+		return // a closed loop has closed the socket
 	}
 	t.closing = true
 	t.loop.RemoveReader(t.fd)
@@ -293,7 +293,7 @@ func (t *Transport) Abort() { t.forceClose(nil) }
 func (t *Transport) fatal(err error) { t.forceClose(err) }
 
 func (t *Transport) forceClose(err error) {
-	if t.lost {
+	if t.lost || t.loop.IsClosed() {
 		return
 	}
 	t.closing = true

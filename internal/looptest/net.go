@@ -37,6 +37,7 @@ func RunNet(t *testing.T, cfg loopbench.Config) {
 		{"BufferedProtocolHalfClose", testBufferedHalfClose},
 		{"AbortAndWriteAfterReset", testAbortAndWriteAfterReset},
 		{"TaskClient", testTaskClient},
+		{"UseAfterLoopClose", testUseAfterLoopClose},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, New(t, cfg)) })
@@ -600,5 +601,30 @@ func testTaskClient(t *testing.T, l *loopbench.Loop) {
 	})
 	if _, err := complete(t, l, task); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// testUseAfterLoopClose: servers and transports used after their loop was
+// closed neither panic nor close their (already closed) fds again.
+func testUseAfterLoopClose(t *testing.T, l *loopbench.Loop) {
+	r := newLostRecorder()
+	s := startServer(t, l, r)
+	whileClient(t, l, func() error {
+		c, err := net.Dial("tcp", s.Addr().String())
+		if err == nil {
+			err = echoOnce(c, []byte("x"))
+			c.Close()
+		}
+		return err
+	})
+	tr := <-r.made
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	tr.Close()
+	tr.Abort()
+	if err := tr.Write([]byte("late")); !errors.Is(err, loopbench.ErrTransportClosed) {
+		t.Fatalf("Write after the loop closed = %v", err)
 	}
 }
