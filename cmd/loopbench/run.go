@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -79,7 +80,7 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 		rc.opts.Variants = append(rc.opts.Variants, cfg)
 	}
 	for _, w := range splitList(*workloads) {
-		if !contains(bench.Workloads, w) {
+		if !slices.Contains(bench.Workloads, w) {
 			return runConfig{}, usageError{fmt.Sprintf("unknown workload %q (valid: %s)", w, strings.Join(bench.Workloads, ", "))}
 		}
 		rc.opts.Workloads = append(rc.opts.Workloads, w)
@@ -99,15 +100,6 @@ func splitList(s string) []string {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func runRun(args []string, stdout, stderr io.Writer) error {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -60,10 +61,10 @@ func (s *summary) add(c bench.Case, res bench.Result) {
 		}
 	}
 	t := s.table(c.Workload)
-	if !contains(t.rows, c.Params) {
+	if !slices.Contains(t.rows, c.Params) {
 		t.rows = append(t.rows, c.Params)
 	}
-	if !contains(t.cols, c.Variant) {
+	if !slices.Contains(t.cols, c.Variant) {
 		t.cols = append(t.cols, c.Variant)
 	}
 	k := [2]string{c.Params, c.Variant}
@@ -78,7 +79,7 @@ func (s *summary) skip(c bench.Case, err error) {
 func (t *table) columns() []string {
 	def := loopbench.Config{}.String()
 	cols := []string{}
-	if contains(t.cols, def) {
+	if slices.Contains(t.cols, def) {
 		cols = append(cols, def)
 	}
 	for _, c := range t.cols {
