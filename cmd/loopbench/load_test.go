@@ -91,6 +91,7 @@ func TestLoadErrors(t *testing.T) {
 // TestServe runs serve for a short while in the background and talks to
 // the address it prints, in both styles and on gonet.
 func TestServe(t *testing.T) {
+	var lines []string
 	for _, args := range [][]string{
 		{"serve", "-duration", "2s"},
 		{"serve", "-duration", "2s", "-style", "task", "-variant", "ready=deque/selector=poll"},
@@ -107,6 +108,7 @@ func TestServe(t *testing.T) {
 		if err != nil || !strings.HasPrefix(line, "listening on ") {
 			t.Fatalf("%q printed %q, %v", args, line, err)
 		}
+		lines = append(lines, strings.Replace(line, strings.Fields(line)[2], "ADDR", 1))
 		go io.Copy(io.Discard, pr)
 		addr := strings.Fields(line)[2]
 		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
@@ -124,6 +126,7 @@ func TestServe(t *testing.T) {
 			t.Fatalf("%q: %v", args, err)
 		}
 	}
+	golden(t, "serve.golden", strings.Join(lines, ""))
 	var errb bytes.Buffer
 	if err := run([]string{"serve", "-variant", "ready=list"}, io.Discard, &errb); exitCode(err) != 2 {
 		t.Fatalf("serve with an unknown variant: exit %d, %q", exitCode(err), errb.String())

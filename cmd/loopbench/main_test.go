@@ -31,3 +31,26 @@ func TestUsageErrors(t *testing.T) {
 		t.Errorf("list -h: exit %d, stderr %q", exitCode(err), errb.String())
 	}
 }
+
+// TestHelpGolden keeps every subcommand's -h text (usage, examples, flags)
+// in golden files.
+func TestHelpGolden(t *testing.T) {
+	for _, cmd := range []string{"run", "serve", "load", "compare", "list"} {
+		var out, errb bytes.Buffer
+		if err := run([]string{cmd, "-h"}, &out, &errb); exitCode(err) != 0 {
+			t.Fatalf("%s -h: exit %d", cmd, exitCode(err))
+		}
+		golden(t, "help_"+cmd+".golden", errb.String())
+	}
+	var out bytes.Buffer
+	run([]string{"help"}, &out, &bytes.Buffer{})
+	golden(t, "help.golden", out.String())
+}
+
+// TestVersion prints the module version and the Go release.
+func TestVersion(t *testing.T) {
+	var out bytes.Buffer
+	if err := run([]string{"version"}, &out, &bytes.Buffer{}); err != nil || !strings.HasPrefix(out.String(), "loopbench ") || !strings.Contains(out.String(), "go1.") {
+		t.Fatalf("version printed %q, %v", out.String(), err)
+	}
+}
