@@ -94,6 +94,23 @@ func whileClient(t *testing.T, l *loopbench.Loop, client func() error) {
 	}
 }
 
+// echoAndClose dials addr, makes one round trip of msg and closes the
+// connection: with a reset (SO_LINGER 0) if reset.
+func echoAndClose(addr string, msg []byte, reset bool) error {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		return err
+	}
+	if err := echoOnce(c, msg); err != nil {
+		c.Close()
+		return err
+	}
+	if reset {
+		c.(*net.TCPConn).SetLinger(0)
+	}
+	return c.Close()
+}
+
 // echoOnce sends msg on c and reads the echo back.
 func echoOnce(c net.Conn, msg []byte) error {
 	c.SetDeadline(time.Now().Add(30 * time.Second))
@@ -249,17 +266,7 @@ func newLostRecorder() *lostRecorder {
 func testPeerReset(t *testing.T, l *loopbench.Loop) {
 	r := newLostRecorder()
 	s := startServer(t, l, r)
-	whileClient(t, l, func() error {
-		c, err := net.Dial("tcp", s.Addr().String())
-		if err != nil {
-			return err
-		}
-		if err := echoOnce(c, []byte("ping")); err != nil {
-			return err
-		}
-		c.(*net.TCPConn).SetLinger(0)
-		return c.Close()
-	})
+	whileClient(t, l, func() error { return echoAndClose(s.Addr().String(), []byte("ping"), true) })
 	got, err := complete(t, l, futureOf(l, r.lost))
 	if lost, _ := got.(error); err != nil || !errors.Is(lost, syscall.ECONNRESET) {
 		t.Fatalf("ConnectionLost(%v), want ECONNRESET", got)
@@ -433,14 +440,7 @@ func NetLeavesNothing(t *testing.T, cfg loopbench.Config) {
 			testManyConns(t, l, addr)
 		}
 		// A connection left open when the loop closes.
-		whileClient(t, l, func() error {
-			c, err := net.Dial("tcp", ps.Addr().String())
-			if err == nil {
-				err = echoOnce(c, []byte("left open"))
-				c.Close()
-			}
-			return err
-		})
+		whileClient(t, l, func() error { return echoAndClose(ps.Addr().String(), []byte("left open"), false) })
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for (openFds(t) > fds || runtime.NumGoroutine() > gs) && time.Now().Before(deadline) {
@@ -512,21 +512,7 @@ func testBufferedHalfClose(t *testing.T, l *loopbench.Loop) {
 func testAbortAndWriteAfterReset(t *testing.T, l *loopbench.Loop) {
 	r := newLostRecorder()
 	s := startServer(t, l, r)
-	reset := make(chan struct{})
-	whileClient(t, l, func() error {
-		c, err := net.Dial("tcp", s.Addr().String())
-		if err != nil {
-			return err
-		}
-		if err := echoOnce(c, []byte("x")); err != nil {
-			return err
-		}
-		c.(*net.TCPConn).SetLinger(0)
-		c.Close()
-		close(reset)
-		return nil
-	})
-	<-reset
+	whileClient(t, l, func() error { return echoAndClose(s.Addr().String(), []byte("x"), true) })
 	tr := <-r.made
 	time.Sleep(10 * time.Millisecond) // let the reset arrive
 	var werr error
@@ -609,14 +595,7 @@ func testTaskClient(t *testing.T, l *loopbench.Loop) {
 func testUseAfterLoopClose(t *testing.T, l *loopbench.Loop) {
 	r := newLostRecorder()
 	s := startServer(t, l, r)
-	whileClient(t, l, func() error {
-		c, err := net.Dial("tcp", s.Addr().String())
-		if err == nil {
-			err = echoOnce(c, []byte("x"))
-			c.Close()
-		}
-		return err
-	})
+	whileClient(t, l, func() error { return echoAndClose(s.Addr().String(), []byte("x"), false) })
 	tr := <-r.made
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
