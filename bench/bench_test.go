@@ -8,6 +8,11 @@ import (
 	"github.com/loopbench/loopbench/bench"
 )
 
+// matrix selects the variants: every workload on every variant (all), or
+// each workload on the variants that differ in the part it exercises
+// (varied, what scripts/bench.sh runs by default).
+var matrix = flag.String("matrix", "all", "all or varied")
+
 // TestMain prints the custom units' metadata ahead of benchmark results, so
 // benchstat knows which direction is better.
 func TestMain(m *testing.M) {
@@ -23,7 +28,10 @@ func TestMain(m *testing.M) {
 // is made once, on its first run, and shared by the runs the framework
 // makes with growing b.N; it is closed after the last.
 func runWorkload(b *testing.B, w string) {
-	for _, c := range bench.Cases(bench.Options{Workloads: []string{w}}) {
+	if *matrix != "all" && *matrix != "varied" {
+		b.Fatalf("-matrix %q: want all or varied", *matrix)
+	}
+	for _, c := range bench.Cases(bench.Options{Workloads: []string{w}, Every: *matrix == "all"}) {
 		var run func(bench.Timer, int) error
 		var cleanup func()
 		b.Run(c.Name(), func(b *testing.B) {

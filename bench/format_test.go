@@ -11,15 +11,17 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// TestOutputParses runs every benchmark of this package once, in a child
-// process of this test binary, and reads the output with
-// golang.org/x/perf/benchfmt: no syntax error, every name made of
-// key=value segments, and every unit with a known better direction.
+// TestOutputParses runs the benchmarks of this package once (the varied
+// matrix: the names and units are made by the same code as the full one's,
+// at a quarter of the time under the race detector), in a child process of
+// this test binary, and reads the output with golang.org/x/perf/benchfmt:
+// no syntax error, every name made of key=value segments, and every unit
+// with a known better direction.
 func TestOutputParses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every benchmark once")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=.", "-test.benchtime=1x")
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=.", "-test.benchtime=1x", "-matrix=varied")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, os.Stderr
 	if err := cmd.Run(); err != nil {

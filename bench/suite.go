@@ -35,16 +35,20 @@ var Workloads = []string{"CallSoon", "ReadyQueue", "Timers", "IOChain", "Echo", 
 
 // Options select the matrix.
 type Options struct {
-	Variants  []loopbench.Config // nil: every variant the workload varies over
+	Variants  []loopbench.Config // nil: every variant (see Every)
 	Workloads []string           // nil: all
 	Quick     bool               // fewer sizes, for a short pass
+	// Every runs every workload on every variant. Without it a workload
+	// runs on the variants that differ in the part it exercises, the other
+	// parts at their defaults, which is a quarter of the time or less.
+	Every bool
 }
 
-// Cases returns the matrix. Each workload runs on the variants that differ
-// in the part it exercises, the other parts at their defaults (CallSoon:
-// every variant; Timers: the heaps in both cancel modes; IOChain and
-// Echo: the selectors; Await: the ready queues), restricted to
-// o.Variants when given, plus its baselines.
+// Cases returns the matrix: each workload on every variant (o.Every) or on
+// the variants that differ in the part it exercises, the other parts at
+// their defaults (CallSoon: every variant; Timers: the heaps; IOChain and
+// Echo: the selectors; Await: the ready queues), timers in both cancel
+// modes, restricted to o.Variants when given, plus the baselines.
 func Cases(o Options) []Case {
 	var cs []Case
 	add := func(c Case) { cs = append(cs, c) }
@@ -73,6 +77,9 @@ func Cases(o Options) []Case {
 // variants returns the configs of o.Variants (or all) whose parts other
 // than the varied ones are at the default, with extra applied.
 func variants(o Options, vary func(loopbench.Config) loopbench.Config) []loopbench.Config {
+	if o.Every {
+		vary = func(c loopbench.Config) loopbench.Config { return c }
+	}
 	var out []loopbench.Config
 	seen := map[string]bool{}
 	for _, v := range loopbench.Variants() {

@@ -4,14 +4,20 @@
 # variants and baselines interleave, appends the raw benchfmt output to
 # results/<date>-<host>.txt, and prints the benchstat pivots.
 #
-#   scripts/bench.sh                  # COUNT=6 BENCHTIME=300ms BENCH=.
+#   scripts/bench.sh                  # COUNT=6 BENCHTIME=300ms BENCH=. MATRIX=varied
 #   COUNT=10 BENCH=IOChain scripts/bench.sh
+#   MATRIX=all scripts/bench.sh       # every workload on every variant
+#
+# MATRIX=varied runs each workload on the variants that differ in the part
+# it exercises (the others at their defaults); all is every variant, about
+# four times longer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 count=${COUNT:-6}
 benchtime=${BENCHTIME:-300ms}
 filter=${BENCH:-.}
+matrix=${MATRIX:-varied}
 mkdir -p results
 out=results/$(date -u +%Y-%m-%d)-$(hostname).txt
 tmp=$(mktemp -d)
@@ -24,11 +30,11 @@ go build -o "$tmp/benchstat" golang.org/x/perf/cmd/benchstat
 {
 	echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"
 	echo "kernel: $(uname -r)"
-	echo "command: COUNT=$count BENCHTIME=$benchtime BENCH='$filter' scripts/bench.sh"
+	echo "command: COUNT=$count BENCHTIME=$benchtime BENCH='$filter' MATRIX=$matrix scripts/bench.sh"
 } >>"$out"
 for i in $(seq "$count"); do
 	echo "round $i of $count" >&2
-	"$tmp/bench.test" -test.run='^$' -test.bench="$filter" -test.benchtime="$benchtime" >>"$out"
+	"$tmp/bench.test" -test.run='^$' -test.bench="$filter" -test.benchtime="$benchtime" -matrix="$matrix" >>"$out"
 done
 echo "raw results: $out" >&2
 

@@ -33,8 +33,11 @@ type runConfig struct {
 
 const runUsage = `usage: loopbench run [flags]
 
-Runs every workload on every variant of this machine (or those selected),
-interleaved: each of -count rounds is one pass over every case. Writes the
+Runs the workloads on the variants of this machine, interleaved: each of
+-count rounds is one pass over every case. By default each workload runs on
+the variants that differ in the part it exercises (CallSoon on all of
+them, Timers per heap, IOChain and Echo per selector, Await per ready
+queue); -all, or -variants, runs every workload on every (selected) variant. Writes the
 raw results in benchfmt to DIR/raw.txt and the summary to DIR/summary.md,
 and prints the summary: per workload, one row per case and one column per
 variant, each cell the median over the rounds with its spread (median
@@ -59,10 +62,11 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	variants := fs.String("variants", "", "comma-separated variants (as 'loopbench list' prints them); default: all")
 	workloads := fs.String("workloads", "", "comma-separated workloads: "+strings.Join(bench.Workloads, ", ")+"; default: all")
 	out := fs.String("out", "", "results directory (default results/<date>-<host>)")
+	all := fs.Bool("all", false, "every workload on every variant (about four times longer)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return runConfig{}, err
 	}
-	rc := runConfig{opts: bench.Options{Quick: *quick}, count: *count, benchtime: *benchtime, out: *out}
+	rc := runConfig{opts: bench.Options{Quick: *quick, Every: *all}, count: *count, benchtime: *benchtime, out: *out}
 	if rc.count == 0 {
 		rc.count = map[bool]int{false: 5, true: 3}[*quick]
 	}
@@ -78,6 +82,7 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 			return runConfig{}, usageError{err.Error()}
 		}
 		rc.opts.Variants = append(rc.opts.Variants, cfg)
+		rc.opts.Every = true
 	}
 	for _, w := range splitList(*workloads) {
 		if !slices.Contains(bench.Workloads, w) {
