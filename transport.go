@@ -100,13 +100,14 @@ func (t *Transport) readReady() {
 	if t.closing {
 		return
 	}
-	buf := t.loop.c.readBuffer()
+	var buf []byte
 	if t.buffered != nil {
-		buf = t.buffered.GetBuffer(readBufferSize)
-		if len(buf) == 0 {
+		if buf = t.buffered.GetBuffer(readBufferSize); len(buf) == 0 {
 			t.fatal(errors.New("loopbench: BufferedProtocol.GetBuffer returned an empty buffer"))
 			return
 		}
+	} else {
+		buf = t.loop.c.readBuffer()
 	}
 	n, err := sock.Read(t.fd, buf)
 	switch {
