@@ -18,8 +18,9 @@ func Example() {
 		panic(err)
 	}
 	defer l.Close()
-	l.CallLater(2*time.Millisecond, func() { fmt.Println("timer 2ms"); l.Stop() })
-	l.CallLater(time.Millisecond, func() { fmt.Println("timer 1ms") })
+	now := l.Time()
+	l.CallAt(now+2*time.Millisecond, func() { fmt.Println("timer 2ms"); l.Stop() })
+	l.CallAt(now+time.Millisecond, func() { fmt.Println("timer 1ms") })
 	l.CallSoon(func() { fmt.Println("soon 1") })
 	l.CallSoon(func() { fmt.Println("soon 2") })
 	if err := l.RunForever(); err != nil {

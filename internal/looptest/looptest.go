@@ -169,18 +169,22 @@ func testStaleHandle(t *testing.T, l *loopbench.Loop) {
 
 func testTimerOrder(t *testing.T, l *loopbench.Loop) {
 	var r recorder
+	// One base time: on a loaded machine milliseconds can pass between
+	// two CallLater calls, which would reorder their deadlines.
+	base := l.Time()
 	for _, ms := range []int{3, 1, 4, 2} {
-		l.CallLater(time.Duration(ms)*time.Millisecond, r.add(fmt.Sprint(ms)))
+		l.CallAt(base+time.Duration(ms)*time.Millisecond, r.add(fmt.Sprint(ms)))
 	}
-	l.CallLater(5*time.Millisecond, l.Stop)
+	l.CallAt(base+5*time.Millisecond, l.Stop)
 	RunFor(t, l, 10*time.Second)
 	r.want(t, "1", "2", "3", "4")
 }
 
 func testNegativeDelays(t *testing.T, l *loopbench.Loop) {
 	var r recorder
+	base := l.Time()
 	for _, ms := range []int{-3, -1, -4, -2} {
-		l.CallLater(time.Duration(ms)*time.Millisecond, r.add(fmt.Sprint(ms)))
+		l.CallAt(base+time.Duration(ms)*time.Millisecond, r.add(fmt.Sprint(ms)))
 	}
 	RunOnce(t, l)
 	r.want(t, "-4", "-3", "-2", "-1")
