@@ -80,7 +80,6 @@ type core struct {
 	transports map[*Transport]struct{} // open transports, closed by Close
 	servers    map[*Server]struct{}    // listening servers, closed by Close
 	tasks      *Task                   // unfinished tasks, for Close
-	task       *Task                   // the task whose function is running
 	exec       executor
 
 	stopping bool

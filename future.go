@@ -25,6 +25,7 @@ type Future struct {
 	cbs      []doneCallback // added, not scheduled yet
 	due      []doneCallback // scheduled through CallSoon, not run yet
 	dueRun   int            // how many of due have run
+	wakeups  int            // task wakeups scheduled, their Await not resumed yet
 	runDue   func()         // f.runNextDue, bound once
 	tok      CallbackToken
 }
@@ -41,8 +42,9 @@ func (f *Future) future() *Future { return f }
 type CallbackToken uint64
 
 type doneCallback struct {
-	tok CallbackToken
-	fn  func(*Future)
+	tok  CallbackToken
+	fn   func(*Future)
+	task *Task // instead of fn: a task awaiting the future, woken by its step
 }
 
 // CreateFuture returns a pending future bound to l.
@@ -67,15 +69,17 @@ func (f *Future) Cancelled() bool { return f.state == cancelled }
 // once cancelled.
 func (f *Future) Result() (any, error) {
 	if f.state == pending {
-		return nil, fmt.Errorf("Result of a pending future: %w", ErrInvalidState)
+		return nil, errPendingResult
 	}
 	return f.result, f.err
 }
 
+var errPendingResult = fmt.Errorf("Result of a pending future: %w", ErrInvalidState)
+
 // SetResult completes the future with v. ErrInvalidState if already done.
 func (f *Future) SetResult(v any) error {
-	if err := f.checkPending("SetResult"); err != nil {
-		return err
+	if f.state != pending {
+		return f.notPending("SetResult")
 	}
 	f.result = v
 	f.finish(finished)
@@ -88,8 +92,8 @@ func (f *Future) SetException(err error) error {
 	if err == nil {
 		return fmt.Errorf("SetException(nil): %w", ErrInvalidState)
 	}
-	if e := f.checkPending("SetException"); e != nil {
-		return e
+	if f.state != pending {
+		return f.notPending("SetException")
 	}
 	f.err = err
 	f.finish(finished)
@@ -129,8 +133,26 @@ func cancelledError(msg string) error {
 // done, or on the next iteration if it is done already. Scheduling a
 // prebuilt fn allocates nothing once the future's lists have grown.
 func (f *Future) AddDoneCallback(fn func(*Future)) CallbackToken {
+	return f.add(doneCallback{fn: fn})
+}
+
+// addWakeup is AddDoneCallback for a task awaiting f: the callback is the
+// task's step itself, with no func(*Future) in between.
+func (f *Future) addWakeup(t *Task) CallbackToken {
+	return f.add(doneCallback{task: t})
+}
+
+// woken is called by an awaiting task once resumed: scheduled tells
+// whether its wakeup had been scheduled (and has now run).
+func (f *Future) woken(scheduled bool) {
+	if scheduled && f.wakeups > 0 {
+		f.wakeups--
+	}
+}
+
+func (f *Future) add(cb doneCallback) CallbackToken {
 	f.tok++
-	cb := doneCallback{tok: f.tok, fn: fn}
+	cb.tok = f.tok
 	if f.state != pending {
 		f.schedule(cb)
 	} else {
@@ -156,34 +178,25 @@ func (f *Future) RemoveDoneCallback(tok CallbackToken) bool {
 // future is pending or while done callbacks it scheduled have not run.
 // Reset is a loopbench extension: asyncio futures are done for good.
 func (f *Future) Reset() error {
-	if f.state == pending || f.dueRun < len(f.due) {
-		return fmt.Errorf("Reset of a %s future with %d callbacks to run: %w",
-			stateNames[f.state], len(f.due)-f.dueRun, ErrInvalidState)
+	if f.state == pending || f.dueRun < len(f.due) || f.wakeups > 0 {
+		return f.notResettable()
 	}
 	f.state, f.result, f.err = pending, nil, nil
 	return nil
 }
 
-func (f *Future) checkPending(op string) error {
-	if f.state != pending {
-		return fmt.Errorf("%s on a %s future: %w", op, stateNames[f.state], ErrInvalidState)
-	}
-	return nil
+func (f *Future) notResettable() error {
+	return fmt.Errorf("Reset of a %s future with %d callbacks to run: %w",
+		stateNames[f.state], len(f.due)-f.dueRun+f.wakeups, ErrInvalidState)
+}
+
+func (f *Future) notPending(op string) error {
+	return fmt.Errorf("%s on a %s future: %w", op, stateNames[f.state], ErrInvalidState)
 }
 
 func (f *Future) finish(state uint8) {
 	f.state = state
 	if len(f.cbs) == 0 {
-		return
-	}
-	if f.dueRun == len(f.due) {
-		// Nothing is due: the added callbacks become the due list as they
-		// are, with no copying.
-		f.due, f.dueRun, f.cbs = f.cbs, 0, f.due[:0]
-		f.bindRunDue()
-		for range f.due {
-			f.loop.CallSoon(f.runDue)
-		}
 		return
 	}
 	for _, cb := range f.cbs {
@@ -193,10 +206,16 @@ func (f *Future) finish(state uint8) {
 	f.cbs = f.cbs[:0]
 }
 
-// schedule queues cb to run through CallSoon. The callbacks wait in f.due,
-// in order, and one bound func runs the next of them, so scheduling
-// allocates no closure.
+// schedule queues cb to run through CallSoon. A task's wakeup is its
+// step; other callbacks wait in f.due, in order, and one bound func runs
+// the next of them, so scheduling allocates no closure. Each callback has
+// one CallSoon entry in registration order, so they run in that order.
 func (f *Future) schedule(cb doneCallback) {
+	if cb.task != nil {
+		f.wakeups++
+		f.loop.CallSoon(cb.task.stepFn)
+		return
+	}
 	f.bindRunDue()
 	f.due = append(f.due, cb)
 	f.loop.CallSoon(f.runDue)

@@ -32,10 +32,9 @@ type Task struct {
 	started    bool
 	running    bool // the function is executing (not suspended)
 
-	stepFn   func()        // t.step, bound once
-	wakeupFn func(*Future) // t.wakeup, bound once
-	sleepF   *Future       // reused by Sleep
-	sleepFn  func()        // completes sleepF, bound once
+	stepFn  func()  // bindStep's closure: also the wakeup of an awaited future
+	sleepF  *Future // reused by Sleep
+	sleepFn func()  // completes sleepF, bound once
 
 	prevTask, nextTask *Task // the loop's list of unfinished tasks
 }
@@ -62,17 +61,35 @@ func (l *Loop) CreateTask(fn func(t *Task) (any, error)) *Task {
 	t := &Task{fn: fn}
 	t.Future.loop = l
 	t.Future.onCancel = t.Cancel
-	t.stepFn = t.step
-	t.wakeupFn = t.wakeup
+	t.stepFn = t.bindStep()
 	t.next, t.stop = iter.Pull(t.body)
 	l.c.addTask(t)
 	l.CallSoon(t.stepFn)
 	return t
 }
 
-// step resumes the task's function until it suspends or returns:
-// asyncio's Task.__step.
-func (t *Task) step() {
+// bindStep returns the task's step, asyncio's Task.__step (and, as the
+// done callback of an awaited future, __wakeup): it resumes the function
+// until it suspends or returns. The common case (a started task, nothing
+// to deliver) is written out in the closure, so that from the loop's
+// dispatch to the coroutine switch there is one frame: each frame between
+// them would cost a mispredicted return, the return stack being lost
+// with the switch.
+func (t *Task) bindStep() func() {
+	return func() {
+		if t.state != pending || t.running || t.mustCancel || !t.started {
+			t.stepSlow()
+			return
+		}
+		t.running = true
+		t.next()
+		t.running = false
+	}
+}
+
+// stepSlow is step for a task not started yet, done, or with a
+// cancellation to deliver.
+func (t *Task) stepSlow() {
 	if t.state != pending || t.running {
 		return
 	}
@@ -91,21 +108,15 @@ func (t *Task) step() {
 	t.resume()
 }
 
-// resume switches into the function until it suspends or returns. Tasks
-// do not nest (a task is only resumed from a loop callback), so no task is
-// running before or after. A runtime.Goexit in the function comes back as
+// resume switches into the function until it suspends or returns; Await
+// and Sleep are valid only while running is set. A runtime.Goexit in the function comes back as
 // a panic with goexitSentinel (see body), which the loop's dispatch
 // absorbs: the task has already failed with ErrGoexit.
 func (t *Task) resume() {
-	c := t.loop.c
-	c.task, t.running = t, true
+	t.running = true
 	t.next()
-	c.task, t.running = nil, false
+	t.running = false
 }
-
-// wakeup is the done callback of the future the task awaits: asyncio's
-// Task.__wakeup.
-func (t *Task) wakeup(*Future) { t.step() }
 
 // body is the coroutine: it runs the task's function and completes the
 // task with what it returns, or with the panic it raised. A Goexit cannot
@@ -120,7 +131,7 @@ func (t *Task) body(yield func(struct{}) bool) {
 		}
 		switch r := recover(); r {
 		case nil:
-			t.loop.c.task, t.running = nil, false
+			t.running = false
 			t.finishTask(nil, ErrGoexit)
 			panic(goexitSentinel)
 		case stoppedSentinel:
@@ -199,7 +210,7 @@ func (t *Task) takeResumeErr() error {
 func (t *Task) Await(aw Awaitable) (any, error) {
 	f := aw.future()
 	switch {
-	case t.loop.c.task != t:
+	case !t.running:
 		return nil, errNotInTask
 	case f.loop != t.loop:
 		return nil, errOtherLoop
@@ -210,16 +221,17 @@ func (t *Task) Await(aw Awaitable) (any, error) {
 		return f.Result()
 	}
 	t.waiter = f
-	tok := f.AddDoneCallback(t.wakeupFn)
+	tok := f.addWakeup(t)
 	if t.mustCancel && f.Cancel(t.cancelMsg) {
 		t.mustCancel = false
 	}
 	t.suspend()
 	t.waiter = nil
-	if err := t.takeResumeErr(); err != nil {
-		f.RemoveDoneCallback(tok)
-		return nil, err
+	if t.resumeErr != nil {
+		f.woken(!f.RemoveDoneCallback(tok))
+		return nil, t.takeResumeErr()
 	}
+	f.woken(true)
 	return f.Result()
 }
 
@@ -227,7 +239,7 @@ func (t *Task) Await(aw Awaitable) (any, error) {
 // one loop iteration and uses no timer. It returns an error wrapping
 // ErrCancelled if the task is cancelled meanwhile.
 func (t *Task) Sleep(d time.Duration) error {
-	if t.loop.c.task != t {
+	if !t.running {
 		return errNotInTask
 	}
 	if d <= 0 {

@@ -22,6 +22,8 @@ func RunTasks(t *testing.T, cfg loopbench.Config) {
 		{"FutureStates", testFutureStates},
 		{"FutureCallbacks", testFutureCallbacks},
 		{"FutureReset", testFutureReset},
+		{"FutureResetWhileTaskWakes", testFutureResetAwaited},
+		{"AwaitWakeupInCallbackOrder", testAwaitWakeupOrder},
 		{"TaskFirstStepNextIteration", testTaskFirstStep},
 		{"AwaitDoneDoesNotSwitch", testAwaitDone},
 		{"SleepZeroYieldsOneIteration", testSleepZero},
@@ -136,6 +138,42 @@ func testFutureReset(t *testing.T, l *loopbench.Loop) {
 	if v, _ := f.Result(); v != 2 || n != 2 {
 		t.Fatalf("after Reset: result %v, callbacks run %d", v, n)
 	}
+}
+
+// A task's wakeup is one of the future's done callbacks: Reset is refused
+// until the task has been resumed.
+func testFutureResetAwaited(t *testing.T, l *loopbench.Loop) {
+	f := l.CreateFuture()
+	task := l.CreateTask(func(tk *loopbench.Task) (any, error) { return tk.Await(f) })
+	RunOnce(t, l) // the task starts and awaits f
+	f.SetResult("v")
+	if err := f.Reset(); !errors.Is(err, loopbench.ErrInvalidState) {
+		t.Fatalf("Reset with the awaiting task not resumed = %v", err)
+	}
+	if v, err := complete(t, l, task); v != "v" || err != nil {
+		t.Fatalf("task = %v, %v; want v", v, err)
+	}
+	if err := f.Reset(); err != nil {
+		t.Fatalf("Reset after the task resumed = %v", err)
+	}
+}
+
+// Done callbacks and the wakeups of awaiting tasks run in the order they
+// were added.
+func testAwaitWakeupOrder(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	f := l.CreateFuture()
+	f.AddDoneCallback(func(*loopbench.Future) { r.add("a")() })
+	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		_, err := tk.Await(f)
+		r.add("task")()
+		return nil, err
+	})
+	RunOnce(t, l)
+	f.AddDoneCallback(func(*loopbench.Future) { r.add("b")() })
+	f.SetResult(nil)
+	complete(t, l, task)
+	r.want(t, "a", "task", "b")
 }
 
 func testTaskFirstStep(t *testing.T, l *loopbench.Loop) {
