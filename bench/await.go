@@ -1,28 +1,18 @@
 package bench
 
 import (
+	"iter"
 	"sync"
 
 	"github.com/loopbench/loopbench"
 )
 
-// runTasks starts tasks tasks that each call the operation newOp returns
-// for it until, together, they have done n operations, and times the loop
-// until they finish.
-func runTasks(t Timer, l *loopbench.Loop, tasks, n int, newOp func() func(*loopbench.Task) error) error {
-	left := n
+// runTasks starts tasks tasks running the functions newTask returns and
+// times the loop until they finish.
+func runTasks(t Timer, l *loopbench.Loop, tasks int, newTask func() func(*loopbench.Task) (any, error)) error {
 	var all []loopbench.Awaitable
 	for range tasks {
-		op := newOp()
-		all = append(all, l.CreateTask(func(tk *loopbench.Task) (any, error) {
-			for left > 0 {
-				left--
-				if err := op(tk); err != nil {
-					return nil, err
-				}
-			}
-			return nil, nil
-		}))
+		all = append(all, l.CreateTask(newTask()))
 	}
 	t.ResetTimer()
 	_, err := l.RunUntilComplete(loopbench.Gather(l, all...))
@@ -32,30 +22,46 @@ func runTasks(t Timer, l *loopbench.Loop, tasks, n int, newOp func() func(*loopb
 
 // Await is the task await round trip: each task schedules a callback that
 // completes a future, awaits it, and is resumed by the future's done
-// callback, tasks at a time so that an iteration serves many. Each task
-// reuses its future (Reset) and completer, so a round trip allocates
-// nothing.
+// callback, tasks at a time so that an iteration serves many; n round
+// trips in all. Each task reuses its future (Reset) and completer, so a
+// round trip allocates nothing. The loop is written out in the task's
+// function, so that a round trip is the await and nothing else.
 func Await(t Timer, l *loopbench.Loop, tasks, n int) error {
-	return runTasks(t, l, tasks, n, func() func(*loopbench.Task) error {
+	left := n
+	return runTasks(t, l, tasks, func() func(*loopbench.Task) (any, error) {
 		f := l.CreateFuture()
 		f.SetResult(nil)
 		done := func() { f.SetResult(nil) }
-		return func(tk *loopbench.Task) error {
-			if err := f.Reset(); err != nil {
-				return err
+		return func(tk *loopbench.Task) (any, error) {
+			for left > 0 {
+				left--
+				if err := f.Reset(); err != nil {
+					return nil, err
+				}
+				l.CallSoon(done)
+				if _, err := tk.Await(f); err != nil {
+					return nil, err
+				}
 			}
-			l.CallSoon(done)
-			_, err := tk.Await(f)
-			return err
+			return nil, nil
 		}
 	})
 }
 
 // Sleep0 is the sleep(0) round trip: a task yields one iteration and is
-// resumed, tasks at a time.
+// resumed, tasks at a time, n in all.
 func Sleep0(t Timer, l *loopbench.Loop, tasks, n int) error {
-	return runTasks(t, l, tasks, n, func() func(*loopbench.Task) error {
-		return func(tk *loopbench.Task) error { return tk.Sleep(0) }
+	left := n
+	return runTasks(t, l, tasks, func() func(*loopbench.Task) (any, error) {
+		return func(tk *loopbench.Task) (any, error) {
+			for left > 0 {
+				left--
+				if err := tk.Sleep(0); err != nil {
+					return nil, err
+				}
+			}
+			return nil, nil
+		}
 	})
 }
 
@@ -99,6 +105,27 @@ func GoroutineAwait(t Timer, tasks, n int) {
 		}()
 	}
 	wg.Wait()
+	t.StopTimer()
+}
+
+// PullAwait is the floor under Await: the runtime's coroutine switch
+// alone. tasks coroutines (iter.Pull, as tasks use) are resumed round
+// robin and each yields at once, n round trips in all, with no loop,
+// future or callback in between.
+func PullAwait(t Timer, tasks, n int) {
+	nexts := make([]func() (struct{}, bool), tasks)
+	for i := range nexts {
+		next, stop := iter.Pull(func(yield func(struct{}) bool) {
+			for yield(struct{}{}) {
+			}
+		})
+		defer stop()
+		nexts[i] = next
+	}
+	t.ResetTimer()
+	for i := 0; i < n; i++ {
+		nexts[i%tasks]()
+	}
 	t.StopTimer()
 }
 

@@ -285,6 +285,7 @@ func awaitCases(o Options, add func(Case)) {
 	}
 	add(Case{"Await", "impl=goroutine", fmt.Sprintf("op=await/tasks=%d", awaitTasks), plain(func(t Timer, n int) error { GoroutineAwait(t, awaitTasks, n); return nil })})
 	add(Case{"Await", "impl=goroutine", fmt.Sprintf("op=spawn/batch=%d", awaitTasks), plain(func(t Timer, n int) error { GoroutineSpawn(t, n, awaitTasks); return nil })})
+	add(Case{"Await", "impl=pull", fmt.Sprintf("op=await/tasks=%d", awaitTasks), plain(func(t Timer, n int) error { PullAwait(t, awaitTasks, n); return nil })})
 }
 
 // Skippable reports whether err means the case cannot run on this machine
