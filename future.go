@@ -17,17 +17,19 @@ var stateNames = [...]string{"pending", "cancelled", "finished"}
 // in the order they were added, also when added to a future already done.
 // A Future belongs to its loop's goroutine.
 type Future struct {
-	loop     *Loop
+	// What an await round trip touches comes first, within one cache line.
+	state   uint8
+	wakeups int32 // task wakeups scheduled, their Await not resumed yet
+	dueRun  int   // how many of due have run
+	loop    *Loop
+	cbs     []doneCallback // added, not scheduled yet
+	result  any
+	err     error
+	tok     CallbackToken
+
+	due      []doneCallback        // scheduled through CallSoon, not run yet
+	runDue   func()                // f.runNextDue, bound once
 	onCancel func(msg string) bool // Cancel of a task or a gather
-	state    uint8
-	result   any
-	err      error
-	cbs      []doneCallback // added, not scheduled yet
-	due      []doneCallback // scheduled through CallSoon, not run yet
-	dueRun   int            // how many of due have run
-	wakeups  int            // task wakeups scheduled, their Await not resumed yet
-	runDue   func()         // f.runNextDue, bound once
-	tok      CallbackToken
 }
 
 // Awaitable is what a task can await: a *Future or a *Task.
@@ -187,7 +189,7 @@ func (f *Future) Reset() error {
 
 func (f *Future) notResettable() error {
 	return fmt.Errorf("Reset of a %s future with %d callbacks to run: %w",
-		stateNames[f.state], len(f.due)-f.dueRun+f.wakeups, ErrInvalidState)
+		stateNames[f.state], len(f.due)-f.dueRun+int(f.wakeups), ErrInvalidState)
 }
 
 func (f *Future) notPending(op string) error {

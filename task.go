@@ -17,26 +17,26 @@ import (
 // Await, Sleep and the helpers that take a *Task may only be called from
 // that task's own function, on the loop's goroutine.
 type Task struct {
-	Future
-	fn func(t *Task) (any, error)
-
-	next  func() (struct{}, bool) // resume the function (iter.Pull)
-	stop  func()
-	yield func(struct{}) bool // suspend it (inside the function)
-
-	waiter     *Future // the future the function is awaiting
-	mustCancel bool    // cancel at the next resumption (asyncio's _must_cancel)
-	cancelMsg  string
-	ncancels   int   // cancellation requests (Cancelling)
-	resumeErr  error // what the suspended call returns when resumed
-	started    bool
+	// What a resumption touches comes first, with the embedded future's
+	// state, within one cache line.
 	running    bool // the function is executing (not suspended)
+	started    bool
+	mustCancel bool                    // cancel at the next resumption (asyncio's _must_cancel)
+	next       func() (struct{}, bool) // resume the function (iter.Pull)
+	yield      func(struct{}) bool     // suspend it (inside the function)
+	waiter     *Future                 // the future the function is awaiting
+	stepFn     func()                  // bindStep's closure: also the wakeup of an awaited future
+	resumeErr  error                   // what the suspended call returns when resumed
 
-	stepFn  func()  // bindStep's closure: also the wakeup of an awaited future
-	sleepF  *Future // reused by Sleep
-	sleepFn func()  // completes sleepF, bound once
+	Future
 
-	prevTask, nextTask *Task // the loop's list of unfinished tasks
+	fn                 func(t *Task) (any, error)
+	stop               func()
+	cancelMsg          string
+	ncancels           int     // cancellation requests (Cancelling)
+	sleepF             *Future // reused by Sleep
+	sleepFn            func()  // completes sleepF, bound once
+	prevTask, nextTask *Task   // the loop's list of unfinished tasks
 }
 
 // Errors of the task layer.
