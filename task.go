@@ -71,23 +71,21 @@ func (l *Loop) CreateTask(fn func(t *Task) (any, error)) *Task {
 // bindStep returns the task's step, asyncio's Task.__step (and, as the
 // done callback of an awaited future, __wakeup): it resumes the function
 // until it suspends or returns. The common case (a started task, nothing
-// to deliver) is written out in the closure, so that from the loop's
-// dispatch to the coroutine switch there is one frame: each frame between
-// them would cost a mispredicted return, the return stack being lost
-// with the switch.
+// to deliver) is in the closure itself, with resume inlined, so that from
+// the loop's dispatch to the coroutine switch there is one frame: each
+// frame between them would cost a mispredicted return, the return stack
+// being lost with the switch.
 func (t *Task) bindStep() func() {
 	return func() {
 		if t.state != pending || t.running || t.mustCancel || !t.started {
 			t.stepSlow()
 			return
 		}
-		t.running = true
-		t.next()
-		t.running = false
+		t.resume()
 	}
 }
 
-// stepSlow is step for a task not started yet, done, or with a
+// stepSlow is the step of a task not started yet, done, or with a
 // cancellation to deliver.
 func (t *Task) stepSlow() {
 	if t.state != pending || t.running {
@@ -109,9 +107,9 @@ func (t *Task) stepSlow() {
 }
 
 // resume switches into the function until it suspends or returns; Await
-// and Sleep are valid only while running is set. A runtime.Goexit in the function comes back as
-// a panic with goexitSentinel (see body), which the loop's dispatch
-// absorbs: the task has already failed with ErrGoexit.
+// and Sleep are valid only while running is set. A runtime.Goexit in the
+// function comes back as a panic with goexitSentinel (see body), which
+// the loop's dispatch absorbs: the task has already failed with ErrGoexit.
 func (t *Task) resume() {
 	t.running = true
 	t.next()
