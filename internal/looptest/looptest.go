@@ -74,12 +74,22 @@ func (r *recorder) want(tb testing.TB, want ...string) {
 	}
 }
 
+// loopTest is one test of a suite, run on a fresh loop.
+type loopTest struct {
+	name string
+	fn   func(*testing.T, *loopbench.Loop)
+}
+
+// runEach runs each test as a subtest on its own new loop of cfg.
+func runEach(t *testing.T, cfg loopbench.Config, tests []loopTest) {
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, New(t, cfg)) })
+	}
+}
+
 // Run runs the loop conformance suite on cfg.
 func Run(t *testing.T, cfg loopbench.Config) {
-	tests := []struct {
-		name string
-		fn   func(*testing.T, *loopbench.Loop)
-	}{
+	runEach(t, cfg, []loopTest{
 		{"CallSoonFIFO", testFIFO},
 		{"ScheduledDuringIterationRunsNext", testNextIteration},
 		{"CancelledHandleSkipped", testCancel},
@@ -99,10 +109,7 @@ func Run(t *testing.T, cfg loopbench.Config) {
 		{"PanicInExceptionHandler", testPanicInHandler},
 		{"ThreadsafeFromGoroutines", testThreadsafe},
 		{"ThreadsafeCancel", testThreadsafeCancel},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, New(t, cfg)) })
-	}
+	})
 	runIO(t, cfg)
 }
 

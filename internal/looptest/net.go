@@ -20,10 +20,7 @@ import (
 // RunNet runs the network suite on cfg: transports and protocols,
 // task-style sockets, the echo servers, flow control, resets and closes.
 func RunNet(t *testing.T, cfg loopbench.Config) {
-	tests := []struct {
-		name string
-		fn   func(*testing.T, *loopbench.Loop)
-	}{
+	runEach(t, cfg, []loopTest{
 		{"EchoProtocol", func(t *testing.T, l *loopbench.Loop) { testEchoSizes(t, l, protocolServer(t, l)) }},
 		{"EchoTask", func(t *testing.T, l *loopbench.Loop) { testEchoSizes(t, l, taskServer(t, l)) }},
 		{"ManyConnsProtocol", func(t *testing.T, l *loopbench.Loop) { testManyConns(t, l, protocolServer(t, l)) }},
@@ -38,10 +35,7 @@ func RunNet(t *testing.T, cfg loopbench.Config) {
 		{"AbortAndWriteAfterReset", testAbortAndWriteAfterReset},
 		{"TaskClient", testTaskClient},
 		{"UseAfterLoopClose", testUseAfterLoopClose},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, New(t, cfg)) })
-	}
+	})
 }
 
 // startServer starts a server whose connections all get proto; it is

@@ -15,10 +15,7 @@ import (
 // RunTasks runs the Future/Task conformance suite on cfg: asyncio's
 // futures.py and tasks.py behaviours.
 func RunTasks(t *testing.T, cfg loopbench.Config) {
-	tests := []struct {
-		name string
-		fn   func(*testing.T, *loopbench.Loop)
-	}{
+	runEach(t, cfg, []loopTest{
 		{"FutureStates", testFutureStates},
 		{"FutureCallbacks", testFutureCallbacks},
 		{"FutureReset", testFutureReset},
@@ -44,10 +41,7 @@ func RunTasks(t *testing.T, cfg loopbench.Config) {
 		{"WaitForResult", testWaitForResult},
 		{"WaitForTimeout", testWaitForTimeout},
 		{"RunInExecutor", testExecutor},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, New(t, cfg)) })
-	}
+	})
 	t.Run("Run", func(t *testing.T) { testRun(t, cfg) })
 }
 
