@@ -81,17 +81,22 @@ func testOrder(t *testing.T, q Queue) {
 	}
 }
 
-func testFIFO(t *testing.T, q Queue) {
-	for i := range 300 {
-		q.Push(int64(i%3), uint32(i))
-		check(t, q, "push")
+func testFIFO(t *testing.T, q Queue) { pushPopFIFO(t, q, 300, 3, "") }
+
+// pushPopFIFO pushes ids 0..n-1 over deadlines 0..k-1 in turn and checks
+// that they pop by deadline, and in push order within one; where says
+// where in the test this happens, for the messages.
+func pushPopFIFO(t *testing.T, q Queue, n, k int, where string) {
+	for i := range n {
+		q.Push(int64(i%k), uint32(i))
+		check(t, q, "push"+where)
 	}
-	for k := range 3 {
-		for i := k; i < 300; i += 3 {
+	for d := range k {
+		for i := d; i < n; i += k {
 			if _, id, _ := q.Pop(); id != uint32(i) {
-				t.Fatalf("deadline %d: popped id %d, want %d (push order)", k, id, i)
+				t.Fatalf("deadline %d%s: popped id %d, want %d (push order)", d, where, id, i)
 			}
-			check(t, q, "pop")
+			check(t, q, "pop"+where)
 		}
 	}
 }
@@ -153,17 +158,7 @@ func testRetain(t *testing.T, q Queue) {
 // SeqWrap checks the FIFO tie-break across the wrap of a queue's sequence
 // counter: q must be empty, with its counter a few pushes short of wrapping.
 func SeqWrap(t *testing.T, q Queue) {
-	for i := range 40 {
-		q.Push(int64(i%2), uint32(i))
-		check(t, q, "push across the sequence wrap")
-	}
-	for k := range 2 {
-		for i := k; i < 40; i += 2 {
-			if _, id, _ := q.Pop(); id != uint32(i) {
-				t.Fatalf("across the wrap, deadline %d: popped %d, want %d", k, id, i)
-			}
-		}
-	}
+	pushPopFIFO(t, q, 40, 2, " across the sequence wrap")
 }
 
 func testAllocs(t *testing.T, q Queue) {
