@@ -8,6 +8,16 @@
 // not a swap). The root sits at slot arity-1, so the arity children of a
 // node share one 64-byte cache line once the slot array is line-aligned.
 //
+// Sifting compares with ordinary, predicted branches. A branch-free child
+// selection looks attractive for random keys, but it makes each level's
+// address wait for the previous level's loads; with branches the processor
+// runs ahead along the predicted path and starts the next level's loads at
+// once. Below the caches that is what a descent costs. With 10^6 pending,
+// a burst of due timers (what the loop schedules and fires for short
+// delays) costs half as much with branches, and random deadlines no more;
+// only a heap small enough for the first-level cache pays for the
+// mispredicted random comparisons (the op=schedule-fire benchmark at 10^3).
+//
 // Costs: Push O(log n) (O(1) expected for random deadlines), Pop and Remove
 // O(log n), Peek and Len O(1), Retain O(n). After the slot array and the id
 // index have grown to the working size nothing allocates.
@@ -16,7 +26,6 @@ package heap4ary
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"slices"
 )
 
@@ -25,13 +34,6 @@ const arity = 4
 
 // base is the slot of the root; slots below it are padding.
 const base = arity - 1
-
-// lineEntries is the number of entries in a 64-byte cache line.
-const lineEntries = 64 / 16
-
-// deepSlot is where holeToLeaf starts touching grandchildren ahead: the
-// slots above it (64 KiB) stay in the first-level caches.
-const deepSlot = 4096
 
 // entry is one timer: 16 bytes, key inline.
 type entry struct {
@@ -42,17 +44,6 @@ type entry struct {
 
 func less(a, b entry) bool {
 	return a.when < b.when || (a.when == b.when && a.seq < b.seq)
-}
-
-// lessBit is less as 1 or 0, without branches: the borrow out of the
-// 128-bit subtraction (when, seq) - (when, seq), with when's sign bit
-// flipped so that unsigned order is signed order. Heap descents compare
-// random keys, where a branch mispredicts half the time.
-func lessBit(a, b entry) int {
-	const sign = 1 << 63
-	_, borrow := bits.Sub64(uint64(a.seq), uint64(b.seq), 0)
-	_, borrow = bits.Sub64(uint64(a.when)^sign, uint64(b.when)^sign, borrow)
-	return int(borrow)
 }
 
 // parent returns the parent slot of slot p (p > base).
@@ -69,7 +60,6 @@ type Heap struct {
 	items []entry // items[base:] is the heap
 	pos   []int32 // pos[id] = slot of id, 0 when id is not queued
 	seq   uint32  // next sequence number
-	touch int64   // sink for the loads that bring grandchildren into cache
 }
 
 // Len returns the number of queued timers. O(1).
@@ -117,10 +107,7 @@ func (h *Heap) Peek() (when int64, id uint32, ok bool) {
 }
 
 // Pop removes and returns the earliest timer; ok is false when the heap is
-// empty. O(log n). The hole left at the root goes down to a leaf along the
-// smaller children and the last entry is sifted up from there (Floyd's
-// bottom-up variant): the last entry nearly always belongs near the
-// bottom, so this saves a comparison per level.
+// empty. O(log n): the last entry is sifted down from the root.
 func (h *Heap) Pop() (when int64, id uint32, ok bool) {
 	if h.Len() == 0 {
 		return 0, 0, false
@@ -131,43 +118,37 @@ func (h *Heap) Pop() (when int64, id uint32, ok bool) {
 	last := h.items[n]
 	h.items = h.items[:n]
 	if n > base {
-		h.up(h.holeToLeaf(base), last)
+		h.down(base, last)
 	}
 	return top.when, top.id, true
 }
 
-// holeToLeaf moves the hole at slot p down to a leaf, filling it with the
-// smaller child at each level, and returns the leaf slot.
-func (h *Heap) holeToLeaf(p int) int {
-	items := h.items
-	n := len(items)
-	var touch int64
-	for {
-		c := firstChild(p)
-		if c >= n {
-			h.touch = touch
-			return p
-		}
-		// Deep in a large heap, load the grandchildren's cache lines
-		// now: which of them the descent needs is known only after the
-		// comparisons below, and these loads then overlap.
-		if c >= deepSlot {
-			for g := firstChild(c); g < min(firstChild(c+arity), n); g += lineEntries {
-				touch ^= items[g].when
-			}
-		}
-		m := c + minChild(items[c:min(c+arity, n)])
-		h.move(p, m)
-		p = m
+// minOfAll returns the index of the smallest of a full group of arity
+// children. It is written out, one predicted branch per comparison; the
+// indexes are taken modulo arity so that it compiles at every arity, and
+// the comparisons past arity are constant-false and compiled away.
+func minOfAll(k *[arity]entry) int {
+	m := 0
+	if less(k[1%arity], k[0]) {
+		m = 1
 	}
+	if arity > 2 && less(k[2%arity], k[m]) {
+		m = 2
+	}
+	if arity > 3 && less(k[3%arity], k[m]) {
+		m = 3
+	}
+	return m
 }
 
-// minChild returns the index of the smallest entry in kids (1..arity
-// long), selecting without branches.
-func minChild(kids []entry) int {
+// minOf returns the index of the smallest entry in kids (the last,
+// partial group of children).
+func minOf(kids []entry) int {
 	m := 0
 	for j := 1; j < len(kids); j++ {
-		m ^= (m ^ j) & -lessBit(kids[j], kids[m])
+		if less(kids[j], kids[m]) {
+			m = j
+		}
 	}
 	return m
 }
@@ -249,46 +230,47 @@ func (h *Heap) removeAt(p int) {
 
 // up moves the hole at slot p towards the root until e fits, then stores e.
 func (h *Heap) up(p int, e entry) {
+	items, pos := h.items, h.pos
 	for p > base {
 		q := parent(p)
-		if !less(e, h.items[q]) {
+		x := items[q]
+		if !less(e, x) {
 			break
 		}
-		h.move(p, q)
+		items[p] = x
+		pos[x.id] = int32(p)
 		p = q
 	}
-	h.store(p, e)
+	items[p] = e
+	pos[e.id] = int32(p)
 }
 
 // down moves the hole at slot p towards the leaves until e fits, then
 // stores e.
 func (h *Heap) down(p int, e entry) {
-	n := len(h.items)
+	items, pos := h.items, h.pos
+	n := len(items)
 	for {
 		c := firstChild(p)
 		if c >= n {
 			break
 		}
-		m := c + minChild(h.items[c:min(c+arity, n)])
-		if !less(h.items[m], e) {
+		m := c
+		if c+arity <= n {
+			m += minOfAll((*[arity]entry)(items[c : c+arity]))
+		} else {
+			m += minOf(items[c:n])
+		}
+		x := items[m]
+		if !less(x, e) {
 			break
 		}
-		h.move(p, m)
+		items[p] = x
+		pos[x.id] = int32(p)
 		p = m
 	}
-	h.store(p, e)
-}
-
-// move copies the entry at slot from into slot to.
-func (h *Heap) move(to, from int) {
-	e := h.items[from]
-	h.items[to] = e
-	h.pos[e.id] = int32(to)
-}
-
-func (h *Heap) store(p int, e entry) {
-	h.items[p] = e
-	h.pos[e.id] = int32(p)
+	items[p] = e
+	pos[e.id] = int32(p)
 }
 
 // heapify restores heap order over all slots, bottom-up. O(n).

@@ -314,8 +314,14 @@ func Fill(q Queue, p int) {
 	}
 }
 
+// dueBurst is how many due timers op=due-fire schedules before firing
+// them, as the loop's Timers workload does per iteration.
+const dueBurst = 100
+
 // Bench measures, at each size in Pending: schedule one timer then fire the
-// earliest (the queue stays at p, the clock follows the fired deadline), and
+// earliest (the queue stays at p, the clock follows the fired deadline);
+// schedule timers due before every pending one, dueBurst at a time, then
+// fire them (what the loop's heap does for CallLater(0) callbacks); and
 // schedule one timer then cancel it.
 func Bench(b *testing.B, newQueue func() Queue) {
 	for _, p := range Pending {
@@ -330,6 +336,23 @@ func Bench(b *testing.B, newQueue func() Queue) {
 				now = max(now, when)
 				q.Push(now+Offset(i), id)
 				i++
+			}
+		})
+		b.Run(fmt.Sprintf("op=due-fire/p=%d", p), func(b *testing.B) {
+			b.ReportAllocs()
+			when := int64(math.MinInt64)
+			k := 0
+			for b.Loop() {
+				when++
+				q.Push(when, uint32(p+k))
+				if k++; k == dueBurst {
+					for ; k > 0; k-- {
+						q.Pop()
+					}
+				}
+			}
+			for ; k > 0; k-- {
+				q.Pop()
 			}
 		})
 		b.Run(fmt.Sprintf("op=schedule-cancel/p=%d", p), func(b *testing.B) {
