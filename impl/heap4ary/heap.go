@@ -123,24 +123,6 @@ func (h *Heap) Pop() (when int64, id uint32, ok bool) {
 	return top.when, top.id, true
 }
 
-// minOfAll returns the index of the smallest of a full group of arity
-// children. It is written out, one predicted branch per comparison; the
-// indexes are taken modulo arity so that it compiles at every arity, and
-// the comparisons past arity are constant-false and compiled away.
-func minOfAll(k *[arity]entry) int {
-	m := 0
-	if less(k[1%arity], k[0]) {
-		m = 1
-	}
-	if arity > 2 && less(k[2%arity], k[m]) {
-		m = 2
-	}
-	if arity > 3 && less(k[3%arity], k[m]) {
-		m = 3
-	}
-	return m
-}
-
 // minOf returns the index of the smallest entry in kids (the last,
 // partial group of children).
 func minOf(kids []entry) int {
@@ -257,7 +239,22 @@ func (h *Heap) down(p int, e entry) {
 		}
 		m := c
 		if c+arity <= n {
-			m += minOfAll((*[arity]entry)(items[c : c+arity]))
+			// A full group, written out (a call here would not be
+			// inlined): one predicted branch per comparison. The
+			// indexes are taken modulo arity so that this compiles at
+			// every arity; the comparisons past arity are constant-false.
+			k := (*[arity]entry)(items[c : c+arity])
+			j := 0
+			if less(k[1%arity], k[0]) {
+				j = 1
+			}
+			if arity > 2 && less(k[2%arity], k[j]) {
+				j = 2
+			}
+			if arity > 3 && less(k[3%arity], k[j]) {
+				j = 3
+			}
+			m += j
 		} else {
 			m += minOf(items[c:n])
 		}
