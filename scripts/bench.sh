@@ -2,7 +2,7 @@
 # The full benchmark matrix (package ./bench): builds the test binary once,
 # runs every benchmark COUNT times, one whole pass per round so that
 # variants and baselines interleave, appends the raw benchfmt output to
-# results/<date>-<host>.txt, and prints the benchstat pivots.
+# results/<date>-<host>.txt, and prints the benchstat pivots of this run.
 #
 #   scripts/bench.sh                  # COUNT=6 BENCHTIME=300ms BENCH=. MATRIX=varied
 #   COUNT=10 BENCH=IOChain scripts/bench.sh
@@ -34,11 +34,12 @@ go build -o "$tmp/benchstat" golang.org/x/perf/cmd/benchstat
 } >>"$out"
 for i in $(seq "$count"); do
 	echo "round $i of $count" >&2
-	"$tmp/bench.test" -test.run='^$' -test.bench="$filter" -test.benchtime="$benchtime" -matrix="$matrix" >>"$out"
+	"$tmp/bench.test" -test.run='^$' -test.bench="$filter" -test.benchtime="$benchtime" -matrix="$matrix" | tee -a "$out" >>"$tmp/run.txt"
 done
 echo "raw results: $out" >&2
 
-stat() { "$tmp/benchstat" "$@" "$out" || true; }
+# The pivots read this run only: $out may hold earlier runs of other commits.
+stat() { "$tmp/benchstat" "$@" "$tmp/run.txt" || true; }
 stat -col /ready -filter '.name:CallSoon'
 stat -filter '.name:ReadyQueue'
 stat -col /timers -filter '.name:Timers'
