@@ -219,12 +219,10 @@ func (h *Heap) up(p int, e entry) {
 		if !less(e, x) {
 			break
 		}
-		items[p] = x
-		pos[x.id] = int32(p)
+		put(items, pos, p, x)
 		p = q
 	}
-	items[p] = e
-	pos[e.id] = int32(p)
+	put(items, pos, p, e)
 }
 
 // down moves the hole at slot p towards the leaves until e fits, then
@@ -262,10 +260,14 @@ func (h *Heap) down(p int, e entry) {
 		if !less(x, e) {
 			break
 		}
-		items[p] = x
-		pos[x.id] = int32(p)
+		put(items, pos, p, x)
 		p = m
 	}
+	put(items, pos, p, e)
+}
+
+// put stores e in slot p and records the slot in the id index.
+func put(items []entry, pos []int32, p int, e entry) {
 	items[p] = e
 	pos[e.id] = int32(p)
 }
