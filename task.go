@@ -74,7 +74,11 @@ func (l *Loop) CreateTask(fn func(t *Task) (any, error)) *Task {
 // to deliver) is in the closure itself, with resume inlined, so that from
 // the loop's dispatch to the coroutine switch there is one frame: each
 // frame between them would cost a mispredicted return, the return stack
-// being lost with the switch.
+// being lost with the switch. bindStep itself is kept out of line: when
+// it was inlined into CreateTask, the copy of the closure compiled there
+// called resume instead of inlining it.
+//
+//go:noinline
 func (t *Task) bindStep() func() {
 	return func() {
 		if t.state != pending || t.running || t.mustCancel || !t.started {
