@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"math"
 	"reflect"
 	"runtime"
 	"runtime/debug"
@@ -35,6 +36,19 @@ type timerQueue interface {
 	Len() int
 }
 
+// readyQueue is what a CallSoon handle needs of the ready queue
+// (impl/ringbuffer, impl/deque): its callbacks are named by position.
+type readyQueue interface {
+	At(pos uint64) (func(), bool)
+	Clear(pos uint64) bool
+}
+
+// queuedSlot is a slot behind a runSlot entry of the ready queue.
+type queuedSlot struct {
+	id  uint32
+	pos uint64 // the entry's position in the ready queue
+}
+
 // fdEntry is what the loop watches on one fd: reader and writer slot ids
 // plus one (0 = none).
 type fdEntry struct{ reader, writer uint32 }
@@ -54,10 +68,17 @@ func (e fdEntry) events() selectors.Events {
 // selector, fd table and thread-safe queue. The generated loop types embed
 // it next to their concrete ready queue.
 type core struct {
-	// CallSoon callbacks, by sequence number: soon[seq & (len-1)] for
-	// soonHead <= seq < soonTail; nil once cancelled.
-	soon               []func()
-	soonHead, soonTail uint64
+	// rq is the concrete ready queue, for the lookups a CallSoon handle
+	// makes by position (Cancel, Cancelled). The hot paths use the
+	// concrete queue of the generated loop type.
+	rq readyQueue
+
+	// Timer, I/O and thread-safe callbacks enter the ready queue as runSlot,
+	// bound once, with their slot id in slotq at the same rank; slotq is
+	// consumed by the iteration that filled it.
+	runSlotFn func()
+	slotq     []queuedSlot
+	slotHead  int
 
 	slots []slot
 	free  []uint32
@@ -86,11 +107,12 @@ type core struct {
 	running  atomic.Bool
 	closed   atomic.Bool
 
-	// The callback running, for the exception handler: the CallSoon
-	// callback soonHead-1 if soonHead moved since curHead, else cur
-	// (gen<<32 | id), which take sets. The CallSoon path stores nothing.
-	cur     uint64
-	curHead uint64
+	// The slot callback last run, for the exception handler: its handle
+	// (gen<<32 | id, set by take) and its ready-queue position. The
+	// CallSoon path stores nothing: a callback at another position is the
+	// CallSoon callback there.
+	cur    uint64
+	curPos uint64
 
 	cfg      Config
 	slow     time.Duration
@@ -106,6 +128,8 @@ func (c *core) init(cfg Config) error {
 	c.slow = cfg.SlowCallbackDuration
 	c.epoch = time.Now()
 	c.keep = c.keepTimer
+	c.runSlotFn = c.runSlot
+	c.curPos = math.MaxUint64
 	c.transports = map[*Transport]struct{}{}
 	c.servers = map[*Server]struct{}{}
 	c.logger = log.Default()
@@ -321,13 +345,43 @@ func (c *core) readyIO(fd int, id uint32, write bool) uint32 {
 
 // --- running a callback -----------------------------------------------------
 
+// queueSlot records slot id behind the runSlot entry the loop just pushed
+// at position pos.
+func (c *core) queueSlot(id uint32, pos uint64) {
+	c.slotq = append(c.slotq, queuedSlot{id: id, pos: pos})
+}
+
+// runSlot is the ready-queue entry of a slot: it runs the callback of the
+// next slot in slotq, timed in debug mode.
+func (c *core) runSlot() {
+	q := c.slotq[c.slotHead]
+	c.slotHead++
+	c.curPos = q.pos
+	fn := c.take(q.id)
+	switch {
+	case fn == nil:
+	case c.cfg.Debug:
+		t0 := c.time()
+		fn()
+		c.logSlow(t0, fn, c.handleAt(q.pos))
+	default:
+		fn()
+	}
+}
+
+// endDispatch resets slotq once the iteration has run every entry.
+func (c *core) endDispatch() {
+	clear(c.slotq)
+	c.slotq, c.slotHead = c.slotq[:0], 0
+}
+
 // take returns the callback of slot id, just popped from the ready queue:
 // nil for a cancelled one, the reader/writer of an fd, or the callback of
 // a due timer or of a thread-safe record, whose slot it frees.
 func (c *core) take(id uint32) func() {
 	s := &c.slots[id]
 	s.flags &^= flagQueued
-	c.cur, c.curHead = uint64(s.gen)<<32|uint64(id), c.soonHead
+	c.cur = uint64(s.gen)<<32 | uint64(id)
 	switch {
 	case s.flags == flagLive:
 		fn := s.fn
@@ -350,13 +404,20 @@ func (c *core) take(id uint32) func() {
 	return fn
 }
 
-// runTimed runs fn and logs it when it took at least SlowCallbackDuration
-// (debug mode).
-func (c *core) runTimed(fn func()) {
+// runTimed runs fn, the callback at ready-queue position pos, and logs it
+// when it took at least SlowCallbackDuration (debug mode). A runSlot entry
+// logs the slot's callback itself.
+func (c *core) runTimed(fn func(), pos uint64) {
 	t0 := c.time()
 	fn()
+	if c.curPos != pos {
+		c.logSlow(t0, fn, c.handleAt(pos))
+	}
+}
+
+// logSlow logs fn, started at t0, if it took at least SlowCallbackDuration.
+func (c *core) logSlow(t0 time.Duration, fn func(), h Handle) {
 	if d := c.time() - t0; d >= c.slow {
-		h := c.runningHandle()
 		c.logger.Printf("loopbench: executing %v (%s) took %.3f seconds", h, funcName(fn), d.Seconds())
 	}
 }
@@ -384,18 +445,21 @@ func (c *core) setExceptionHandler(h func(ExceptionContext)) {
 	c.excMu.Unlock()
 }
 
-// runningHandle returns the handle of the callback running (or that just ran).
-func (c *core) runningHandle() Handle {
-	if c.soonHead != c.curHead {
-		id, gen := soonID(c.soonHead - 1)
-		return Handle{c: c, id: id, gen: gen}
+// handleAt returns the handle of the callback at ready-queue position pos
+// that is running or just ran: the last slot run if pos is its position,
+// else the CallSoon callback at pos.
+func (c *core) handleAt(pos uint64) Handle {
+	if pos == c.curPos {
+		return Handle{c: c, id: uint32(c.cur), gen: uint32(c.cur >> 32)}
 	}
-	return Handle{c: c, id: uint32(c.cur), gen: uint32(c.cur >> 32)}
+	id, gen := soonID(pos)
+	return Handle{c: c, id: id, gen: gen}
 }
 
-// callbackPanicked reports the panic of the running callback, except the
-// one a task's Goexit turns into (the task has failed with ErrGoexit).
-func (c *core) callbackPanicked(r any) {
+// callbackPanicked reports the panic of the callback at ready-queue
+// position pos, except the one a task's Goexit turns into (the task has
+// failed with ErrGoexit).
+func (c *core) callbackPanicked(r any, pos uint64) {
 	if r == goexitSentinel {
 		return
 	}
@@ -403,7 +467,7 @@ func (c *core) callbackPanicked(r any) {
 	if !ok {
 		err = fmt.Errorf("%v", r)
 	}
-	h := c.runningHandle()
+	h := c.handleAt(pos)
 	c.report(ExceptionContext{
 		Message: "panic in callback " + h.String(),
 		Err:     fmt.Errorf("panic: %w", err),
@@ -490,7 +554,7 @@ func (c *core) close() error {
 	c.closeSockets()
 	c.closed.Store(true)
 	err := errors.Join(c.ts.close(), c.sel.Close())
-	c.soon, c.soonHead, c.soonTail = nil, 0, 0
+	c.slotq = nil
 	c.slots, c.free, c.fds, c.events = nil, nil, nil, nil
 	c.timers = nil
 	return err

@@ -43,8 +43,8 @@
 // does.
 //
 // Handles are 16-byte values and scheduling a prebuilt func allocates
-// nothing. CallSoon handles name a 62-bit sequence number in a ring (they
-// are dispatched in the order scheduled); timer and I/O handles name a slot
+// nothing. CallSoon puts fn itself in the ready queue, and its handle names
+// fn's 62-bit position there, which is never reused; timer and I/O handles name a slot
 // of a loop-local free list and its generation, and a slot whose
 // generation would wrap is retired. So Cancel is idempotent and a stale
 // handle never cancels the callback that reuses its slot.

@@ -7,7 +7,8 @@ import (
 )
 
 // Slot flags. The table holds timer, reader/writer and thread-safe
-// handles; CallSoon handles live in the soon ring instead (see soonBit).
+// handles; a CallSoon handle is a ready-queue position instead (see
+// soonBit).
 const (
 	flagQueued    uint8 = 1 << iota // in the ready queue
 	flagHeap                        // in the timer queue
@@ -27,13 +28,11 @@ type slot struct {
 // Handle ids carry their kind in the top bits:
 //
 //   - tsBit: a CallSoonThreadsafe record (index in the low bits);
-//   - soonBit: a CallSoon callback, named by its sequence number: the low 30
-//     bits are in id, the rest in gen, so a handle never aliases a later
-//     callback;
+//   - soonBit: a CallSoon callback, named by its position in the ready
+//     queue: the low 30 bits are in id, the rest in gen, so a handle never
+//     aliases a later callback;
 //   - neither: a slot of the table (timers, readers and writers, and the
 //     callbacks of thread-safe records once the loop has taken them).
-//
-// Ready-queue entries use soonBit ids and slot ids.
 const (
 	tsBit    = 1 << 31
 	soonBit  = 1 << 30
@@ -41,13 +40,14 @@ const (
 	maxSlots = soonBit
 )
 
-// soonID returns the handle id and gen of CallSoon sequence number seq.
-func soonID(seq uint64) (id, gen uint32) {
-	return soonBit | uint32(seq&soonLow), uint32(seq >> 30)
+// soonID returns the handle id and gen of the CallSoon callback at
+// ready-queue position pos.
+func soonID(pos uint64) (id, gen uint32) {
+	return soonBit | uint32(pos&soonLow), uint32(pos >> 30)
 }
 
-// soonSeq is the inverse of soonID.
-func soonSeq(id, gen uint32) uint64 { return uint64(gen)<<30 | uint64(id&soonLow) }
+// soonPos is the inverse of soonID.
+func soonPos(id, gen uint32) uint64 { return uint64(gen)<<30 | uint64(id&soonLow) }
 
 // Handle is a scheduled callback. It is a small value; copies refer to the
 // same callback. The zero Handle refers to nothing.
@@ -79,7 +79,7 @@ func (h Handle) String() string {
 	case h.id&tsBit != 0:
 		return fmt.Sprintf("Handle(threadsafe %d, gen %d)", h.id&^tsBit, h.gen)
 	case h.id&soonBit != 0:
-		return fmt.Sprintf("Handle(soon %d)", soonSeq(h.id, h.gen))
+		return fmt.Sprintf("Handle(soon %d)", soonPos(h.id, h.gen))
 	}
 	return fmt.Sprintf("Handle(%d, gen %d)", h.id, h.gen)
 }
@@ -106,35 +106,6 @@ func (c *core) alloc(fn func(), flags uint8) uint32 {
 	s := &c.slots[id]
 	s.fn, s.flags = fn, flags|flagLive
 	return id
-}
-
-// soonPending returns the position in the soon ring of CallSoon callback
-// seq, if it has not been dispatched yet.
-func (c *core) soonPending(seq uint64) (int, bool) {
-	if seq < c.soonHead || seq >= c.soonTail {
-		return 0, false
-	}
-	return int(seq & uint64(len(c.soon)-1)), true
-}
-
-// growSoon, kept out of line, doubles the soon ring (at least 64 entries),
-// moving each pending callback to the position its sequence number maps
-// to. On a closed loop (whose ring is empty) it panics with ErrClosed.
-//
-//go:noinline
-func (c *core) growSoon() {
-	if c.closed.Load() {
-		panic(closedError("CallSoon"))
-	}
-	n := max(2*len(c.soon), 64)
-	if c.soonTail-c.soonHead >= soonBit {
-		panic("loopbench: more than 2^30 pending CallSoon callbacks")
-	}
-	ring := make([]func(), n)
-	for seq := c.soonHead; seq < c.soonTail; seq++ {
-		ring[seq&uint64(n-1)] = c.soon[seq&uint64(len(c.soon)-1)]
-	}
-	c.soon = ring
 }
 
 // refill, kept out of line, doubles the slot table (at least 64 slots) and
@@ -190,8 +161,8 @@ func (c *core) cancelled(id, gen uint32) bool {
 	case id&tsBit != 0:
 		return c.ts.cancelled(id&^tsBit, gen)
 	case id&soonBit != 0:
-		p, ok := c.soonPending(soonSeq(id, gen))
-		return ok && c.soon[p] == nil
+		fn, ok := c.rq.At(soonPos(id, gen))
+		return ok && fn == nil
 	}
 	s := c.live(id, gen)
 	return s != nil && s.flags&flagCancelled != 0
@@ -203,9 +174,7 @@ func (c *core) cancel(id, gen uint32) {
 		c.ts.cancel(id&^tsBit, gen)
 		return
 	case id&soonBit != 0:
-		if p, ok := c.soonPending(soonSeq(id, gen)); ok {
-			c.soon[p] = nil
-		}
+		c.rq.Clear(soonPos(id, gen))
 		return
 	}
 	if s := c.live(id, gen); s != nil && s.flags&flagCancelled == 0 {

@@ -204,6 +204,27 @@ func TestSlowCallbackLogged(t *testing.T) {
 	}
 }
 
+// TestSlowTimerLoggedOnce: a slow timer callback, run through its slot's
+// ready-queue entry, is logged once, under its own name and handle.
+func TestSlowTimerLoggedOnce(t *testing.T) {
+	l, err := New(Config{Debug: true, SlowCallbackDuration: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var out bytes.Buffer
+	l.SetLogger(log.New(&out, "", 0))
+	now := time.Duration(0)
+	l.c.clock = func() time.Duration { return now }
+	th := l.CallLater(-1, slowCallback(&now))
+	l.c.stopping = true
+	l.runOnce()
+	got := out.String()
+	if strings.Count(got, "\n") != 1 || !strings.Contains(got, "slowCallback") || !strings.Contains(got, th.Handle.String()) {
+		t.Fatalf("debug log %q, want one line naming slowCallback and %v", got, th.Handle)
+	}
+}
+
 func slowCallback(now *time.Duration) func() {
 	return func() { *now += 200 * time.Millisecond }
 }

@@ -24,14 +24,17 @@ func New(cfg Config) (*Loop, error) {
 		return nil, err
 	}
 	l := &Loop{}
+	var err error
 	if cfg.normalized().Ready == "deque" {
 		l.dq = new(dequeLoop)
 		l.c = &l.dq.core
+		err = l.dq.init(cfg)
 	} else {
 		l.rb = new(ringbufferLoop)
 		l.c = &l.rb.core
+		err = l.rb.init(cfg)
 	}
-	if err := l.c.init(cfg); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("loopbench: New(%v): %w", cfg, err)
 	}
 	return l, nil
@@ -46,31 +49,31 @@ func (l *Loop) Time() time.Duration { return l.c.time() }
 // CallSoon schedules fn for the next iteration, after every callback
 // already scheduled. O(1); with a prebuilt fn it allocates nothing.
 //
-// CallSoon callbacks are dispatched in the order they were scheduled, so
-// their handles live in a ring indexed by sequence number (no free list,
-// no per-slot generation), and the push goes to the concrete ready queue.
-// A closed loop's ring is empty, so the closed check is in growSoon, off
-// the fast path.
+// fn goes straight into the concrete ready queue, on its inlined fast
+// path, and the handle is its position there: positions never repeat, so
+// a handle needs no free list or generation and never aliases a later
+// callback. A closed loop's queue has no room, so the closed check is in
+// pushSoon, off the fast path.
 func (l *Loop) CallSoon(fn func()) Handle {
 	if fn == nil {
 		panic("loopbench: CallSoon(nil)")
 	}
-	c := l.c
-	t := c.soonTail
-	if t-c.soonHead >= uint64(len(c.soon)) {
-		c.growSoon()
-	}
-	c.soon[t&uint64(len(c.soon)-1)] = fn
-	c.soonTail = t + 1
-	id, gen := soonID(t)
+	var pos uint64
 	if rb := l.rb; rb != nil {
-		if !rb.ready.TryPush(id) {
-			rb.ready.Push(id)
+		p, ok := rb.ready.TryPush(fn)
+		if !ok {
+			p = rb.pushSoon(fn)
 		}
-	} else if !l.dq.ready.TryPush(id) {
-		l.dq.ready.Push(id)
+		pos = p
+	} else {
+		p, ok := l.dq.ready.TryPush(fn)
+		if !ok {
+			p = l.dq.pushSoon(fn)
+		}
+		pos = p
 	}
-	return Handle{c: c, id: id, gen: gen}
+	id, gen := soonID(pos)
+	return Handle{c: l.c, id: id, gen: gen}
 }
 
 // CallLater schedules fn to run once d has passed on the loop clock. A
@@ -144,7 +147,12 @@ func (l *Loop) Stop() { l.c.stopping = true }
 
 // Close releases the loop's selector and wakeup fd and drops every pending
 // callback. It is an error while the loop runs; a second Close is a no-op.
-func (l *Loop) Close() error { return l.c.close() }
+func (l *Loop) Close() error {
+	if l.rb != nil {
+		return l.rb.close()
+	}
+	return l.dq.close()
+}
 
 // IsRunning reports whether the loop is running. Safe from any goroutine.
 func (l *Loop) IsRunning() bool { return l.c.running.Load() }

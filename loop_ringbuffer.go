@@ -15,9 +15,37 @@ type ringbufferLoop struct {
 	ready ringbuffer.Ring
 }
 
+func (l *ringbufferLoop) init(cfg Config) error {
+	l.rq = &l.ready
+	return l.core.init(cfg)
+}
+
+// pushSoon, kept out of line, is CallSoon's path when the ready queue
+// must grow: it panics with ErrClosed on a closed loop, whose queue has
+// no room.
+//
+//go:noinline
+func (l *ringbufferLoop) pushSoon(fn func()) uint64 {
+	if l.closed.Load() {
+		panic(closedError("CallSoon"))
+	}
+	return l.ready.Push(fn)
+}
+
+// enqueue queues slot id: a runSlot entry in the ready queue.
 func (l *ringbufferLoop) enqueue(id uint32) {
 	l.slots[id].flags |= flagQueued
-	l.ready.Push(id)
+	l.queueSlot(id, l.ready.Push(l.runSlotFn))
+}
+
+// close closes the loop and empties its ready queue, so that CallSoon on
+// the closed loop takes pushSoon.
+func (l *ringbufferLoop) close() error {
+	err := l.core.close()
+	if l.closed.Load() {
+		l.ready = ringbuffer.Ring{}
+	}
+	return err
 }
 
 func (l *ringbufferLoop) runForever() error {
@@ -46,10 +74,10 @@ func (l *ringbufferLoop) runOnce() error {
 	for _, ev := range evs {
 		r, w := l.ioReady(ev)
 		if r < tsBit {
-			l.ready.Push(r)
+			l.queueSlot(r, l.ready.Push(l.runSlotFn))
 		}
 		if w < tsBit {
-			l.ready.Push(w)
+			l.queueSlot(w, l.ready.Push(l.runSlotFn))
 		}
 	}
 	for _, id := range l.takeThreadsafe() {
@@ -64,38 +92,29 @@ func (l *ringbufferLoop) runOnce() error {
 	for n := l.ready.Len(); n > 0; {
 		n = l.runSome(n)
 	}
+	l.ready.Release()
+	l.endDispatch()
 	return nil
 }
 
 // runSome runs up to n ready callbacks. A panic ends it early: the panic
-// is reported and the number of callbacks still to run is returned. The
-// common case, a CallSoon callback, is always the oldest in the soon ring.
+// is reported and the number of callbacks still to run is returned. A nil
+// entry is a cancelled CallSoon callback.
 func (l *ringbufferLoop) runSome(n int) (left int) {
 	defer func() {
 		if r := recover(); r != nil {
 			left = n
-			l.callbackPanicked(r)
+			l.callbackPanicked(r, l.ready.Head()-1)
 		}
 	}()
 	for n > 0 {
 		n--
-		id := l.ready.Pop()
-		var fn func()
-		if id&soonBit != 0 {
-			h := l.soonHead
-			p := h & uint64(len(l.soon)-1)
-			fn = l.soon[p]
-			l.soon[p] = nil
-			l.soonHead = h + 1
-			if fn == nil {
-				continue // cancelled
-			}
-		} else if fn = l.take(id); fn == nil {
-			continue
-		}
 		if l.cfg.Debug {
-			l.runTimed(fn)
-		} else {
+			pos := l.ready.Head()
+			if fn := l.ready.Pop(); fn != nil {
+				l.runTimed(fn, pos)
+			}
+		} else if fn := l.ready.Pop(); fn != nil {
 			fn()
 		}
 	}

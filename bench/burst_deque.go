@@ -5,21 +5,23 @@ package bench
 import "github.com/loopbench/loopbench/impl/deque"
 
 // DequeBurst is the bare cost of the deque ready queue under
-// CallSoonBatch: bursts of batch pushes and pops, called the way the loop
-// calls them (TryPush, Push when it declines, Pop) on the concrete type.
-// The other queues' bursts are generated from this file by internal/gen.
+// CallSoonBatch: bursts of batch pushes and pops of a prebuilt callback,
+// called the way the loop calls them (TryPush, Push when it declines, Pop,
+// one Release per burst) on the concrete type. The other queues' bursts are
+// generated from this file by internal/gen.
 func DequeBurst(t Timer, n, batch int) {
 	var q deque.Deque
 	t.ResetTimer()
 	for i := 0; i < n; i += batch {
-		for j := range uint32(min(batch, n-i)) {
-			if !q.TryPush(j) {
-				q.Push(j)
+		for range min(batch, n-i) {
+			if _, ok := q.TryPush(nop); !ok {
+				q.Push(nop)
 			}
 		}
 		for q.Len() > 0 {
 			q.Pop()
 		}
+		q.Release()
 	}
 	t.StopTimer()
 }

@@ -30,7 +30,7 @@ func TestBurstReusesBlocks(t *testing.T) {
 func TestFreeCacheBounded(t *testing.T) {
 	var d deque.Deque
 	queuetest.Fill(&d, 1<<20)
-	const blockBytes = deque.BlockLen*4 + 8
+	const blockBytes = deque.BlockLen*8 + 8
 	if got := d.FreeBlocks() * blockBytes; got > deque.MaxFreeBytes {
 		t.Fatalf("free-block cache holds %d bytes, bound is %d", got, deque.MaxFreeBytes)
 	}

@@ -14,7 +14,7 @@ func TestConformance(t *testing.T) { queuetest.Run(t, newQueue) }
 func TestCapacityPowerOfTwo(t *testing.T) {
 	var r ringbuffer.Ring
 	for i := range 1000 {
-		r.Push(uint32(i))
+		r.Push(func() {})
 		if c := r.Cap(); c&(c-1) != 0 || c < r.Len() {
 			t.Fatalf("after %d pushes Cap = %d (Len %d)", i+1, c, r.Len())
 		}
