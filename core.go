@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"math"
 	"reflect"
 	"runtime"
 	"runtime/debug"
@@ -43,12 +42,6 @@ type readyQueue interface {
 	Clear(pos uint64) bool
 }
 
-// queuedSlot is a slot behind a runSlot entry of the ready queue.
-type queuedSlot struct {
-	id  uint32
-	pos uint64 // the entry's position in the ready queue
-}
-
 // fdEntry is what the loop watches on one fd: reader and writer slot ids
 // plus one (0 = none).
 type fdEntry struct{ reader, writer uint32 }
@@ -73,12 +66,11 @@ type core struct {
 	// concrete queue of the generated loop type.
 	rq readyQueue
 
-	// Timer, I/O and thread-safe callbacks enter the ready queue as runSlot,
-	// bound once, with their slot id in slotq at the same rank; slotq is
-	// consumed by the iteration that filled it.
-	runSlotFn func()
-	slotq     []queuedSlot
-	slotHead  int
+	// The slots of the timer, I/O and thread-safe callbacks an iteration
+	// queues, in order; runSlots consumes them in the same iteration (see
+	// runSlots for why they need not enter the ready queue).
+	slotq    []uint32
+	slotHead int
 
 	slots []slot
 	free  []uint32
@@ -108,11 +100,8 @@ type core struct {
 	closed   atomic.Bool
 
 	// The slot callback last run, for the exception handler: its handle
-	// (gen<<32 | id, set by take) and its ready-queue position. The
-	// CallSoon path stores nothing: a callback at another position is the
-	// CallSoon callback there.
-	cur    uint64
-	curPos uint64
+	// (gen<<32 | id), set by take.
+	cur uint64
 
 	cfg      Config
 	slow     time.Duration
@@ -128,8 +117,6 @@ func (c *core) init(cfg Config) error {
 	c.slow = cfg.SlowCallbackDuration
 	c.epoch = time.Now()
 	c.keep = c.keepTimer
-	c.runSlotFn = c.runSlot
-	c.curPos = math.MaxUint64
 	c.transports = map[*Transport]struct{}{}
 	c.servers = map[*Server]struct{}{}
 	c.logger = log.Default()
@@ -345,34 +332,49 @@ func (c *core) readyIO(fd int, id uint32, write bool) uint32 {
 
 // --- running a callback -----------------------------------------------------
 
-// queueSlot records slot id behind the runSlot entry the loop just pushed
-// at position pos.
-func (c *core) queueSlot(id uint32, pos uint64) {
-	c.slotq = append(c.slotq, queuedSlot{id: id, pos: pos})
+// queueSlot queues slot id to run in this iteration, after the CallSoon
+// callbacks queued before it.
+func (c *core) queueSlot(id uint32) {
+	c.slots[id].flags |= flagQueued
+	c.slotq = append(c.slotq, id)
 }
 
-// runSlot is the ready-queue entry of a slot: it runs the callback of the
-// next slot in slotq, timed in debug mode.
-func (c *core) runSlot() {
-	q := c.slotq[c.slotHead]
-	c.slotHead++
-	c.curPos = q.pos
-	fn := c.take(q.id)
-	switch {
-	case fn == nil:
-	case c.cfg.Debug:
-		t0 := c.time()
-		fn()
-		c.logSlow(t0, fn, c.handleAt(q.pos))
-	default:
-		fn()
+// runSlots runs the callbacks of the slots queued in this iteration. They
+// come after the CallSoon callbacks the iteration started with and before
+// any its callbacks schedule, exactly where asyncio's _run_once appends
+// them to _ready: the loop queues them only between select and dispatch,
+// so in _ready they would always form the tail of the callbacks the
+// iteration runs. So they wait in slotq instead, and the ready queue holds
+// nothing but CallSoon callbacks.
+func (c *core) runSlots() {
+	for c.slotHead < len(c.slotq) {
+		c.runSomeSlots()
 	}
-}
-
-// endDispatch resets slotq once the iteration has run every entry.
-func (c *core) endDispatch() {
 	clear(c.slotq)
 	c.slotq, c.slotHead = c.slotq[:0], 0
+}
+
+// runSomeSlots runs queued slots until one panics (reported) or none is
+// left.
+func (c *core) runSomeSlots() {
+	defer func() {
+		if r := recover(); r != nil {
+			c.callbackPanicked(r, c.slotHandle())
+		}
+	}()
+	for c.slotHead < len(c.slotq) {
+		id := c.slotq[c.slotHead]
+		c.slotHead++
+		switch fn := c.take(id); {
+		case fn == nil:
+		case c.cfg.Debug:
+			t0 := c.time()
+			fn()
+			c.logSlow(t0, fn, c.slotHandle())
+		default:
+			fn()
+		}
+	}
 }
 
 // take returns the callback of slot id, just popped from the ready queue:
@@ -404,15 +406,12 @@ func (c *core) take(id uint32) func() {
 	return fn
 }
 
-// runTimed runs fn, the callback at ready-queue position pos, and logs it
-// when it took at least SlowCallbackDuration (debug mode). A runSlot entry
-// logs the slot's callback itself.
+// runTimed runs fn, the CallSoon callback at ready-queue position pos, and
+// logs it when it took at least SlowCallbackDuration (debug mode).
 func (c *core) runTimed(fn func(), pos uint64) {
 	t0 := c.time()
 	fn()
-	if c.curPos != pos {
-		c.logSlow(t0, fn, c.handleAt(pos))
-	}
+	c.logSlow(t0, fn, c.soonHandle(pos))
 }
 
 // logSlow logs fn, started at t0, if it took at least SlowCallbackDuration.
@@ -445,21 +444,21 @@ func (c *core) setExceptionHandler(h func(ExceptionContext)) {
 	c.excMu.Unlock()
 }
 
-// handleAt returns the handle of the callback at ready-queue position pos
-// that is running or just ran: the last slot run if pos is its position,
-// else the CallSoon callback at pos.
-func (c *core) handleAt(pos uint64) Handle {
-	if pos == c.curPos {
-		return Handle{c: c, id: uint32(c.cur), gen: uint32(c.cur >> 32)}
-	}
+// slotHandle returns the handle of the slot callback running or last run.
+func (c *core) slotHandle() Handle {
+	return Handle{c: c, id: uint32(c.cur), gen: uint32(c.cur >> 32)}
+}
+
+// soonHandle returns the handle of the CallSoon callback at ready-queue
+// position pos.
+func (c *core) soonHandle(pos uint64) Handle {
 	id, gen := soonID(pos)
 	return Handle{c: c, id: id, gen: gen}
 }
 
-// callbackPanicked reports the panic of the callback at ready-queue
-// position pos, except the one a task's Goexit turns into (the task has
-// failed with ErrGoexit).
-func (c *core) callbackPanicked(r any, pos uint64) {
+// callbackPanicked reports the panic of the callback of handle h, except
+// the one a task's Goexit turns into (the task has failed with ErrGoexit).
+func (c *core) callbackPanicked(r any, h Handle) {
 	if r == goexitSentinel {
 		return
 	}
@@ -467,7 +466,6 @@ func (c *core) callbackPanicked(r any, pos uint64) {
 	if !ok {
 		err = fmt.Errorf("%v", r)
 	}
-	h := c.handleAt(pos)
 	c.report(ExceptionContext{
 		Message: "panic in callback " + h.String(),
 		Err:     fmt.Errorf("panic: %w", err),

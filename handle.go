@@ -10,7 +10,7 @@ import (
 // handles; a CallSoon handle is a ready-queue position instead (see
 // soonBit).
 const (
-	flagQueued    uint8 = 1 << iota // in the ready queue
+	flagQueued    uint8 = 1 << iota // queued to run in this iteration (slotq)
 	flagHeap                        // in the timer queue
 	flagCancelled                   // cancelled; freed when no queue holds it
 	flagIO                          // reader/writer: survives its runs

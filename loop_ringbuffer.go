@@ -32,12 +32,6 @@ func (l *ringbufferLoop) pushSoon(fn func()) uint64 {
 	return l.ready.Push(fn)
 }
 
-// enqueue queues slot id: a runSlot entry in the ready queue.
-func (l *ringbufferLoop) enqueue(id uint32) {
-	l.slots[id].flags |= flagQueued
-	l.queueSlot(id, l.ready.Push(l.runSlotFn))
-}
-
 // close closes the loop and empties its ready queue, so that CallSoon on
 // the closed loop takes pushSoon.
 func (l *ringbufferLoop) close() error {
@@ -74,37 +68,37 @@ func (l *ringbufferLoop) runOnce() error {
 	for _, ev := range evs {
 		r, w := l.ioReady(ev)
 		if r < tsBit {
-			l.queueSlot(r, l.ready.Push(l.runSlotFn))
+			l.queueSlot(r)
 		}
 		if w < tsBit {
-			l.queueSlot(w, l.ready.Push(l.runSlotFn))
+			l.queueSlot(w)
 		}
 	}
 	for _, id := range l.takeThreadsafe() {
-		l.enqueue(id)
+		l.queueSlot(id)
 	}
 	if l.timers.Len() > 0 {
 		end := l.time() + clockResolution
 		for id, ok := l.popDue(end); ok; id, ok = l.popDue(end) {
-			l.enqueue(id)
+			l.queueSlot(id)
 		}
 	}
 	for n := l.ready.Len(); n > 0; {
 		n = l.runSome(n)
 	}
+	l.runSlots()
 	l.ready.Release()
-	l.endDispatch()
 	return nil
 }
 
-// runSome runs up to n ready callbacks. A panic ends it early: the panic
-// is reported and the number of callbacks still to run is returned. A nil
-// entry is a cancelled CallSoon callback.
+// runSome runs up to n CallSoon callbacks from the ready queue. A panic
+// ends it early: the panic is reported and the number of callbacks still to
+// run is returned. A nil entry is a cancelled callback.
 func (l *ringbufferLoop) runSome(n int) (left int) {
 	defer func() {
 		if r := recover(); r != nil {
 			left = n
-			l.callbackPanicked(r, l.ready.Head()-1)
+			l.callbackPanicked(r, l.soonHandle(l.ready.Head()-1))
 		}
 	}()
 	for n > 0 {

@@ -23,6 +23,7 @@ func runIO(t *testing.T, cfg loopbench.Config) {
 		name string
 		fn   func(*testing.T, *loopbench.Loop)
 	}{
+		{"IterationOrder", testIterationOrder},
 		{"ReaderReplaced", testReaderReplaced},
 		{"ReaderAndWriterOnOneFd", testReaderWriter},
 		{"RemoveReports", testRemoveReports},
@@ -35,6 +36,32 @@ func runIO(t *testing.T, cfg loopbench.Config) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, New(t, cfg)) })
 	}
+}
+
+// testIterationOrder: one iteration runs, as asyncio's _run_once does, the
+// CallSoon callbacks queued before it, then the ready reader, then what
+// CallSoonThreadsafe passed, then the due timer; what each of them
+// schedules runs in the next iteration, in the same order.
+func testIterationOrder(t *testing.T, l *loopbench.Loop) {
+	a, b := seltest.Pair(t)
+	var r recorder
+	then := func(s string) func() {
+		return func() { r.add(s)(); l.CallSoon(r.add("after " + s)) }
+	}
+	l.CallLater(-1, then("timer"))
+	l.CallSoon(then("soon1"))
+	if err := l.AddReader(a, then("reader")); err != nil {
+		t.Fatal(err)
+	}
+	l.CallSoonThreadsafe(then("threadsafe"))
+	l.CallSoon(then("soon2"))
+	seltest.Write(t, b, "x")
+	RunOnce(t, l)
+	first := []string{"soon1", "soon2", "reader", "threadsafe", "timer"}
+	r.want(t, first...)
+	l.RemoveReader(a)
+	RunOnce(t, l)
+	r.want(t, append(first, "after soon1", "after soon2", "after reader", "after threadsafe", "after timer")...)
 }
 
 func testReaderReplaced(t *testing.T, l *loopbench.Loop) {
