@@ -18,14 +18,17 @@ var stateNames = [...]string{"pending", "cancelled", "finished"}
 // A Future belongs to its loop's goroutine.
 type Future struct {
 	// What an await round trip touches comes first, within one cache line.
-	state   uint8
-	wakeups int32 // task wakeups scheduled, their Await not resumed yet
-	dueRun  int   // how many of due have run
-	loop    *Loop
-	cbs     []doneCallback // added, not scheduled yet
-	result  any
-	err     error
-	tok     CallbackToken
+	state    uint8
+	wakeups  int32 // task wakeups scheduled, their Await not resumed yet
+	loop     *Loop
+	wakeTask *Task          // the first callback, when it is a task's wakeup
+	wakeTok  CallbackToken  // its token
+	cbs      []doneCallback // added after wakeTask, not scheduled yet
+	result   any
+	err      error
+
+	tok    CallbackToken
+	dueRun int // how many of due have run
 
 	due      []doneCallback        // scheduled through CallSoon, not run yet
 	runDue   func()                // f.runNextDue, bound once
@@ -138,10 +141,19 @@ func (f *Future) AddDoneCallback(fn func(*Future)) CallbackToken {
 	return f.add(doneCallback{fn: fn})
 }
 
-// addWakeup is AddDoneCallback for a task awaiting f: the callback is the
-// task's step itself, with no func(*Future) in between.
-func (f *Future) addWakeup(t *Task) CallbackToken {
-	return f.add(doneCallback{task: t})
+// tryWakeup registers the wakeup of task t awaiting f, if it can take the
+// wakeTask field: f is pending with no other callback. The callback is the
+// task's step itself, with no func(*Future) in between, and the common
+// case, a single task awaiting the future, needs no list: wakeTask stays
+// older than every entry of cbs, so callbacks still run in registration
+// order. Otherwise the caller adds the wakeup to cbs.
+func (f *Future) tryWakeup(t *Task) (CallbackToken, bool) {
+	if f.wakeTask != nil || len(f.cbs) > 0 || f.state != pending {
+		return 0, false
+	}
+	f.tok++
+	f.wakeTask, f.wakeTok = t, f.tok
+	return f.tok, true
 }
 
 // woken is called by an awaiting task once resumed: scheduled tells
@@ -166,6 +178,10 @@ func (f *Future) add(cb doneCallback) CallbackToken {
 // RemoveDoneCallback removes the callback tok names, if it has not been
 // scheduled yet, and reports whether it did.
 func (f *Future) RemoveDoneCallback(tok CallbackToken) bool {
+	if f.wakeTask != nil && f.wakeTok == tok {
+		f.wakeTask = nil
+		return true
+	}
 	for i, cb := range f.cbs {
 		if cb.tok == tok {
 			f.cbs = append(f.cbs[:i], f.cbs[i+1:]...)
@@ -180,7 +196,7 @@ func (f *Future) RemoveDoneCallback(tok CallbackToken) bool {
 // future is pending or while done callbacks it scheduled have not run.
 // Reset is a loopbench extension: asyncio futures are done for good.
 func (f *Future) Reset() error {
-	if f.state == pending || f.dueRun < len(f.due) || f.wakeups > 0 {
+	if f.state == pending || len(f.due)|int(f.wakeups) != 0 {
 		return f.notResettable()
 	}
 	f.state, f.result, f.err = pending, nil, nil
@@ -198,6 +214,11 @@ func (f *Future) notPending(op string) error {
 
 func (f *Future) finish(state uint8) {
 	f.state = state
+	if t := f.wakeTask; t != nil {
+		f.wakeTask = nil
+		f.wakeups++
+		f.loop.CallSoon(t.stepFn)
+	}
 	if len(f.cbs) == 0 {
 		return
 	}

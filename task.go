@@ -210,7 +210,10 @@ func (t *Task) takeResumeErr() error {
 // error wrapping ErrCancelled; a task that handles it and returns normally
 // is not cancelled. Await may only be called from the task's own function.
 func (t *Task) Await(aw Awaitable) (any, error) {
-	f := aw.future()
+	f, ok := aw.(*Future) // the common case, without the interface call
+	if !ok {
+		f = aw.future()
+	}
 	switch {
 	case !t.running:
 		return nil, errNotInTask
@@ -223,7 +226,10 @@ func (t *Task) Await(aw Awaitable) (any, error) {
 		return f.Result()
 	}
 	t.waiter = f
-	tok := f.addWakeup(t)
+	tok, ok := f.tryWakeup(t)
+	if !ok {
+		tok = f.add(doneCallback{task: t})
+	}
 	if t.mustCancel && f.Cancel(t.cancelMsg) {
 		t.mustCancel = false
 	}

@@ -153,21 +153,40 @@ func testFutureResetAwaited(t *testing.T, l *loopbench.Loop) {
 }
 
 // Done callbacks and the wakeups of awaiting tasks run in the order they
-// were added.
+// were added, whether a task or a callback comes first.
 func testAwaitWakeupOrder(t *testing.T, l *loopbench.Loop) {
 	var r recorder
+	awaiter := func(name string, f *loopbench.Future) *loopbench.Task {
+		return l.CreateTask(func(tk *loopbench.Task) (any, error) {
+			_, err := tk.Await(f)
+			r.add(name)()
+			return nil, err
+		})
+	}
+	callback := func(name string) func(*loopbench.Future) {
+		return func(*loopbench.Future) { r.add(name)() }
+	}
 	f := l.CreateFuture()
-	f.AddDoneCallback(func(*loopbench.Future) { r.add("a")() })
-	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
-		_, err := tk.Await(f)
-		r.add("task")()
-		return nil, err
-	})
+	f.AddDoneCallback(callback("a"))
+	t1 := awaiter("task1", f)
 	RunOnce(t, l)
-	f.AddDoneCallback(func(*loopbench.Future) { r.add("b")() })
+	f.AddDoneCallback(callback("b"))
 	f.SetResult(nil)
-	complete(t, l, task)
-	r.want(t, "a", "task", "b")
+	complete(t, l, t1)
+	r.want(t, "a", "task1", "b")
+
+	r.got = nil
+	g := l.CreateFuture()
+	t2 := awaiter("task2", g)
+	RunOnce(t, l)
+	g.AddDoneCallback(callback("c"))
+	t3 := awaiter("task3", g)
+	RunOnce(t, l)
+	g.AddDoneCallback(callback("d"))
+	g.SetResult(nil)
+	complete(t, l, t2)
+	complete(t, l, t3)
+	r.want(t, "task2", "c", "task3", "d")
 }
 
 func testTaskFirstStep(t *testing.T, l *loopbench.Loop) {
