@@ -26,6 +26,12 @@
 // equal deadlines in scheduling order; (5) runs exactly the callbacks queued
 // now, skipping cancelled ones; what they schedule runs next iteration.
 //
+// The ready queue holds the CallSoon callbacks themselves. The callbacks of
+// steps 3 and 4 are queued only between select and dispatch, so in
+// asyncio's _ready they always follow the CallSoon callbacks the iteration
+// started with; they wait in a list of their own and run right after
+// those, which is the same order.
+//
 // # Ownership and errors
 //
 // A Loop belongs to the goroutine that runs it. Only CallSoonThreadsafe,
