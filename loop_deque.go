@@ -103,14 +103,19 @@ func (l *dequeLoop) runSome(n int) (left int) {
 			l.callbackPanicked(r, l.soonHandle(l.ready.Head()-1))
 		}
 	}()
-	for n > 0 {
-		n--
-		if l.cfg.Debug {
+	if l.cfg.Debug {
+		for n > 0 {
+			n--
 			pos := l.ready.Head()
 			if fn := l.ready.Pop(); fn != nil {
 				l.runTimed(fn, pos)
 			}
-		} else if fn := l.ready.Pop(); fn != nil {
+		}
+		return 0
+	}
+	for n > 0 {
+		n--
+		if fn := l.ready.Pop(); fn != nil {
 			fn()
 		}
 	}
