@@ -85,39 +85,35 @@ func (l *dequeLoop) runOnce() error {
 			l.queueSlot(id)
 		}
 	}
-	for n := l.ready.Len(); n > 0; {
-		n = l.runSome(n)
+	for end := l.ready.Head() + uint64(l.ready.Len()); l.ready.Head() != end; {
+		l.runSome(end)
 	}
 	l.runSlots()
 	l.ready.Release()
 	return nil
 }
 
-// runSome runs up to n CallSoon callbacks from the ready queue. A panic
-// ends it early: the panic is reported and the number of callbacks still to
-// run is returned. A nil entry is a cancelled callback.
-func (l *dequeLoop) runSome(n int) (left int) {
+// runSome runs the CallSoon callbacks of the ready queue up to position
+// end. A panic ends it early, reported; the caller calls it again for the
+// rest. A nil entry is a cancelled callback. The loop counts by queue
+// position, so no counter has to live in memory for the deferred recover.
+func (l *dequeLoop) runSome(end uint64) {
 	defer func() {
 		if r := recover(); r != nil {
-			left = n
 			l.callbackPanicked(r, l.soonHandle(l.ready.Head()-1))
 		}
 	}()
 	if l.cfg.Debug {
-		for n > 0 {
-			n--
-			pos := l.ready.Head()
+		for pos := l.ready.Head(); pos != end; pos = l.ready.Head() {
 			if fn := l.ready.Pop(); fn != nil {
 				l.runTimed(fn, pos)
 			}
 		}
-		return 0
+		return
 	}
-	for n > 0 {
-		n--
+	for l.ready.Head() != end {
 		if fn := l.ready.Pop(); fn != nil {
 			fn()
 		}
 	}
-	return 0
 }

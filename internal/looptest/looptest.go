@@ -93,6 +93,7 @@ func Run(t *testing.T, cfg loopbench.Config) {
 		{"CallSoonFIFO", testFIFO},
 		{"ScheduledDuringIterationRunsNext", testNextIteration},
 		{"CancelledHandleSkipped", testCancel},
+		{"CancelDeepInQueue", testCancelDeep},
 		{"StaleHandle", testStaleHandle},
 		{"TimerDeadlineOrder", testTimerOrder},
 		{"NegativeDelays", testNegativeDelays},
@@ -155,6 +156,42 @@ func testCancel(t *testing.T, l *loopbench.Loop) {
 	h2 = l.CallSoon(r.add("d"))
 	RunOnce(t, l)
 	r.want(t, "a", "c")
+}
+
+// testCancelDeep cancels CallSoon callbacks far from the head of a long
+// queue, after earlier bursts have moved the queue's ends (ring wrap-around,
+// deque blocks), and from a callback running ahead of them.
+func testCancelDeep(t *testing.T, l *loopbench.Loop) {
+	for range 3 {
+		for range 700 {
+			l.CallSoon(func() {})
+		}
+		RunOnce(t, l)
+	}
+	var r recorder
+	var want []string
+	hs := make([]loopbench.Handle, 1000)
+	l.CallSoon(func() { hs[999].Cancel() })
+	for i := range hs {
+		s := fmt.Sprint(i)
+		hs[i] = l.CallSoon(r.add(s))
+		if i%7 != 3 && i != 999 {
+			want = append(want, s)
+		}
+	}
+	for i := 3; i < len(hs); i += 7 {
+		hs[i].Cancel()
+	}
+	for i := range hs {
+		if got := hs[i].Cancelled(); got != (i%7 == 3) {
+			t.Fatalf("handle %d: Cancelled() = %v before the run", i, got)
+		}
+	}
+	RunOnce(t, l)
+	r.want(t, want...)
+	if hs[3].Cancelled() {
+		t.Fatal("a handle whose callback left the queue still reports Cancelled")
+	}
 }
 
 func testStaleHandle(t *testing.T, l *loopbench.Loop) {
