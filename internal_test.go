@@ -184,18 +184,26 @@ func TestEventForCancelledHandleUnregisters(t *testing.T) {
 	})
 }
 
-func TestSlowCallbackLogged(t *testing.T) {
+// debugLoop returns a loop in debug mode with a 50 ms slow-callback
+// threshold, the buffer it logs to, and the clock it reads, which the test
+// advances.
+func debugLoop(t *testing.T) (*Loop, *bytes.Buffer, *time.Duration) {
 	l, err := New(Config{Debug: true, SlowCallbackDuration: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	var out bytes.Buffer
-	l.SetLogger(log.New(&out, "", 0))
-	now := time.Duration(0)
-	l.c.clock = func() time.Duration { return now }
-	l.CallSoon(func() { now += 10 * time.Millisecond })
-	l.CallSoon(slowCallback(&now))
+	t.Cleanup(func() { l.Close() })
+	out := new(bytes.Buffer)
+	l.SetLogger(log.New(out, "", 0))
+	now := new(time.Duration)
+	l.c.clock = func() time.Duration { return *now }
+	return l, out, now
+}
+
+func TestSlowCallbackLogged(t *testing.T) {
+	l, out, now := debugLoop(t)
+	l.CallSoon(func() { *now += 10 * time.Millisecond })
+	l.CallSoon(slowCallback(now))
 	l.c.stopping = true
 	l.runOnce()
 	got := out.String()
@@ -204,19 +212,11 @@ func TestSlowCallbackLogged(t *testing.T) {
 	}
 }
 
-// TestSlowTimerLoggedOnce: a slow timer callback, run through its slot's
-// ready-queue entry, is logged once, under its own name and handle.
+// TestSlowTimerLoggedOnce: a slow timer callback, run from the slots the
+// iteration queued, is logged once, under its own name and handle.
 func TestSlowTimerLoggedOnce(t *testing.T) {
-	l, err := New(Config{Debug: true, SlowCallbackDuration: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	var out bytes.Buffer
-	l.SetLogger(log.New(&out, "", 0))
-	now := time.Duration(0)
-	l.c.clock = func() time.Duration { return now }
-	th := l.CallLater(-1, slowCallback(&now))
+	l, out, now := debugLoop(t)
+	th := l.CallLater(-1, slowCallback(now))
 	l.c.stopping = true
 	l.runOnce()
 	got := out.String()
