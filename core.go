@@ -377,7 +377,7 @@ func (c *core) runSomeSlots() {
 	}
 }
 
-// take returns the callback of slot id, just popped from the ready queue:
+// take returns the callback of slot id, just taken from slotq:
 // nil for a cancelled one, the reader/writer of an fd, or the callback of
 // a due timer or of a thread-safe record, whose slot it frees.
 func (c *core) take(id uint32) func() {
