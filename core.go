@@ -80,9 +80,10 @@ type core struct {
 	ncancelled int                  // lazily cancelled timers still in the heap
 	keep       func(id uint32) bool // keepTimer, bound once
 
-	sel    selectors.Selector
-	events []selectors.Event
-	fds    []fdEntry
+	sel     selectors.Selector
+	events  []selectors.Event
+	fds     []fdEntry
+	watched int // fds registered with sel for callbacks (not the wakeup fd)
 
 	ts threadsafe
 
@@ -190,6 +191,24 @@ func (c *core) sweepCancelled() {
 	}
 }
 
+// poll is steps 2 and 3 of the iteration: it waits for I/O events up to
+// selectTimeout. When that timeout is 0 and no fd is watched, no selector
+// could report anything, so it makes no system call (libuv's uv__io_poll
+// returns early in the same case): the wakeup fd is left to the next
+// blocking poll, and thread-safe callbacks are taken by their flag.
+func (c *core) poll(ready int) ([]selectors.Event, error) {
+	d := c.selectTimeout(ready)
+	if d == 0 && c.watched == 0 {
+		return c.events[:0], nil
+	}
+	evs, err := c.sel.Select(d, c.events[:0])
+	c.events = evs
+	if err != nil {
+		return nil, fmt.Errorf("loopbench: %w", err)
+	}
+	return evs, nil
+}
+
 // selectTimeout is step 2 of the iteration.
 func (c *core) selectTimeout(ready int) time.Duration {
 	if ready > 0 || c.stopping || c.ts.pending() {
@@ -289,8 +308,13 @@ func (c *core) watch(fd int, old, new selectors.Events) error {
 	case old == new:
 		return nil
 	case old == 0:
-		return c.sel.Register(fd, new)
+		err := c.sel.Register(fd, new)
+		if err == nil {
+			c.watched++
+		}
+		return err
 	case new == 0:
+		c.watched--
 		return c.sel.Unregister(fd)
 	}
 	return c.sel.Modify(fd, new)

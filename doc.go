@@ -22,7 +22,10 @@
 // the select timeout: 0 when callbacks are ready or Stop was called, else
 // the time to the earliest timer capped at 24 h, else block; (3) selects and
 // queues the callbacks of ready fds, then what other goroutines passed to
-// CallSoonThreadsafe; (4) queues every timer that is due, in deadline order,
+// CallSoonThreadsafe (with timeout 0 and no fd watched there is nothing a
+// selector could report, so no system call is made: the thread-safe queue
+// is read by its flag, and its wakeup fd is drained by the next blocking
+// select); (4) queues every timer that is due, in deadline order,
 // equal deadlines in scheduling order; (5) runs exactly the callbacks queued
 // now, skipping cancelled ones; what they schedule runs next iteration.
 //

@@ -3,8 +3,6 @@
 package loopbench
 
 import (
-	"fmt"
-
 	"github.com/loopbench/loopbench/impl/deque"
 )
 
@@ -62,10 +60,9 @@ func (l *dequeLoop) runForever() error {
 // runOnce is one iteration, asyncio's _run_once (see the package doc).
 func (l *dequeLoop) runOnce() error {
 	l.sweepCancelled()
-	evs, err := l.sel.Select(l.selectTimeout(l.ready.Len()), l.events[:0])
-	l.events = evs
+	evs, err := l.poll(l.ready.Len())
 	if err != nil {
-		return fmt.Errorf("loopbench: %w", err)
+		return err
 	}
 	for _, ev := range evs {
 		r, w := l.ioReady(ev)

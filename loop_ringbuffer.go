@@ -1,8 +1,6 @@
 package loopbench
 
 import (
-	"fmt"
-
 	"github.com/loopbench/loopbench/impl/ringbuffer"
 )
 
@@ -60,10 +58,9 @@ func (l *ringbufferLoop) runForever() error {
 // runOnce is one iteration, asyncio's _run_once (see the package doc).
 func (l *ringbufferLoop) runOnce() error {
 	l.sweepCancelled()
-	evs, err := l.sel.Select(l.selectTimeout(l.ready.Len()), l.events[:0])
-	l.events = evs
+	evs, err := l.poll(l.ready.Len())
 	if err != nil {
-		return fmt.Errorf("loopbench: %w", err)
+		return err
 	}
 	for _, ev := range evs {
 		r, w := l.ioReady(ev)

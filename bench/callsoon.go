@@ -2,13 +2,14 @@ package bench
 
 import (
 	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/internal/sock"
 )
 
 var nop = func() {}
 
 // CallSoonBatch isolates CallSoon and dispatch: batch callbacks (a prebuilt
 // func) are queued per iteration and run in the next one, so the
-// iteration's own cost (select(0), clock) is spread over the batch.
+// iteration's own cost is spread over the batch.
 func CallSoonBatch(t Timer, l *loopbench.Loop, n, batch int) error {
 	return drive(t, l, n, batch, func(k int) {
 		for range k {
@@ -19,8 +20,19 @@ func CallSoonBatch(t Timer, l *loopbench.Loop, n, batch int) error {
 
 // CallSoonChain isolates the loop iteration: one callback in flight, each
 // scheduling the next, so every callback costs a whole iteration with its
-// select(0).
+// select(0). One idle socket is watched, as asyncio's self-pipe always is:
+// a loop that watches no fd makes no select(0) call at all.
 func CallSoonChain(t Timer, l *loopbench.Loop, n int) error {
+	a, b, err := sock.Socketpair()
+	if err != nil {
+		return err
+	}
+	defer sock.Close(a)
+	defer sock.Close(b)
+	if err := l.AddReader(a, nop); err != nil {
+		return err
+	}
+	defer l.RemoveReader(a)
 	left := n
 	var next func()
 	next = func() {
@@ -32,7 +44,7 @@ func CallSoonChain(t Timer, l *loopbench.Loop, n int) error {
 	}
 	l.CallSoon(next)
 	t.ResetTimer()
-	err := l.RunForever()
+	err = l.RunForever()
 	t.StopTimer()
 	return err
 }
