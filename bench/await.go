@@ -123,10 +123,51 @@ func PullAwait(t Timer, tasks, n int) {
 		nexts[i] = next
 	}
 	t.ResetTimer()
-	for i := 0; i < n; i++ {
-		nexts[i%tasks]()
+	for i, j := 0, 0; i < n; i++ {
+		nexts[j]()
+		if j++; j == tasks {
+			j = 0
+		}
 	}
 	t.StopTimer()
+}
+
+// PullStep is the loop's part of Await: tasks bare coroutines (iter.Pull,
+// no Task, no Future), each resumed by a CallSoon callback it schedules
+// just before it yields, n round trips in all. Await minus PullStep is
+// what the task layer adds (the future, its done callback, the
+// bookkeeping); PullStep minus PullAwait is the loop's dispatch.
+func PullStep(t Timer, l *loopbench.Loop, tasks, n int) error {
+	left := n
+	stops := make([]func(), 0, tasks)
+	defer func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}()
+	for range tasks {
+		var step func()
+		next, stop := iter.Pull(func(yield func(struct{}) bool) {
+			for left > 0 {
+				left--
+				l.CallSoon(step)
+				if !yield(struct{}{}) {
+					return
+				}
+			}
+			if left == 0 { // the first to find the work done
+				left = -1
+				l.Stop()
+			}
+		})
+		stops = append(stops, stop)
+		step = func() { next() }
+		l.CallSoon(step)
+	}
+	t.ResetTimer()
+	err := l.RunForever()
+	t.StopTimer()
+	return err
 }
 
 // GoroutineSpawn is the goroutine baseline of Spawn: start a goroutine

@@ -83,5 +83,7 @@ func BenchmarkEcho(b *testing.B) { runWorkload(b, "Echo") }
 
 // BenchmarkAwait: the task await round trip, the sleep(0) round trip and
 // task spawn+finish, 100 tasks at a time, for each ready queue; goroutines
-// and channels (impl=goroutine) as the baseline.
+// and channels (impl=goroutine) as the baseline, and two floors: the bare
+// iter.Pull switch (impl=pull) and the same switch stepped by CallSoon
+// callbacks with no Task or Future (op=pullstep).
 func BenchmarkAwait(b *testing.B) { runWorkload(b, "Await") }
