@@ -193,9 +193,9 @@ func (c *core) sweepCancelled() {
 
 // poll is steps 2 and 3 of the iteration: it waits for I/O events up to
 // selectTimeout. When that timeout is 0 and no fd is watched, no selector
-// could report anything, so it makes no system call (libuv's uv__io_poll
-// returns early in the same case): the wakeup fd is left to the next
-// blocking poll, and thread-safe callbacks are taken by their flag.
+// could report anything, so it makes no system call: the wakeup fd is
+// left to the next blocking poll, and thread-safe callbacks are taken by
+// their flag.
 func (c *core) poll(ready int) ([]selectors.Event, error) {
 	d := c.selectTimeout(ready)
 	if d == 0 && c.watched == 0 {

@@ -85,6 +85,7 @@ func TestCancelledHeadDoesNotShortenTimeout(t *testing.T) {
 
 func TestStopBeforeRunSelectsWithZeroTimeout(t *testing.T) {
 	eachConfig(t, func(t *testing.T, l *Loop, rec *recordingSelector) {
+		// A watched fd, so that the iteration has something to select.
 		a, _ := seltest.Pair(t)
 		if err := l.AddReader(a, func() {}); err != nil {
 			t.Fatal(err)
