@@ -8,13 +8,6 @@ import (
 	"github.com/loopbench/loopbench"
 )
 
-type nopTimer struct{}
-
-func (nopTimer) ResetTimer()                  {}
-func (nopTimer) StartTimer()                  {}
-func (nopTimer) StopTimer()                   {}
-func (nopTimer) ReportMetric(float64, string) {}
-
 // TestPullStepEnds: PullStep returns for any n, fewer round trips than
 // coroutines included, and leaves no coroutine behind.
 func TestPullStepEnds(t *testing.T) {
@@ -24,7 +17,7 @@ func TestPullStepEnds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := PullStep(nopTimer{}, l, 10, n); err != nil {
+		if err := PullStep(&timer{}, l, 10, n); err != nil {
 			t.Fatalf("n=%d: %v", n, err)
 		}
 		l.Close()
