@@ -19,6 +19,7 @@ var stateNames = [...]string{"pending", "cancelled", "finished"}
 type Future struct {
 	// What an await round trip touches comes first, within one cache line.
 	state    uint8
+	ofTask   bool  // a task's future: only the task's function completes it
 	wakeups  int32 // task wakeups scheduled, their Await not resumed yet
 	loop     *Loop
 	wakeTask *Task          // the first callback, when it is a task's wakeup
@@ -81,28 +82,38 @@ func (f *Future) Result() (any, error) {
 
 var errPendingResult = fmt.Errorf("Result of a pending future: %w", ErrInvalidState)
 
-// SetResult completes the future with v. ErrInvalidState if already done.
+// SetResult completes the future with v. ErrInvalidState if already done,
+// or if f is a task's future: a task is completed by its function's return
+// (asyncio's Task refuses set_result too).
 func (f *Future) SetResult(v any) error {
-	if f.state != pending {
+	if f.state != pending || f.ofTask {
 		return f.notPending("SetResult")
 	}
-	f.result = v
-	f.finish(finished)
+	f.setResult(v)
 	return nil
 }
 
+func (f *Future) setResult(v any) {
+	f.result = v
+	f.finish(finished)
+}
+
 // SetException completes the future with a non-nil err. ErrInvalidState if
-// already done.
+// already done, or if f is a task's future (see SetResult).
 func (f *Future) SetException(err error) error {
 	if err == nil {
 		return fmt.Errorf("SetException(nil): %w", ErrInvalidState)
 	}
-	if f.state != pending {
+	if f.state != pending || f.ofTask {
 		return f.notPending("SetException")
 	}
+	f.setException(err)
+	return nil
+}
+
+func (f *Future) setException(err error) {
 	f.err = err
 	f.finish(finished)
-	return nil
 }
 
 // Cancel cancels a pending future and schedules its callbacks; msg, if not
@@ -194,9 +205,10 @@ func (f *Future) RemoveDoneCallback(tok CallbackToken) bool {
 // Reset returns a done future to pending, so that a hot path can await the
 // same future again without allocating. It is ErrInvalidState while the
 // future is pending or while done callbacks it scheduled have not run.
-// Reset is a loopbench extension: asyncio futures are done for good.
+// A task's future is never reset: the task has ended for good. Reset is a
+// loopbench extension: asyncio futures are done for good.
 func (f *Future) Reset() error {
-	if f.state == pending || len(f.due)|int(f.wakeups) != 0 {
+	if f.state == pending || len(f.due)|int(f.wakeups) != 0 || f.ofTask {
 		return f.notResettable()
 	}
 	f.state, f.result, f.err = pending, nil, nil
@@ -204,11 +216,17 @@ func (f *Future) Reset() error {
 }
 
 func (f *Future) notResettable() error {
+	if f.ofTask {
+		return fmt.Errorf("Reset of a task's future: %w", ErrInvalidState)
+	}
 	return fmt.Errorf("Reset of a %s future with %d callbacks to run: %w",
 		stateNames[f.state], len(f.due)-f.dueRun+int(f.wakeups), ErrInvalidState)
 }
 
 func (f *Future) notPending(op string) error {
+	if f.ofTask && f.state == pending {
+		return fmt.Errorf("%s on a task's future: a task ends when its function returns: %w", op, ErrInvalidState)
+	}
 	return fmt.Errorf("%s on a %s future: %w", op, stateNames[f.state], ErrInvalidState)
 }
 

@@ -12,7 +12,9 @@ import (
 // function runs on a runtime coroutine (iter.Pull): t.Await(f) switches
 // back to the loop until f is done, and the loop switches back into the
 // function from f's done callback, as asyncio's Task.__step and
-// __wakeup do. A Task is a Future for the function's result.
+// __wakeup do. A Task is a Future for the function's result, which only
+// the function completes: SetResult, SetException and Reset on a task (or
+// on its Future) return ErrInvalidState, as asyncio's Task refuses them.
 //
 // Await, Sleep and the helpers that take a *Task may only be called from
 // that task's own function, on the loop's goroutine.
@@ -60,6 +62,7 @@ func (l *Loop) CreateTask(fn func(t *Task) (any, error)) *Task {
 	}
 	t := &Task{fn: fn}
 	t.Future.loop = l
+	t.Future.ofTask = true
 	t.Future.onCancel = t.Cancel
 	t.stepFn = t.bindStep()
 	t.next, t.stop = iter.Pull(t.body)
@@ -173,9 +176,9 @@ func (t *Task) finishTask(res any, err error) {
 	case errors.Is(err, ErrCancelled):
 		t.Future.cancel(cancelMessage(err))
 	case err != nil:
-		t.Future.SetException(err)
+		t.Future.setException(err)
 	default:
-		t.Future.SetResult(res)
+		t.Future.setResult(res)
 	}
 }
 

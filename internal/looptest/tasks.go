@@ -31,6 +31,7 @@ func RunTasks(t *testing.T, cfg loopbench.Config) {
 		{"CancelBeforeStart", testCancelBeforeStart},
 		{"CancellingCounts", testCancellingCounts},
 		{"AwaitTask", testAwaitTask},
+		{"TaskCompletedOnlyByItsFunction", testTaskNotSettable},
 		{"PanicBecomesError", testTaskPanic},
 		{"GoexitBecomesError", testTaskGoexit},
 		{"AwaitErrors", testAwaitErrors},
@@ -351,6 +352,39 @@ func testAwaitTask(t *testing.T, l *loopbench.Loop) {
 	})
 	if v, err := complete(t, l, outer); v != 10 || err != nil {
 		t.Fatalf("outer = %v, %v", v, err)
+	}
+}
+
+// testTaskNotSettable: a task's future is completed by its function only,
+// as asyncio's Task refuses set_result and set_exception; and a done task
+// is never reset to pending.
+func testTaskNotSettable(t *testing.T, l *loopbench.Loop) {
+	f := l.CreateFuture()
+	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		if _, err := tk.Await(f); err != nil {
+			return nil, err
+		}
+		return "returned", nil
+	})
+	RunOnce(t, l) // the task awaits f
+	for name, err := range map[string]error{
+		"SetResult":                 task.SetResult("outside"),
+		"SetException":              task.SetException(errors.New("outside")),
+		"SetResult through .Future": task.Future.SetResult("outside"),
+	} {
+		if !errors.Is(err, loopbench.ErrInvalidState) || task.Done() {
+			t.Fatalf("%s on a pending task = %v, Done %v; want ErrInvalidState", name, err, task.Done())
+		}
+	}
+	f.SetResult(nil)
+	if v, err := complete(t, l, task); v != "returned" || err != nil {
+		t.Fatalf("task = %v, %v; want what its function returned", v, err)
+	}
+	if err := task.Reset(); !errors.Is(err, loopbench.ErrInvalidState) || !task.Done() {
+		t.Fatalf("Reset of a done task = %v, Done %v; want ErrInvalidState", err, task.Done())
+	}
+	if err := task.SetResult(1); !errors.Is(err, loopbench.ErrInvalidState) {
+		t.Fatalf("SetResult on a done task = %v", err)
 	}
 }
 
