@@ -293,10 +293,13 @@ func (t *Task) Cancel(msg string) bool {
 func (t *Task) Cancelling() int { return t.ncancels }
 
 // Uncancel decrements the count of cancellation requests and returns it,
-// as asyncio's Task.uncancel.
+// as asyncio's Task.uncancel. The call that brings the count to zero also
+// withdraws a cancellation not delivered yet, as asyncio does since 3.13.
 func (t *Task) Uncancel() int {
 	if t.ncancels > 0 {
-		t.ncancels--
+		if t.ncancels--; t.ncancels == 0 {
+			t.mustCancel = false
+		}
 	}
 	return t.ncancels
 }

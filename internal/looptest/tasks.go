@@ -2,6 +2,7 @@ package looptest
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"strings"
@@ -30,6 +31,7 @@ func RunTasks(t *testing.T, cfg loopbench.Config) {
 		{"CancelSelf", testCancelSelf},
 		{"CancelBeforeStart", testCancelBeforeStart},
 		{"CancellingCounts", testCancellingCounts},
+		{"LastUncancelWithdraws", testUncancelWithdraws},
 		{"AwaitTask", testAwaitTask},
 		{"TaskCompletedOnlyByItsFunction", testTaskNotSettable},
 		{"PanicBecomesError", testTaskPanic},
@@ -338,6 +340,36 @@ func testCancellingCounts(t *testing.T, l *loopbench.Loop) {
 	// in the task ignores it and then uncancels twice.
 	if v, err := complete(t, l, task); v != "ok" || err != nil {
 		t.Fatalf("task = %v, %v", v, err)
+	}
+}
+
+// testUncancelWithdraws: the Uncancel that brings the count to zero also
+// withdraws a cancellation not delivered yet (asyncio since 3.13); one
+// that leaves a request pending does not.
+func testUncancelWithdraws(t *testing.T, l *loopbench.Loop) {
+	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		tk.Cancel("")
+		tk.Cancel("")
+		if n := tk.Uncancel(); n != 1 {
+			return nil, fmt.Errorf("Uncancel = %d after two requests", n)
+		}
+		if err := tk.Sleep(0); !errors.Is(err, loopbench.ErrCancelled) {
+			return nil, fmt.Errorf("Sleep(0) with a request left = %v, want ErrCancelled", err)
+		}
+		tk.Cancel("")
+		if n := tk.Uncancel(); n != 1 {
+			return nil, fmt.Errorf("Uncancel = %d", n)
+		}
+		if n := tk.Uncancel(); n != 0 {
+			return nil, fmt.Errorf("last Uncancel = %d", n)
+		}
+		if err := tk.Sleep(0); err != nil {
+			return nil, fmt.Errorf("Sleep(0) after the last Uncancel = %v", err)
+		}
+		return "ok", nil
+	})
+	if v, err := complete(t, l, task); v != "ok" || err != nil || task.Cancelled() {
+		t.Fatalf("task = %v, %v, Cancelled %v", v, err, task.Cancelled())
 	}
 }
 
