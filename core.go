@@ -94,6 +94,7 @@ type core struct {
 	transports map[*Transport]struct{} // open transports, closed by Close
 	servers    map[*Server]struct{}    // listening servers, closed by Close
 	tasks      *Task                   // unfinished tasks, for Close
+	idle       []*coroutine            // coroutines waiting for a task
 	exec       executor
 
 	stopping bool
@@ -572,6 +573,7 @@ func (c *core) close() error {
 		return nil
 	}
 	c.stopTasks()
+	c.stopIdle()
 	c.exec.shutdown()
 	c.closeSockets()
 	c.closed.Store(true)

@@ -3,7 +3,6 @@ package loopbench
 import (
 	"errors"
 	"fmt"
-	"iter"
 	"runtime/debug"
 	"time"
 )
@@ -33,7 +32,7 @@ type Task struct {
 	Future
 
 	fn                 func(t *Task) (any, error)
-	stop               func()
+	co                 *coroutine // runs fn
 	cancelMsg          string
 	ncancels           int     // cancellation requests (Cancelling)
 	sleepF             *Future // reused by Sleep
@@ -55,7 +54,10 @@ type goexitPanic struct{}
 type stoppedPanic struct{}
 
 // CreateTask schedules fn to run as a task; its first step runs on the
-// next iteration, never inside CreateTask.
+// next iteration, never inside CreateTask. fn runs on a coroutine that a
+// finished task left idle in the loop's pool, or on a new one: a task that
+// ends, other than by runtime.Goexit, parks its coroutine for the next,
+// up to 128 idle; Close ends them.
 func (l *Loop) CreateTask(fn func(t *Task) (any, error)) *Task {
 	if l.c.closed.Load() {
 		panic(closedError("CreateTask"))
@@ -65,7 +67,8 @@ func (l *Loop) CreateTask(fn func(t *Task) (any, error)) *Task {
 	t.Future.ofTask = true
 	t.Future.onCancel = t.Cancel
 	t.stepFn = t.bindStep()
-	t.next, t.stop = iter.Pull(t.body)
+	t.co = l.c.takeCoroutine(t)
+	t.next = t.co.next
 	l.c.addTask(t)
 	l.CallSoon(t.stepFn)
 	return t
@@ -103,7 +106,9 @@ func (t *Task) stepSlow() {
 		if !t.started {
 			// Cancelled before it ever ran: the function never starts.
 			t.started = true
-			t.stop()
+			if co := t.detach(); !t.loop.c.parkCoroutine(co) {
+				co.stop()
+			}
 			t.finishTask(nil, cancelledError(t.cancelMsg))
 			return
 		}
@@ -123,12 +128,13 @@ func (t *Task) resume() {
 	t.running = false
 }
 
-// body is the coroutine: it runs the task's function and completes the
-// task with what it returns, or with the panic it raised. A Goexit cannot
-// be stopped, but its unwinding is turned into a panic that iter.Pull
-// carries to resume, so it never ends the loop's goroutine.
-func (t *Task) body(yield func(struct{}) bool) {
-	t.yield = yield
+// runFunction runs the task's function on its coroutine and completes the
+// task with what it returns, or with the panic it raised. It reports
+// whether the coroutine can run another task: not once Close has stopped
+// it. A Goexit cannot be stopped, but its unwinding is turned into a panic
+// that iter.Pull carries to resume, so it never ends the loop's goroutine;
+// the coroutine ends with it.
+func (t *Task) runFunction() (reusable bool) {
 	returned := false
 	defer func() {
 		if returned {
@@ -143,11 +149,13 @@ func (t *Task) body(yield func(struct{}) bool) {
 			t.finishTask(nil, cancelledError("loop closed"))
 		default:
 			t.finishTask(nil, &PanicError{Value: r, Stack: debug.Stack()})
+			reusable = true
 		}
 	}()
 	res, err := t.fn(t)
 	returned = true
 	t.finishTask(res, err)
+	return true
 }
 
 // PanicError is the error of a task whose function panicked.
@@ -341,7 +349,7 @@ func (c *core) stopTasks() {
 		t := c.tasks
 		c.removeTask(t)
 		t.started = true
-		stopCoroutine(t.stop)
+		stopCoroutine(t.co.stop)
 		if t.state == pending {
 			t.Future.cancel("loop closed")
 		}
@@ -349,7 +357,7 @@ func (c *core) stopTasks() {
 }
 
 // stopCoroutine calls stop, absorbing the panic a Goexit in the function
-// turns into (see Task.body).
+// turns into (see Task.runFunction).
 func stopCoroutine(stop func()) {
 	defer func() {
 		if r := recover(); r != nil && r != goexitSentinel {

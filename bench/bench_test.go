@@ -81,8 +81,10 @@ func BenchmarkIOChain(b *testing.B) { runWorkload(b, "IOChain") }
 // gonet (goroutine-per-connection on net) as the baseline.
 func BenchmarkEcho(b *testing.B) { runWorkload(b, "Echo") }
 
-// BenchmarkAwait: the task await round trip, the sleep(0) round trip and
-// task spawn+finish, 100 tasks at a time, for each ready queue; goroutines
+// BenchmarkAwait: the task await round trip and the sleep(0) round trip,
+// 100 tasks at a time, and task spawn+finish, 100 and 1000 tasks at a time
+// (within and beyond the loop's pool of idle coroutines), for each ready
+// queue; goroutines
 // and channels (impl=goroutine) as the baseline, and two floors: the bare
 // iter.Pull switch (impl=pull) and the same switch stepped by CallSoon
 // callbacks with no Task or Future (op=pullstep).

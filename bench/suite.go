@@ -266,17 +266,30 @@ func echoCases(o Options, add func(Case)) {
 
 const awaitTasks = 100
 
+// spawnBatches are the tasks created per iteration by op=spawn: within the
+// loop's pool of idle coroutines (128), and beyond it, where most tasks
+// start a goroutine.
+func spawnBatches(o Options) []int {
+	if o.Quick {
+		return []int{awaitTasks}
+	}
+	return []int{awaitTasks, 1000}
+}
+
 func awaitCases(o Options, add func(Case)) {
 	queues := variants(o, func(c loopbench.Config) loopbench.Config { return loopbench.Config{Ready: c.Ready} })
+	type op struct {
+		params string
+		run    func(Timer, *loopbench.Loop, int) error
+	}
 	for _, cfg := range queues {
-		ops := []struct {
-			params string
-			run    func(Timer, *loopbench.Loop, int) error
-		}{
+		ops := []op{
 			{fmt.Sprintf("op=await/tasks=%d", awaitTasks), func(t Timer, l *loopbench.Loop, n int) error { return Await(t, l, awaitTasks, n) }},
 			{fmt.Sprintf("op=sleep0/tasks=%d", awaitTasks), func(t Timer, l *loopbench.Loop, n int) error { return Sleep0(t, l, awaitTasks, n) }},
 			{fmt.Sprintf("op=pullstep/tasks=%d", awaitTasks), func(t Timer, l *loopbench.Loop, n int) error { return PullStep(t, l, awaitTasks, n) }},
-			{fmt.Sprintf("op=spawn/batch=%d", awaitTasks), func(t Timer, l *loopbench.Loop, n int) error { return Spawn(t, l, n, awaitTasks) }},
+		}
+		for _, batch := range spawnBatches(o) {
+			ops = append(ops, op{fmt.Sprintf("op=spawn/batch=%d", batch), func(t Timer, l *loopbench.Loop, n int) error { return Spawn(t, l, n, batch) }})
 		}
 		for _, op := range ops {
 			add(Case{"Await", cfg.String(), op.params, onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
@@ -285,7 +298,9 @@ func awaitCases(o Options, add func(Case)) {
 		}
 	}
 	add(Case{"Await", "impl=goroutine", fmt.Sprintf("op=await/tasks=%d", awaitTasks), plain(func(t Timer, n int) error { GoroutineAwait(t, awaitTasks, n); return nil })})
-	add(Case{"Await", "impl=goroutine", fmt.Sprintf("op=spawn/batch=%d", awaitTasks), plain(func(t Timer, n int) error { GoroutineSpawn(t, n, awaitTasks); return nil })})
+	for _, batch := range spawnBatches(o) {
+		add(Case{"Await", "impl=goroutine", fmt.Sprintf("op=spawn/batch=%d", batch), plain(func(t Timer, n int) error { GoroutineSpawn(t, n, batch); return nil })})
+	}
 	add(Case{"Await", "impl=pull", fmt.Sprintf("op=await/tasks=%d", awaitTasks), plain(func(t Timer, n int) error { PullAwait(t, awaitTasks, n); return nil })})
 }
 

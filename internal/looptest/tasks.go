@@ -351,17 +351,17 @@ func testUncancelWithdraws(t *testing.T, l *loopbench.Loop) {
 		tk.Cancel("")
 		tk.Cancel("")
 		if n := tk.Uncancel(); n != 1 {
-			return nil, fmt.Errorf("Uncancel = %d after two requests", n)
+			return nil, fmt.Errorf("after two requests, Uncancel = %d", n)
 		}
 		if err := tk.Sleep(0); !errors.Is(err, loopbench.ErrCancelled) {
 			return nil, fmt.Errorf("Sleep(0) with a request left = %v, want ErrCancelled", err)
 		}
 		tk.Cancel("")
 		if n := tk.Uncancel(); n != 1 {
-			return nil, fmt.Errorf("Uncancel = %d", n)
+			return nil, fmt.Errorf("after a third request, Uncancel = %d", n)
 		}
 		if n := tk.Uncancel(); n != 0 {
-			return nil, fmt.Errorf("last Uncancel = %d", n)
+			return nil, fmt.Errorf("the last Uncancel = %d", n)
 		}
 		if err := tk.Sleep(0); err != nil {
 			return nil, fmt.Errorf("Sleep(0) after the last Uncancel = %v", err)
@@ -615,6 +615,14 @@ func CloseStopsTasks(t *testing.T, cfg loopbench.Config) {
 		}))
 	}
 	complete(t, l, l.RunInExecutor(func() (any, error) { return nil, nil }))
+	// Finished tasks leave their coroutines idle, for the next tasks.
+	var finished []loopbench.Awaitable
+	for range 5 {
+		finished = append(finished, l.CreateTask(func(tk *loopbench.Task) (any, error) { return nil, tk.Sleep(0) }))
+	}
+	if _, err := complete(t, l, loopbench.Gather(l, finished...)); err != nil {
+		t.Fatal(err)
+	}
 	tasks = append(tasks, l.CreateTask(func(*loopbench.Task) (any, error) { return nil, nil }))
 	if err := l.Close(); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,76 @@
+package loopbench
+
+import "iter"
+
+// maxIdleCoroutines bounds a loop's pool of idle coroutines. Each holds a
+// parked goroutine and its stack (a few KiB unless a task grew it and the
+// GC has not shrunk it yet); in exchange CreateTask starts no goroutine and
+// a task's end destroys none. The pool lives as long as its loop.
+const maxIdleCoroutines = 128
+
+// coroutine is a runtime coroutine (iter.Pull) that runs tasks' functions
+// one after another. When a task's function returns, the coroutine goes
+// back to its loop's pool and waits, suspended, for the next CreateTask.
+type coroutine struct {
+	next func() (struct{}, bool) // resume it (iter.Pull)
+	stop func()
+	task *Task // the task it runs, or will run when resumed
+}
+
+// takeCoroutine returns an idle coroutine of the pool, or a new one, to run t.
+func (c *core) takeCoroutine(t *Task) *coroutine {
+	var co *coroutine
+	if n := len(c.idle); n > 0 {
+		co = c.idle[n-1]
+		c.idle[n-1] = nil
+		c.idle = c.idle[:n-1]
+	} else {
+		co = &coroutine{}
+		co.next, co.stop = iter.Pull(co.run)
+	}
+	co.task = t
+	return co
+}
+
+// parkCoroutine returns co, idle, to the pool; it reports false, and the caller
+// lets co end, when the pool is full or the loop closed.
+func (c *core) parkCoroutine(co *coroutine) bool {
+	co.task = nil
+	if len(c.idle) == maxIdleCoroutines || c.closed.Load() {
+		return false
+	}
+	c.idle = append(c.idle, co)
+	return true
+}
+
+// run is the coroutine's body: each task's function in turn, parked in the
+// pool between tasks. It ends when the pool is full, when Close stops it,
+// and with a runtime.Goexit in a function (see Task.runFunction).
+func (co *coroutine) run(yield func(struct{}) bool) {
+	for {
+		t := co.task
+		t.yield = yield
+		if !t.runFunction() || !t.loop.c.parkCoroutine(t.detach()) {
+			return
+		}
+		if !yield(struct{}{}) {
+			return // stopped while idle
+		}
+	}
+}
+
+// detach takes the coroutine from a task that is done with it, so that
+// nothing the task still holds can resume the coroutine's next task.
+func (t *Task) detach() *coroutine {
+	co := t.co
+	t.co, t.next = nil, nil
+	return co
+}
+
+// stopIdle ends the pool's coroutines, at Close.
+func (c *core) stopIdle() {
+	for _, co := range c.idle {
+		co.stop()
+	}
+	c.idle = nil
+}

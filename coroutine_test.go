@@ -1,0 +1,87 @@
+package loopbench
+
+import (
+	"errors"
+	"runtime"
+	"testing"
+)
+
+// runTask runs l until t is done and returns its result.
+func runTask(t *testing.T, l *Loop, task *Task) (any, error) {
+	t.Helper()
+	v, err := l.RunUntilComplete(&task.Future)
+	if errors.Is(err, ErrStoppedBeforeDone) {
+		t.Fatal(err)
+	}
+	return v, err
+}
+
+// A finished task's coroutine runs the next task, whatever way the
+// function ended, except with a Goexit, which ends the coroutine.
+func TestCoroutineReuse(t *testing.T) {
+	eachConfig(t, func(t *testing.T, l *Loop, _ *recordingSelector) {
+		value := func(v any) func(*Task) (any, error) {
+			return func(tk *Task) (any, error) {
+				if err := tk.Sleep(0); err != nil {
+					return nil, err
+				}
+				return v, nil
+			}
+		}
+		cases := []struct {
+			name   string
+			fn     func(*Task) (any, error)
+			cancel bool // before its first step
+			reused bool
+		}{
+			{"returned", value(1), false, true},
+			{"panicked", func(*Task) (any, error) { panic("boom") }, false, true},
+			{"cancelled before start", value(2), true, true},
+			{"Goexit", func(*Task) (any, error) { runtime.Goexit(); return nil, nil }, false, false},
+		}
+		for i, c := range cases {
+			task := l.CreateTask(c.fn)
+			co := task.co
+			if c.cancel {
+				task.Cancel("")
+			}
+			runTask(t, l, task)
+			parked := len(l.c.idle) == 1 && l.c.idle[0] == co
+			if parked != c.reused || len(l.c.idle) > 1 {
+				t.Fatalf("%s: coroutine parked %v (%d idle), want %v", c.name, parked, len(l.c.idle), c.reused)
+			}
+			next := l.CreateTask(value(i))
+			if (next.co == co) != c.reused {
+				t.Fatalf("%s: next task on the same coroutine %v, want %v", c.name, next.co == co, c.reused)
+			}
+			if v, err := runTask(t, l, next); v != i || err != nil {
+				t.Fatalf("%s: next task = %v, %v; want %d", c.name, v, err, i)
+			}
+			if len(l.c.idle) != 1 {
+				t.Fatalf("%s: %d idle coroutines after the next task, want 1", c.name, len(l.c.idle))
+			}
+		}
+	})
+}
+
+// The pool keeps at most maxIdleCoroutines; Close ends them.
+func TestCoroutinePoolBound(t *testing.T) {
+	l, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var all []Awaitable
+	for range maxIdleCoroutines + 10 {
+		all = append(all, l.CreateTask(func(tk *Task) (any, error) { return nil, tk.Sleep(0) }))
+	}
+	if _, err := l.RunUntilComplete(Gather(l, all...)); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(l.c.idle); n != maxIdleCoroutines {
+		t.Fatalf("%d idle coroutines after %d tasks, want %d", n, len(all), maxIdleCoroutines)
+	}
+	if err := l.Close(); err != nil || l.c.idle != nil {
+		t.Fatalf("Close = %v, %d idle coroutines left", err, len(l.c.idle))
+	}
+}
