@@ -23,7 +23,7 @@ type Task struct {
 	running    bool // the function is executing (not suspended)
 	started    bool
 	mustCancel bool                    // cancel at the next resumption (asyncio's _must_cancel)
-	next       func() (struct{}, bool) // resume the function (iter.Pull)
+	next       func() (struct{}, bool) // resume the function: co.next, kept in this line
 	yield      func(struct{}) bool     // suspend it (inside the function)
 	waiter     *Future                 // the future the function is awaiting
 	stepFn     func()                  // bindStep's closure: also the wakeup of an awaited future
