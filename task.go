@@ -120,8 +120,9 @@ func (t *Task) stepSlow() {
 
 // resume switches into the function until it suspends or returns; Await
 // and Sleep are valid only while running is set. A runtime.Goexit in the
-// function comes back as a panic with goexitSentinel (see body), which
-// the loop's dispatch absorbs: the task has already failed with ErrGoexit.
+// function comes back as a panic with goexitSentinel (see runFunction),
+// which the loop's dispatch absorbs: the task has already failed with
+// ErrGoexit.
 func (t *Task) resume() {
 	t.running = true
 	t.next()
