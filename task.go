@@ -57,7 +57,12 @@ type stoppedPanic struct{}
 // next iteration, never inside CreateTask. fn runs on a coroutine that a
 // finished task left idle in the loop's pool, or on a new one: a task that
 // ends, other than by runtime.Goexit, parks its coroutine for the next,
-// up to 128 idle; Close ends them.
+// up to 128 idle; Close ends them. Goroutine-local state therefore
+// outlives a task: profiler labels a function sets with
+// pprof.SetGoroutineLabels stay on its coroutine for the next task run
+// there, and a new coroutine starts with the labels of CreateTask's
+// caller. A function that labels its work uses pprof.Do, which restores
+// the labels it found.
 func (l *Loop) CreateTask(fn func(t *Task) (any, error)) *Task {
 	if l.c.closed.Load() {
 		panic(closedError("CreateTask"))
