@@ -136,10 +136,24 @@ func PullAwait(t Timer, tasks, n int) {
 
 // PullStep is the loop's part of Await: tasks bare coroutines (iter.Pull,
 // no Task, no Future), each resumed by a CallSoon callback it schedules
-// just before it yields, n round trips in all. Await minus PullStep is
-// what the task layer adds (the future, its done callback, the
-// bookkeeping); PullStep minus PullAwait is the loop's dispatch.
+// just before it yields, n round trips in all. PullStep minus PullAwait
+// is the cost of one dispatch by the loop.
 func PullStep(t Timer, l *loopbench.Loop, tasks, n int) error {
+	return pullSteps(t, l, tasks, n, false)
+}
+
+// PullWake is the floor under Await on the loop: the same bare coroutines,
+// each scheduling a callback that schedules the step resuming it, so that
+// a round trip takes the two dispatches asyncio's await takes (the
+// future's completion, then the task's wakeup), with no Task or Future.
+// Await minus PullWake is what the task layer adds (the future, its done
+// callback, the bookkeeping).
+func PullWake(t Timer, l *loopbench.Loop, tasks, n int) error {
+	return pullSteps(t, l, tasks, n, true)
+}
+
+// pullSteps runs PullStep, or PullWake when wake is set.
+func pullSteps(t Timer, l *loopbench.Loop, tasks, n int, wake bool) error {
 	left := n
 	stops := make([]func(), 0, tasks)
 	defer func() {
@@ -148,11 +162,11 @@ func PullStep(t Timer, l *loopbench.Loop, tasks, n int) error {
 		}
 	}()
 	for range tasks {
-		var step func()
+		var step, first func()
 		next, stop := iter.Pull(func(yield func(struct{}) bool) {
 			for left > 0 {
 				left--
-				l.CallSoon(step)
+				l.CallSoon(first)
 				if !yield(struct{}{}) {
 					return
 				}
@@ -164,6 +178,10 @@ func PullStep(t Timer, l *loopbench.Loop, tasks, n int) error {
 		})
 		stops = append(stops, stop)
 		step = func() { next() }
+		first = step
+		if wake {
+			first = func() { l.CallSoon(step) }
+		}
 		l.CallSoon(step)
 	}
 	t.ResetTimer()

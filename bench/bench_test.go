@@ -84,8 +84,8 @@ func BenchmarkEcho(b *testing.B) { runWorkload(b, "Echo") }
 // BenchmarkAwait: the task await round trip and the sleep(0) round trip,
 // 100 tasks at a time, and task spawn+finish, 100 and 1000 tasks at a time
 // (within and beyond the loop's pool of idle coroutines), for each ready
-// queue; goroutines
-// and channels (impl=goroutine) as the baseline, and two floors: the bare
-// iter.Pull switch (impl=pull) and the same switch stepped by CallSoon
-// callbacks with no Task or Future (op=pullstep).
+// queue; goroutines and channels (impl=goroutine) as the baseline, and
+// three floors: the bare iter.Pull switch (impl=pull), the same switch
+// stepped by a CallSoon callback (op=pullstep) and by two in a row, as an
+// await takes (op=pullwake), with no Task or Future.
 func BenchmarkAwait(b *testing.B) { runWorkload(b, "Await") }

@@ -287,6 +287,7 @@ func awaitCases(o Options, add func(Case)) {
 			{fmt.Sprintf("op=await/tasks=%d", awaitTasks), func(t Timer, l *loopbench.Loop, n int) error { return Await(t, l, awaitTasks, n) }},
 			{fmt.Sprintf("op=sleep0/tasks=%d", awaitTasks), func(t Timer, l *loopbench.Loop, n int) error { return Sleep0(t, l, awaitTasks, n) }},
 			{fmt.Sprintf("op=pullstep/tasks=%d", awaitTasks), func(t Timer, l *loopbench.Loop, n int) error { return PullStep(t, l, awaitTasks, n) }},
+			{fmt.Sprintf("op=pullwake/tasks=%d", awaitTasks), func(t Timer, l *loopbench.Loop, n int) error { return PullWake(t, l, awaitTasks, n) }},
 		}
 		for _, batch := range spawnBatches(o) {
 			ops = append(ops, op{fmt.Sprintf("op=spawn/batch=%d", batch), func(t Timer, l *loopbench.Loop, n int) error { return Spawn(t, l, n, batch) }})
