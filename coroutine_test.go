@@ -85,3 +85,39 @@ func TestCoroutinePoolBound(t *testing.T) {
 		t.Fatalf("Close = %v, %d idle coroutines left", err, len(l.c.idle))
 	}
 }
+
+// TestTaskAllocs: once warmed up, an await round trip allocates nothing,
+// and a task's spawn and finish on a pooled coroutine allocate the Task
+// and its step, nothing else.
+func TestTaskAllocs(t *testing.T) {
+	eachConfig(t, func(t *testing.T, l *Loop, _ *recordingSelector) {
+		step := func() { l.c.stopping = true; l.runOnce() }
+		fut := l.CreateFuture()
+		l.CreateTask(func(tk *Task) (any, error) {
+			for {
+				if _, err := tk.Await(fut); err != nil {
+					return nil, err
+				}
+				if err := fut.Reset(); err != nil {
+					return nil, err
+				}
+			}
+		})
+		step() // the task starts and awaits fut
+		fn := func(*Task) (any, error) { return nil, nil }
+		cases := []struct {
+			name string
+			f    func()
+			want float64
+		}{
+			{"await round trip", func() { fut.SetResult(nil); step() }, 0},
+			{"spawn+finish", func() { l.CreateTask(fn); step() }, 2},
+		}
+		for _, c := range cases {
+			c.f() // warm up
+			if a := testing.AllocsPerRun(1000, c.f); a != c.want {
+				t.Errorf("%s: %.2f allocs/op, want %v", c.name, a, c.want)
+			}
+		}
+	})
+}

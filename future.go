@@ -31,9 +31,9 @@ type Future struct {
 	tok    CallbackToken
 	dueRun int // how many of due have run
 
-	due      []doneCallback        // scheduled through CallSoon, not run yet
-	runDue   func()                // f.runNextDue, bound once
-	onCancel func(msg string) bool // Cancel of a task or a gather
+	due      []doneCallback // scheduled through CallSoon, not run yet
+	runDue   func()         // f.runNextDue, bound once
+	onCancel canceller      // Cancel of a task, a gather or an operation
 }
 
 // Awaitable is what a task can await: a *Future or a *Task.
@@ -42,6 +42,19 @@ type Awaitable interface {
 }
 
 func (f *Future) future() *Future { return f }
+
+// canceller is what a future's Cancel defers to: its task, its gather,
+// or the operation it stands for (cancelFunc). An interface rather than a
+// func value, so that a task needs no method value allocated for it.
+type canceller interface {
+	Cancel(msg string) bool
+}
+
+// cancelFunc is a canceller that undoes an operation, then cancels its
+// future.
+type cancelFunc func(msg string) bool
+
+func (c cancelFunc) Cancel(msg string) bool { return c(msg) }
 
 // CallbackToken identifies a done callback for RemoveDoneCallback (Go funcs
 // cannot be compared).
@@ -122,7 +135,7 @@ func (f *Future) setException(err error) {
 // future the children.
 func (f *Future) Cancel(msg string) bool {
 	if f.onCancel != nil {
-		return f.onCancel(msg)
+		return f.onCancel.Cancel(msg)
 	}
 	return f.cancel(msg)
 }

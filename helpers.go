@@ -41,16 +41,16 @@ func gather(l *Loop, collect bool, futs []Awaitable) *Future {
 		g.outer.SetResult([]any{})
 		return g.outer
 	}
-	g.outer.onCancel = g.cancel
+	g.outer.onCancel = g
 	for _, f := range g.children {
 		f.AddDoneCallback(g.childDone)
 	}
 	return g.outer
 }
 
-// cancel is the gather's Cancel: it cancels the children, asyncio's
+// Cancel is the gather's Cancel: it cancels the children, asyncio's
 // _GatheringFuture.cancel.
-func (g *gathering) cancel(msg string) bool {
+func (g *gathering) Cancel(msg string) bool {
 	if g.outer.Done() {
 		return false
 	}

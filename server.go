@@ -175,9 +175,9 @@ func (l *Loop) CreateConnection(network, address string, factory func() BaseProt
 			fail(err)
 		}
 	})
-	f.onCancel = func(msg string) bool {
+	f.onCancel = cancelFunc(func(msg string) bool {
 		conn.Cancel(msg)
 		return f.cancel(msg)
-	}
+	})
 	return f
 }

@@ -129,9 +129,9 @@ func (l *Loop) sockWait(fd int, write bool, op func() (v any, done bool, err err
 		f.SetException(err)
 		return f
 	}
-	f.onCancel = func(msg string) bool {
+	f.onCancel = cancelFunc(func(msg string) bool {
 		remove()
 		return f.cancel(msg)
-	}
+	})
 	return f
 }

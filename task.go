@@ -70,7 +70,7 @@ func (l *Loop) CreateTask(fn func(t *Task) (any, error)) *Task {
 	t := &Task{fn: fn}
 	t.Future.loop = l
 	t.Future.ofTask = true
-	t.Future.onCancel = t.Cancel
+	t.Future.onCancel = t
 	t.stepFn = t.bindStep()
 	t.co = l.c.takeCoroutine(t)
 	t.next = t.co.next
