@@ -1,0 +1,195 @@
+// Package benchdata reads benchmark results files in the Go benchmark
+// format (what go test -bench, loopbench run, loopbench gate and the peer
+// programs write) into samples: the values of one benchmark, in one unit,
+// under one configuration, over every line that reported it.
+//
+// Reading goes through golang.org/x/perf/benchfmt, filtering through
+// benchproc's filter language (the -filter of benchstat). A benchmark's
+// GOMAXPROCS suffix ("-2") is moved out of its name into the "gomaxprocs"
+// configuration key, where a "gomaxprocs:" line would put it, so that a
+// go test file and a file with that line name benchmarks alike. Values
+// keep benchfmt's tidied units (sec/op for ns/op, with values in seconds).
+package benchdata
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchproc"
+)
+
+// Set is what was read from one file.
+type Set struct {
+	Path    string
+	Units   benchfmt.UnitMetadataMap
+	Samples []*Sample // in the order first seen
+	// Keys lists each configuration key's distinct values, in the order
+	// seen; KeyOrder the keys in the order first seen.
+	Keys     map[string][]string
+	KeyOrder []string
+	// Malformed holds the lines benchfmt could not read ("file:line:
+	// message"); the rest of the file is still read.
+	Malformed []string
+	// Results counts the benchmark lines read (after the filter).
+	Results int
+
+	index map[string]*Sample
+}
+
+// Sample is one benchmark's values in one unit under one configuration.
+type Sample struct {
+	Config Config
+	Name   string // without "Benchmark" and without the -N suffix
+	Unit   string
+	Values []float64
+	// Iters is the iteration count of each line, in the order of Values.
+	Iters []int
+}
+
+// Config is a result's configuration: its file keys plus gomaxprocs, in
+// the order they were given.
+type Config []KV
+
+// KV is one configuration pair.
+type KV struct{ Key, Value string }
+
+// Get returns the value of key, or "".
+func (c Config) Get(key string) string {
+	for _, kv := range c {
+		if kv.Key == key {
+			return kv.Value
+		}
+	}
+	return ""
+}
+
+// Project returns the values of keys, joined: the key of a group.
+func (c Config) Project(keys []string) string {
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte('\x00')
+		}
+		b.WriteString(c.Get(k))
+	}
+	return b.String()
+}
+
+// String formats the configuration as "k=v k=v".
+func (c Config) String() string {
+	parts := make([]string, len(c))
+	for i, kv := range c {
+		parts[i] = kv.Key + "=" + kv.Value
+	}
+	return strings.Join(parts, " ")
+}
+
+// ErrNoResults is returned, wrapped, for a file with no benchmark lines.
+var ErrNoResults = errors.New("no benchmark results")
+
+// ReadFile reads path; filter, when not nil, keeps only the results and
+// units it matches. A file with malformed lines is still read; see
+// Set.Malformed. It fails when the file cannot be read or holds no
+// benchmark result.
+func ReadFile(path string, filter *benchproc.Filter) (*Set, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path, filter)
+}
+
+// Read reads results from r, named path in messages.
+func Read(r io.Reader, path string, filter *benchproc.Filter) (*Set, error) {
+	s := &Set{Path: path, Units: benchfmt.UnitMetadataMap{}, Keys: map[string][]string{}, index: map[string]*Sample{}}
+	br := benchfmt.NewReader(r, path)
+	for br.Scan() {
+		switch rec := br.Result().(type) {
+		case *benchfmt.SyntaxError:
+			s.Malformed = append(s.Malformed, rec.Error())
+		case *benchfmt.UnitMetadata:
+			s.Units[rec.UnitMetadataKey] = rec
+		case *benchfmt.Result:
+			if filter != nil {
+				if ok, _ := filter.Apply(rec); !ok {
+					continue
+				}
+			}
+			s.add(rec)
+		}
+	}
+	if err := br.Err(); err != nil {
+		return s, fmt.Errorf("%s: %w", path, err)
+	}
+	if s.Results == 0 {
+		what := ErrNoResults
+		if filter != nil {
+			return s, fmt.Errorf("%s: %w matching the filter", path, what)
+		}
+		return s, fmt.Errorf("%s: %w", path, what)
+	}
+	return s, nil
+}
+
+// SplitName returns a benchmark's name without its -N suffix, and N ("" when
+// there is none).
+func SplitName(full string) (name, procs string) {
+	_, parts := benchfmt.Name(full).Parts()
+	if len(parts) > 0 {
+		if last := parts[len(parts)-1]; len(last) > 0 && last[0] == '-' {
+			return full[:len(full)-len(last)], string(last[1:])
+		}
+	}
+	return full, ""
+}
+
+func (s *Set) add(res *benchfmt.Result) {
+	s.Results++
+	name, procs := SplitName(string(res.Name))
+	cfg := make(Config, 0, len(res.Config)+1)
+	for _, c := range res.Config {
+		if strings.HasPrefix(c.Key, ".") { // benchfmt.Files' .file and the like
+			continue
+		}
+		cfg = append(cfg, KV{c.Key, string(c.Value)})
+	}
+	if procs != "" && cfg.Get("gomaxprocs") == "" {
+		cfg = append(cfg, KV{"gomaxprocs", procs})
+	}
+	for _, kv := range cfg {
+		vals, seen := s.Keys[kv.Key]
+		if !seen {
+			s.KeyOrder = append(s.KeyOrder, kv.Key)
+		}
+		if !slices.Contains(vals, kv.Value) {
+			s.Keys[kv.Key] = append(vals, kv.Value)
+		}
+	}
+	cfgID := cfg.String()
+	for _, v := range res.Values {
+		k := cfgID + "\x00" + name + "\x00" + v.Unit
+		smp := s.index[k]
+		if smp == nil {
+			smp = &Sample{Config: cfg, Name: name, Unit: v.Unit}
+			s.index[k] = smp
+			s.Samples = append(s.Samples, smp)
+		}
+		smp.Values = append(smp.Values, v.Value)
+		smp.Iters = append(smp.Iters, res.Iters)
+	}
+}
+
+// Better returns +1 when higher values of unit are better, -1 when lower
+// are (the default for units without metadata, as for time and memory).
+func (s *Set) Better(unit string) int {
+	if s.Units.GetBetter(unit) > 0 {
+		return 1
+	}
+	return -1
+}

@@ -1,0 +1,183 @@
+package verdict
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/loopbench/loopbench/internal/benchdata"
+)
+
+// IdentityKeys name a run, not its setup: they are expected to differ
+// between base and head and are not matched, but a file must hold one
+// value of each (several commits in one file are several runs).
+var IdentityKeys = []string{"commit", "side", "command", "date"}
+
+// MachineKeys describe the setup: base and head must agree on each that
+// both files give, unless forced.
+var MachineKeys = []string{"goos", "goarch", "cpu", "kernel", "go", "gomaxprocs"}
+
+// Matched is the outcome of matching two files' samples.
+type Matched struct {
+	Pairs []Pair
+	// BaseOnly and HeadOnly name the benchmarks (group and name) found on
+	// one side only.
+	BaseOnly, HeadOnly []string
+	// Groups are the configuration groups the pairs fall into, in order; a
+	// single "" when the files hold one setup.
+	Groups []string
+}
+
+// SetupError is a refusal to compare: nothing in common, different
+// machines, or several runs in one file.
+type SetupError struct{ Msg string }
+
+func (e *SetupError) Error() string { return e.Msg }
+
+// Match pairs base's and head's samples by configuration group, name and
+// unit, as benchstat's tables do: results whose configurations differ in
+// a key both files give are never pooled. Identity keys are ignored, and
+// machine keys too when force is set. It refuses (a *SetupError) files
+// whose machine keys differ, a file that holds several values of an
+// identity key, and files with no benchmark in common.
+func Match(base, head *benchdata.Set, force bool) (*Matched, error) {
+	for _, s := range []*benchdata.Set{base, head} {
+		for _, k := range IdentityKeys {
+			if vals := s.Keys[k]; len(vals) > 1 {
+				return nil, &SetupError{fmt.Sprintf("%s holds %d runs (%s: %s): select one with -filter, e.g. -filter '%s:%s'",
+					s.Path, len(vals), k, strings.Join(short(vals), ", "), k, vals[0])}
+			}
+		}
+	}
+	var diffs []string
+	var split []string
+	for _, k := range base.KeyOrder {
+		bv, hv := base.Keys[k], head.Keys[k]
+		if hv == nil || slices.Contains(IdentityKeys, k) {
+			continue
+		}
+		if slices.Contains(MachineKeys, k) {
+			if force {
+				continue
+			}
+			if !sameSet(bv, hv) {
+				diffs = append(diffs, fmt.Sprintf("%s %s vs %s", k, quoteAll(bv), quoteAll(hv)))
+			}
+		}
+		split = append(split, k)
+	}
+	if diffs != nil {
+		return nil, &SetupError{fmt.Sprintf("the files come from different setups (%s): use -force to compare them anyway", strings.Join(diffs, "; "))}
+	}
+	// The group label shows only the split keys whose value varies.
+	var varying []string
+	for _, k := range split {
+		if len(union(base.Keys[k], head.Keys[k])) > 1 {
+			varying = append(varying, k)
+		}
+	}
+	group := func(c benchdata.Config) string {
+		parts := make([]string, 0, len(varying))
+		for _, k := range varying {
+			parts = append(parts, k+"="+c.Get(k))
+		}
+		return strings.Join(parts, " ")
+	}
+	type key struct{ cfg, name, unit string }
+	heads := map[key]*benchdata.Sample{}
+	headNames, baseNames := map[[2]string]bool{}, map[[2]string]bool{}
+	for _, s := range head.Samples {
+		heads[key{s.Config.Project(split), s.Name, s.Unit}] = s
+		headNames[[2]string{s.Config.Project(split), s.Name}] = true
+	}
+	m := &Matched{}
+	for _, b := range base.Samples {
+		baseNames[[2]string{b.Config.Project(split), b.Name}] = true
+		h := heads[key{b.Config.Project(split), b.Name, b.Unit}]
+		if h == nil {
+			continue
+		}
+		g := group(b.Config)
+		if !slices.Contains(m.Groups, g) {
+			m.Groups = append(m.Groups, g)
+		}
+		m.Pairs = append(m.Pairs, Pair{Group: g, Name: b.Name, Unit: b.Unit, Better: head.Better(b.Unit), Base: b.Values, Head: h.Values})
+	}
+	only := func(s *benchdata.Set, other map[[2]string]bool) []string {
+		var out []string
+		for _, x := range s.Samples {
+			if other[[2]string{x.Config.Project(split), x.Name}] {
+				continue
+			}
+			l := x.Name
+			if g := group(x.Config); g != "" {
+				l = g + " " + l
+			}
+			if !slices.Contains(out, l) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	m.BaseOnly, m.HeadOnly = only(base, headNames), only(head, baseNames)
+	if len(m.Pairs) == 0 {
+		return nil, &SetupError{fmt.Sprintf("nothing to compare: %s and %s have no benchmark in common%s", base.Path, head.Path, hint(base, head))}
+	}
+	return m, nil
+}
+
+// hint names what keeps two files apart when nothing matched.
+func hint(base, head *benchdata.Set) string {
+	var keys []string
+	for _, k := range base.KeyOrder {
+		if hv := head.Keys[k]; hv != nil && !slices.Contains(IdentityKeys, k) && !sameSet(base.Keys[k], hv) {
+			keys = append(keys, fmt.Sprintf("%s %s vs %s", k, quoteAll(base.Keys[k]), quoteAll(hv)))
+		}
+	}
+	if keys == nil {
+		return ""
+	}
+	return " (their configurations differ: " + strings.Join(keys, "; ") + ")"
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, x := range b {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func quoteAll(vals []string) string {
+	q := make([]string, len(vals))
+	for i, v := range vals {
+		q[i] = fmt.Sprintf("%q", v)
+	}
+	return strings.Join(q, ",")
+}
+
+// short abbreviates commit-like values for a message.
+func short(vals []string) []string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		if len(v) > 12 {
+			v = v[:12]
+		}
+		out[i] = v
+	}
+	return out
+}
