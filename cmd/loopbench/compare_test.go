@@ -20,11 +20,16 @@ func synth(t *testing.T, name string, seed uint64, n int, scale float64, cfg str
 	b.WriteString("Unit req/s better=higher\n")
 	for range n {
 		noise := func() float64 { return 1 + (r.Float64()-0.5)*0.02 }
-		fmt.Fprintf(&b, "BenchmarkCallSoon/ready=ringbuffer/batch=1000-2\t1000000\t%.3f ns/op\n", 7.0*scale*noise())
+		fmt.Fprintf(&b, "BenchmarkCallSoon/ready=ringbuffer/batch=1000-2\t1000000\t%.3f ns/op\t0 B/op\t0 allocs/op\n", 7.0*scale*noise())
 		fmt.Fprintf(&b, "BenchmarkEcho/conns=10-2\t10000\t6000 ns/op\t%.0f req/s\n", 150000/scale*noise())
 	}
+	return writeFile(t, name, b.String())
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -32,72 +37,141 @@ func synth(t *testing.T, name string, seed uint64, n int, scale float64, cfg str
 
 const machineA = "goos: linux\ncpu: Test CPU\ngo: go1.26\n"
 
+// runOut runs the CLI and returns stdout, stderr and the exit code, with
+// temporary directories replaced by DIR for golden files.
+func runOut(args ...string) (string, string, int) {
+	var out, errb bytes.Buffer
+	err := run(args, &out, &errb)
+	clean := func(s string) string {
+		for _, a := range args {
+			if filepath.IsAbs(a) {
+				s = strings.ReplaceAll(s, filepath.Dir(a), "DIR")
+			}
+		}
+		return s
+	}
+	return clean(out.String()), clean(errb.String()), exitCode(err)
+}
+
 func TestCompareRegression(t *testing.T) {
 	base := synth(t, "base.txt", 1, 10, 1.0, machineA)
 	head := synth(t, "head.txt", 2, 10, 1.10, machineA) // 10 % slower, 9 % fewer req/s
-	var out, errb bytes.Buffer
-	err := run([]string{"compare", "-min-effect", "5%", base, head}, &out, &errb)
-	if exitCode(err) != 1 || !strings.Contains(errb.String(), "2 significant regressions") {
-		t.Fatalf("exit %d, stderr %q\n%s", exitCode(err), errb.String(), out.String())
+	out, errs, code := runOut("compare", "-min-effect", "5%", base, head)
+	if code != 1 || !strings.Contains(errs, "2 regressions") {
+		t.Fatalf("exit %d, stderr %q\n%s", code, errs, out)
 	}
-	if strings.Count(out.String(), "REGRESSION") != 2 {
-		t.Fatalf("want both units flagged:\n%s", out.String())
-	}
+	golden(t, "compare_regression.golden", out)
 	// The same change under a 15 % threshold is not a regression.
-	out.Reset()
-	errb.Reset()
-	if err := run([]string{"compare", "-min-effect", "15%", base, head}, &out, &errb); err != nil {
-		t.Fatalf("under -min-effect 15%%: %v", err)
+	if _, errs, code := runOut("compare", "-min-effect", "15%", base, head); code != 0 {
+		t.Fatalf("under -min-effect 15%%: exit %d %s", code, errs)
 	}
 }
 
 func TestCompareSameDistribution(t *testing.T) {
 	base := synth(t, "base.txt", 3, 10, 1.0, machineA)
 	head := synth(t, "head.txt", 4, 10, 1.0, machineA)
-	var out, errb bytes.Buffer
-	if err := run([]string{"compare", base, head}, &out, &errb); err != nil {
-		t.Fatalf("two samples of one distribution: %v\n%s", err, out.String())
+	out, errs, code := runOut("compare", base, head)
+	if code != 0 {
+		t.Fatalf("two samples of one distribution: exit %d %s\n%s", code, errs, out)
 	}
-	golden(t, "compare_same.golden", strings.ReplaceAll(out.String(), filepath.Dir(base), "DIR"))
+	golden(t, "compare_same.golden", out)
 }
 
+// TestCompareTooFewSamples: two samples a side cannot reach the level, so
+// a change past the minimum effect is undecided: exit 3, with the samples
+// that would do.
 func TestCompareTooFewSamples(t *testing.T) {
 	base := synth(t, "base.txt", 5, 2, 1.0, machineA)
 	head := synth(t, "head.txt", 6, 2, 1.5, machineA)
-	var out, errb bytes.Buffer
-	if err := run([]string{"compare", base, head}, &out, &errb); err != nil {
-		t.Fatalf("too few samples must not fail the gate: %v", err)
+	out, errs, code := runOut("compare", base, head)
+	if code != 3 || !strings.Contains(errs, "5 per side would do") {
+		t.Fatalf("exit %d, stderr %q\n%s", code, errs, out)
 	}
-	if !strings.Contains(out.String(), "need >= 4 samples to detect a difference") {
-		t.Fatalf("no too-few-samples notice:\n%s", out.String())
-	}
+	golden(t, "compare_undecided.golden", out)
 }
 
-func TestCompareRefusals(t *testing.T) {
-	base := synth(t, "base.txt", 1, 6, 1.0, machineA)
-	other := synth(t, "other.txt", 2, 6, 1.0, "goos: linux\ncpu: Other CPU\ngo: go1.26\n")
-	bad := filepath.Join(t.TempDir(), "bad.txt")
-	os.WriteFile(bad, []byte("BenchmarkX 12 ns/op\nBenchmarkY-2 notanumber 3 ns/op\n"), 0o644)
+const goTestFile = `goos: linux
+goarch: amd64
+pkg: github.com/loopbench/loopbench/bench
+cpu: Test CPU
+BenchmarkCallSoon/ready=ringbuffer/batch=1000-2   	  100000	         7.01 ns/op	       0 B/op	       0 allocs/op
+BenchmarkCallSoon/ready=ringbuffer/batch=1000-2   	  100000	         7.03 ns/op	       0 B/op	       0 allocs/op
+BenchmarkCallSoon/ready=ringbuffer/batch=1000-2   	  100000	         6.99 ns/op	       0 B/op	       0 allocs/op
+BenchmarkCallSoon/ready=ringbuffer/batch=1000-2   	  100000	         7.00 ns/op	       0 B/op	       0 allocs/op
+BenchmarkCallSoon/ready=ringbuffer/batch=1000-2   	  100000	         7.02 ns/op	       0 B/op	       0 allocs/op
+BenchmarkCallSoon/ready=ringbuffer/batch=1000-2   	  100000	         7.04 ns/op	       0 B/op	       0 allocs/op
+BenchmarkOnlyInGoTest-2   	  100000	         9 ns/op
+PASS
+ok  	github.com/loopbench/loopbench/bench	3.1s
+`
+
+const runFile = `goos: linux
+goarch: amd64
+cpu: Test CPU
+kernel: 6.1.0
+go: go1.26.8
+gomaxprocs: 2
+commit: 0123456789abcdef
+BenchmarkCallSoon/ready=ringbuffer/batch=1000-2	100000	7.02 ns/op	0 B/op	0 allocs/op
+BenchmarkCallSoon/ready=ringbuffer/batch=1000-2	100000	7.00 ns/op	0 B/op	0 allocs/op
+BenchmarkCallSoon/ready=ringbuffer/batch=1000-2	100000	6.98 ns/op	0 B/op	0 allocs/op
+BenchmarkCallSoon/ready=ringbuffer/batch=1000-2	100000	7.01 ns/op	0 B/op	0 allocs/op
+BenchmarkCallSoon/ready=ringbuffer/batch=1000-2	100000	7.03 ns/op	0 B/op	0 allocs/op
+BenchmarkCallSoon/ready=ringbuffer/batch=1000-2	100000	7.00 ns/op	0 B/op	0 allocs/op
+BenchmarkOnlyInRun-2	100000	3 ns/op
+`
+
+// TestCompareCases: every refusal and listing of compare, with its exit
+// code and its one-line message (golden).
+func TestCompareCases(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	base := file("base.txt", runFile)
+	gotest := file("gotest.txt", goTestFile)
+	load := file("load.txt", "goos: linux\ngoarch: amd64\ncpu: Test CPU\nkernel: 6.1.0\ngo: go1.26.8\ngomaxprocs: 2\ncommit: 0123456789abcdef\nBenchmarkLoad/label=127.0.0.1:9000/size=1024/conns=10/rate=0-2\t1000\t51000 req/s\n")
+	procs8 := file("procs8.txt", strings.ReplaceAll(strings.ReplaceAll(runFile, "gomaxprocs: 2", "gomaxprocs: 8"), "-2\t", "-8\t"))
+	otherCPU := file("othercpu.txt", strings.ReplaceAll(runFile, "cpu: Test CPU", "cpu: Other CPU"))
+	twoCommits := file("twocommits.txt", runFile+strings.ReplaceAll(runFile, "commit: 0123456789abcdef", "commit: fedcba9876543210"))
+	malformed := file("malformed.txt", runFile+"BenchmarkCallSoon/ready=ringbuffer/batch=1000-2\t100000\t7.0\n")
+	empty := file("empty.txt", "")
+	nobench := file("nobench.txt", "goos: linux\nPASS\n")
 	cases := []struct {
+		name string
 		args []string
 		code int
-		want string
 	}{
-		{[]string{"compare", base, other}, 1, `cpu "Test CPU" vs "Other CPU"`},
-		{[]string{"compare", base, bad}, 1, "malformed results file"},
-		{[]string{"compare", base, filepath.Join(t.TempDir(), "missing.txt")}, 1, "no such file"},
-		{[]string{"compare", base}, 2, "want two files"},
-		{[]string{"compare", "-min-effect", "lots", base, base}, 2, "-min-effect"},
+		{"gotest_vs_run", []string{base, gotest}, 0},
+		{"nothing_in_common", []string{base, load}, 2},
+		{"gomaxprocs", []string{base, procs8}, 2},
+		{"other_machine", []string{base, otherCPU}, 2},
+		{"other_machine_forced", []string{"-force", base, otherCPU}, 0},
+		{"several_commits", []string{base, twoCommits}, 2},
+		{"several_commits_filtered", []string{"-filter", "commit:0123456789abcdef", base, twoCommits}, 0},
+		{"malformed", []string{base, malformed}, 2},
+		{"empty", []string{base, empty}, 2},
+		{"no_benchmarks", []string{nobench, base}, 2},
+		{"missing", []string{base, filepath.Join(dir, "missing.txt")}, 2},
+		{"one_file", []string{base}, 2},
+		{"bad_effect", []string{"-min-effect", "lots", base, base}, 2},
+		{"bad_filter", []string{"-filter", "(", base, base}, 2},
 	}
+	var all strings.Builder
 	for _, c := range cases {
-		var out, errb bytes.Buffer
-		err := run(c.args, &out, &errb)
-		if exitCode(err) != c.code || !strings.Contains(errb.String(), c.want) || strings.Count(errb.String(), "\n") > 1 && c.code == 1 {
-			t.Errorf("%q: exit %d, stderr %q; want exit %d and %q on one line", c.args, exitCode(err), errb.String(), c.code, c.want)
+		out, errs, code := runOut(append([]string{"compare"}, c.args...)...)
+		out, errs = strings.ReplaceAll(out, dir, "DIR"), strings.ReplaceAll(errs, dir, "DIR")
+		if code != c.code {
+			t.Errorf("%s: exit %d, want %d; stderr %q", c.name, code, c.code, errs)
 		}
+		if c.code == 2 && strings.Count(errs, "\n") != 1 && !strings.HasPrefix(errs, "usage") {
+			t.Errorf("%s: want one line on stderr, got %q", c.name, errs)
+		}
+		fmt.Fprintf(&all, "== %s: exit %d\n-- stderr\n%s-- stdout\n%s", c.name, code, errs, out)
 	}
-	var out, errb bytes.Buffer
-	if err := run([]string{"compare", "-force", base, other}, &out, &errb); err != nil {
-		t.Fatalf("-force: %v", err)
-	}
+	golden(t, "compare_cases.golden", all.String())
 }

@@ -11,11 +11,17 @@
 //	                      load an echo server, wrk2-style
 //	loopbench compare base.txt head.txt
 //	                      compare two results files (Mann-Whitney U, as
-//	                      benchstat); exit 1 on a significant regression
+//	                      benchstat, Holm over the run); exit 1 on a
+//	                      significant regression
+//	loopbench gate [-base REV] [-head REV] [-bench RE] [-count N]
+//	                      build two revisions' benchmarks, run them
+//	                      interleaved, and decide as compare does
 //	loopbench list        print the variants available on this machine
 //	loopbench version     print the version
 //
-// Exit status: 0 ok, 1 failure, 2 usage error.
+// Exit status: 0 ok, 1 failure or regression, 2 usage error (and, for
+// compare and gate, nothing to compare or a gate that could not run), 3
+// (compare and gate) too few samples to decide.
 package main
 
 import (
@@ -40,13 +46,26 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
+// exitError is an error with its own exit status: compare and gate exit 2
+// when they cannot compare and 3 when they cannot decide.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+
 func exitCode(err error) int {
 	var u usageError
+	var x exitError
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &u):
 		return 2
+	case errors.As(err, &x):
+		return x.code
 	}
 	return 1
 }
@@ -58,6 +77,7 @@ Commands:
   serve     run an echo server on a variant (or gonet) for load
   load      load an echo server: open or closed loop, HDR percentiles
   compare   compare two results files; exit 1 on a significant regression
+  gate      measure two git revisions interleaved and decide; exit 1 on a regression
   list      print the variants available on this machine
   version   print the version
 
@@ -75,6 +95,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		"list":    runList,
 		"run":     runRun,
 		"compare": runCompare,
+		"gate":    runGate,
 		"serve":   runServe,
 		"load":    runLoad,
 		"version": runVersion,

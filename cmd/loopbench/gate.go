@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/loopbench/loopbench/internal/gate"
+	"github.com/loopbench/loopbench/internal/verdict"
+)
+
+const gateUsage = `usage: loopbench gate [-base REV] [-head REV] [flags]
+       loopbench gate -aa [-head REV] [-write-floor FILE] [flags]
+
+Measures the benchmarks of two revisions of a Go module and decides
+whether head regressed against base. Run it inside a git checkout; REV is
+anything git rev-parse takes; -head defaults to the working tree (with its
+uncommitted changes), -base to HEAD~1; both may name one revision (an A/A
+run). It works on any Go module's benchmarks (-pkg), not only loopbench's.
+
+It builds the package's test binary at each revision once (go test -c
+-pgo=off, in a temporary git worktree), then runs -count rounds: in each
+round both binaries run the benchmarks once (-test.bench, -test.count=1,
+-test.benchtime, -test.benchmem), whole processes, in an order drawn at
+random per round from -seed, so the machine's drift hits both sides alike.
+It writes DIR/base.txt and DIR/head.txt (one side each) and DIR/gate.txt
+(both, in the order they ran, under "side" and "commit" lines: benchstat
+-col side DIR/gate.txt pivots it), then prints compare's verdict on them
+(see loopbench compare -h): a U test per benchmark and unit, the
+family-wise error held at -alpha over the run (Holm), a change counted only
+past -min-effect or the benchmark's -floor, allocs/op compared exactly.
+
+-aa calibrates: the head binary against itself. It prints what the verdict
+flagged (a chance alarm is at most -alpha's share of such runs) and each
+benchmark's spread and A/A delta, and -write-floor FILE writes noise
+floors (twice each benchmark's A/A delta) for later -floor runs.
+
+Exit status: 0 pass; 1 a regression; 2 a usage error, or the gate could
+not run (not a git checkout, an unknown revision, a package without
+benchmarks, a -bench matching nothing, a failed build or benchmark run;
+the measurements of the other side are kept in DIR); 3 too few rounds to
+decide at the corrected level (the message says how many would do).
+
+Examples:
+  loopbench gate -bench 'CallSoon|Timers' -count 10
+  loopbench gate -base origin/main -head HEAD -bench . -benchtime 100ms
+  loopbench gate -aa -bench CallSoon -count 10 -write-floor floors.txt
+  loopbench gate -base v1.2.0 -pkg ./internal/codec -floor floors.txt
+
+Flags:
+`
+
+type gateFlags struct {
+	base, head, pkg, bench, benchtime, out, writeFloor string
+	count                                              int
+	seed                                               uint64
+	aa                                                 bool
+	verdictFlags
+}
+
+func parseGate(args []string, stderr io.Writer) (gateFlags, error) {
+	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
+	fs.Usage = func() { fmt.Fprint(stderr, gateUsage); fs.PrintDefaults() }
+	var g gateFlags
+	fs.StringVar(&g.base, "base", "", "base revision (default HEAD~1)")
+	fs.StringVar(&g.head, "head", "", "head revision (default: the working tree)")
+	fs.StringVar(&g.pkg, "pkg", "./bench", "package whose benchmarks to run")
+	fs.StringVar(&g.bench, "bench", ".", "benchmarks to run (-test.bench regexp)")
+	fs.IntVar(&g.count, "count", 10, "rounds; each runs both binaries once")
+	fs.StringVar(&g.benchtime, "benchtime", "100ms", "-test.benchtime of each run (a duration, or Nx)")
+	fs.StringVar(&g.out, "out", "", "output directory (default results/gate-<date>-<base>-<head>, never overwritten)")
+	fs.Uint64Var(&g.seed, "seed", 0, "seed of the per-round order (default: from the clock; the output records it)")
+	fs.BoolVar(&g.aa, "aa", false, "calibrate: run the head binary against itself")
+	fs.StringVar(&g.writeFloor, "write-floor", "", "with -aa: write noise floors to this file")
+	g.verdictFlags.register(fs)
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return g, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case g.count < 1:
+		return g, usageError{fmt.Sprintf("-count %d: want at least 1 round", g.count)}
+	case !validBenchtime(g.benchtime):
+		return g, usageError{fmt.Sprintf("-benchtime %q: want a positive duration such as 100ms, or Nx", g.benchtime)}
+	case g.aa && set["base"]:
+		return g, usageError{"-aa runs the head binary against itself: drop -base"}
+	case g.writeFloor != "" && !g.aa:
+		return g, usageError{"-write-floor needs -aa"}
+	case g.force:
+		return g, usageError{"-force does not apply to gate: both sides run on this machine"}
+	}
+	if !set["seed"] {
+		g.seed = uint64(time.Now().UnixNano())
+	}
+	return g, nil
+}
+
+func validBenchtime(s string) bool {
+	if n, ok := strings.CutSuffix(s, "x"); ok {
+		v, err := strconv.Atoi(n)
+		return err == nil && v > 0
+	}
+	d, err := time.ParseDuration(s)
+	return err == nil && d > 0
+}
+
+func runGate(args []string, stdout, stderr io.Writer) error {
+	g, err := parseGate(args, stderr)
+	if err != nil {
+		return err
+	}
+	o, filter, err := g.options()
+	if err != nil {
+		return err
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return exitError{2, err}
+	}
+	out := g.out
+	if out == "" {
+		out = gateOutDir(dir, g)
+	} else if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
+		return usageError{fmt.Sprintf("-out %s exists and is not empty: name a new directory", out)}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg := gate.Config{Dir: dir, Base: g.base, Head: g.head, AA: g.aa, Pkg: g.pkg, Bench: g.bench, Count: g.count,
+		Benchtime: g.benchtime, Seed: g.seed, Out: out, Machine: gateMachine(), Log: gateLog(stderr)}
+	res, err := gate.Run(ctx, cfg)
+	if err != nil {
+		return exitError{2, err}
+	}
+	fmt.Fprintf(stdout, "gate: base %s (%s) vs head %s (%s), %d rounds of -bench %q -benchtime %s, seed %d\n",
+		orTree(res.Base.Rev), short(res.Base.Commit), orTree(res.Head.Rev), short(res.Head.Commit), res.Rounds, g.bench, g.benchtime, g.seed)
+	fmt.Fprintf(stdout, "files: %s, %s, %s\n\n", res.Base.Path, res.Head.Path, res.GatePath)
+	v, verr := judge(stdout, res.Base.Path, res.Head.Path, o, filter, false)
+	if g.aa && v != nil {
+		if err := calibrate(stdout, v, g.writeFloor); err != nil {
+			return exitError{2, err}
+		}
+	}
+	return verr
+}
+
+func orTree(rev string) string {
+	if rev == "" {
+		return "working tree"
+	}
+	return rev
+}
+
+func short(commit string) string {
+	if len(commit) > 12 && !strings.HasSuffix(commit, "-dirty") {
+		return commit[:12]
+	}
+	if c, ok := strings.CutSuffix(commit, "-dirty"); ok && len(c) > 12 {
+		return c[:12] + "-dirty"
+	}
+	return commit
+}
+
+// gateOutDir is a new directory under results/ named after the date and
+// the revisions: a second gate never overwrites the first.
+func gateOutDir(dir string, g gateFlags) string {
+	name := func(rev, def string) string {
+		if rev == "" {
+			rev = def
+		}
+		return strings.NewReplacer("/", "_", "~", "-", "^", "-", ":", "_").Replace(rev)
+	}
+	base := "gate-" + time.Now().UTC().Format("2006-01-02") + "-" + name(g.base, "HEAD-1") + "-" + name(g.head, "worktree")
+	if g.aa {
+		base = "gate-" + time.Now().UTC().Format("2006-01-02") + "-aa-" + name(g.head, "worktree")
+	}
+	return newDir(filepath.Join(dir, "results", base))
+}
+
+// newDir returns path, or path-2, path-3, ... when it exists.
+func newDir(path string) string {
+	p := path
+	for i := 2; ; i++ {
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			return p
+		}
+		p = fmt.Sprintf("%s-%d", path, i)
+	}
+}
+
+// gateMachine is the machine's configuration for the gate's files: run's,
+// with the Go version of the toolchain that builds the binaries and
+// without run's own commit (each side has its own).
+func gateMachine() [][2]string {
+	var out [][2]string
+	for _, kv := range machineConfig() {
+		switch kv[0] {
+		case "commit":
+			continue
+		case "go":
+			if v, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
+				kv[1] = strings.TrimSpace(string(v))
+			}
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// gateLog shows the rounds on a terminal; build output always.
+func gateLog(stderr io.Writer) io.Writer {
+	if f, ok := stderr.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			return stderr
+		}
+	}
+	return buildOnly{stderr}
+}
+
+// buildOnly passes on what is not a round's progress line.
+type buildOnly struct{ w io.Writer }
+
+func (b buildOnly) Write(p []byte) (int, error) {
+	if strings.HasPrefix(string(p), "round ") {
+		return len(p), nil
+	}
+	return b.w.Write(p)
+}
+
+// calibrate prints the A/A run's spread per benchmark and writes floors:
+// twice each benchmark's A/A delta.
+func calibrate(w io.Writer, v *verdict.Verdict, floorPath string) error {
+	flagged := v.Count(verdict.Regressed) + v.Count(verdict.Improved)
+	fmt.Fprintf(w, "\nA/A calibration: %d of %d comparisons flagged (a chance alarm at alpha %g is expected in at most that share of A/A runs).\n", flagged, len(v.Comparisons), v.Alpha)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "benchmark\tunit\tspread A\tspread B\tA/A delta\tfloor")
+	floors := verdict.Floors{}
+	for _, c := range v.Comparisons {
+		if c.Exact {
+			continue
+		}
+		spread := func(lo, center, hi float64) string {
+			if center == 0 || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+				return "∞"
+			}
+			return fmt.Sprintf("±%.1f%%", 100*max(hi-center, center-lo)/center)
+		}
+		floor := 2 * math.Abs(c.Delta)
+		floors.Set(c.Name, c.Unit, floor)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Unit, spread(c.BaseSum.Lo, c.BaseSum.Center, c.BaseSum.Hi),
+			spread(c.HeadSum.Lo, c.HeadSum.Center, c.HeadSum.Hi), formatDelta(c.Delta), pctString(floor))
+	}
+	tw.Flush()
+	if floorPath == "" {
+		return nil
+	}
+	f, err := os.Create(floorPath)
+	if err != nil {
+		return err
+	}
+	comment := fmt.Sprintf("loopbench noise floors: twice each benchmark's delta in one A/A gate\n%s", time.Now().UTC().Format(time.RFC3339))
+	if err := floors.Write(f, comment); err != nil {
+		f.Close()
+		return err
+	}
+	fmt.Fprintf(w, "floors: %s\n", floorPath)
+	return f.Close()
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loopbench/loopbench/internal/gate/gatetest"
+)
+
+// TestGateEndToEnd: on a throwaway module, a revision ten times slower
+// (and with 20 times the deterministic steps/op) fails the gate, exit 1,
+// naming the benchmark; the same revision twice passes, exit 0. The A/A
+// verdict is read on the deterministic units only, so the test cannot
+// fail on the machine's noise.
+func TestGateEndToEnd(t *testing.T) {
+	r := gatetest.New(t)
+	fast := r.CommitWork("100")
+	slow := r.CommitWork("2000")
+	t.Chdir(r.Dir)
+	out, errs, code := runOut("gate", "-base", fast, "-head", slow, "-pkg", ".", "-count", "3", "-benchtime", "50x", "-seed", "7", "-out", filepath.Join(r.Dir, "ab"))
+	if code != 1 || !strings.Contains(out, "REGRESSION Work steps/op +1900.00% (exact)") || !strings.Contains(errs, "regressions beyond the minimum effect") {
+		t.Fatalf("A/B: exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
+	if !strings.Contains(out, "seed 7") || !strings.Contains(out, "3 rounds") {
+		t.Fatalf("the output does not record the seed and rounds:\n%s", out)
+	}
+	out, errs, code = runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "3", "-benchtime", "50x",
+		"-filter", ".unit:(steps/op OR allocs/op OR B/op)", "-out", filepath.Join(r.Dir, "aa"))
+	if code != 0 || strings.Contains(out, "REGRESSION") {
+		t.Fatalf("A/A: exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
+	// -aa writes floors for the timed units.
+	floors := filepath.Join(r.Dir, "floors.txt")
+	out, errs, code = runOut("gate", "-aa", "-pkg", ".", "-count", "3", "-benchtime", "50x", "-out", filepath.Join(r.Dir, "cal"), "-write-floor", floors)
+	if code == 2 || !strings.Contains(out, "A/A calibration") {
+		t.Fatalf("-aa: exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
+	if b, err := os.ReadFile(floors); err != nil || !strings.Contains(string(b), "Work\tsec/op\t") {
+		t.Fatalf("floors file: %v\n%s", err, b)
+	}
+	// A second gate into the same -out is refused.
+	if _, errs, code := runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "1", "-out", filepath.Join(r.Dir, "aa")); code != 2 || !strings.Contains(errs, "exists and is not empty") {
+		t.Fatalf("reused -out: exit %d %s", code, errs)
+	}
+}
+
+func TestGateUsage(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-count", "0"}, "-count 0: want at least 1 round"},
+		{[]string{"-benchtime", "0s"}, `-benchtime "0s"`},
+		{[]string{"-benchtime", "fast"}, `-benchtime "fast"`},
+		{[]string{"-aa", "-base", "HEAD"}, "-aa runs the head binary against itself"},
+		{[]string{"-write-floor", "f.txt"}, "-write-floor needs -aa"},
+		{[]string{"-min-effect", "x"}, "-min-effect"},
+		{[]string{"-alpha", "2"}, "-alpha 2"},
+		{[]string{"-floor", "/no/such/floors.txt"}, "-floor: open"},
+	}
+	for _, c := range cases {
+		_, errs, code := runOut(append([]string{"gate"}, c.args...)...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("gate %q: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+	t.Chdir(t.TempDir())
+	if _, errs, code := runOut("gate", "-count", "1"); code != 2 || !strings.Contains(errs, "not a git checkout") {
+		t.Errorf("outside a checkout: exit %d, %q", code, errs)
+	}
+}

@@ -1,0 +1,365 @@
+// Package gate measures two revisions of a Go module's benchmarks
+// interleaved, for `loopbench gate`: it builds each revision's test binary
+// once, in a temporary git worktree, and then runs rounds in which each
+// binary runs the benchmarks once, in an order drawn at random per round,
+// so that the machine's drift hits both sides alike. It writes what it
+// measures as it goes, and leaves the verdict to package verdict.
+package gate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Config is a gate run.
+type Config struct {
+	Dir       string // where the gate runs: inside the git checkout
+	Base      string // revision; "" means HEAD~1
+	Head      string // revision; "" means the working tree
+	AA        bool   // calibration: the head binary against itself
+	Pkg       string // the package of the benchmarks, relative to Dir
+	Bench     string // -test.bench regexp
+	Count     int    // rounds
+	Benchtime string // -test.benchtime
+	Seed      uint64 // of the per-round order
+	Out       string // output directory
+	// Config lines written at the top of each file, before commit and
+	// side (the machine, as loopbench run writes it).
+	Machine [][2]string
+	Log     io.Writer // progress and build failures; may be nil
+}
+
+// Side is one side of the gate.
+type Side struct {
+	Name   string // "base" or "head"
+	Rev    string // as given
+	Commit string // the resolved commit, with "-dirty" for a changed working tree
+	Binary string // the test binary
+	Path   string // its results file
+	Runs   int    // rounds measured
+	dir    string // where its binary runs: the package directory
+	err    error  // its build error
+}
+
+// Result is what a gate run measured.
+type Result struct {
+	Base, Head *Side
+	GatePath   string
+	Rounds     int      // completed rounds
+	Orders     []string // the order of each round: "base,head" or "head,base"
+}
+
+// Error is a failure of the gate itself (not a verdict): bad input, a
+// build or a benchmark run that failed. What was measured before it is
+// kept in the output directory.
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+func errorf(format string, args ...any) error { return &Error{fmt.Sprintf(format, args...)} }
+
+// Run runs the gate. The returned Result describes what was measured even
+// when err is not nil.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	top, err := git(ctx, cfg.Dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, errorf("not a git checkout: %s", cfg.Dir)
+	}
+	rel, err := relDir(top, cfg.Dir)
+	if err != nil {
+		return nil, errorf("%v", err)
+	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return nil, errorf("output directory: %v", err)
+	}
+	base, head := &Side{Name: "base", Rev: cfg.Base}, &Side{Name: "head", Rev: cfg.Head}
+	if base.Rev == "" {
+		base.Rev = "HEAD~1"
+	}
+	if cfg.AA && head.Rev != "" {
+		base.Rev = head.Rev
+	}
+	res := &Result{Base: base, Head: head, GatePath: filepath.Join(cfg.Out, "gate.txt")}
+	if head.Commit, err = resolve(ctx, cfg.Dir, head.Rev); err != nil {
+		return res, err
+	}
+	if cfg.AA {
+		base.Commit = head.Commit
+	} else if base.Commit, err = resolve(ctx, cfg.Dir, base.Rev); err != nil {
+		return res, err
+	}
+	tmp, err := os.MkdirTemp("", "loopbench-gate-")
+	if err != nil {
+		return res, errorf("%v", err)
+	}
+	defer os.RemoveAll(tmp)
+	defer removeWorktrees(top, tmp)
+
+	head.build(ctx, cfg, top, rel, tmp)
+	switch {
+	case cfg.AA:
+		base.Binary, base.dir, base.err = head.Binary, head.dir, head.err
+	case base.Commit == head.Commit && head.Rev != "":
+		// One revision twice: its two builds would be the same bytes.
+		base.Binary, base.dir, base.err = head.Binary, head.dir, head.err
+	default:
+		base.build(ctx, cfg, top, rel, tmp)
+	}
+	if base.err != nil && head.err != nil {
+		return res, errorf("%v; %v", base.err, head.err)
+	}
+	sides := []*Side{base, head}
+	var failed *Side
+	for _, s := range sides {
+		if s.err != nil {
+			failed = s
+			continue
+		}
+		if err := s.checkBenchmarks(ctx, cfg); err != nil {
+			return res, err
+		}
+	}
+	files, err := openFiles(cfg, res, sides)
+	if err != nil {
+		return res, err
+	}
+	defer files.close()
+	r := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
+	for round := range cfg.Count {
+		order := []*Side{base, head}
+		if r.IntN(2) == 1 {
+			order[0], order[1] = head, base
+		}
+		res.Orders = append(res.Orders, order[0].Name+","+order[1].Name)
+		for _, s := range order {
+			if s.err != nil {
+				continue
+			}
+			if ctx.Err() != nil {
+				return res, errorf("interrupted after %d of %d rounds; the files hold what was measured", res.Rounds, cfg.Count)
+			}
+			fmt.Fprintf(cfg.Log, "round %d of %d: %s\n", round+1, cfg.Count, s.Name)
+			out, err := s.runOnce(ctx, cfg)
+			if err != nil {
+				if ctx.Err() != nil {
+					return res, errorf("interrupted after %d of %d rounds; the files hold what was measured", res.Rounds, cfg.Count)
+				}
+				return res, err
+			}
+			if !bytes.Contains(out, []byte("\nBenchmark")) && !bytes.HasPrefix(out, []byte("Benchmark")) {
+				return res, errorf("-bench %q matched no benchmark in %s at %s", cfg.Bench, cfg.Pkg, s.Name)
+			}
+			if err := files.write(s, out); err != nil {
+				return res, err
+			}
+			s.Runs++
+		}
+		res.Rounds++
+	}
+	if failed != nil {
+		return res, errorf("%v (the %s side's %d rounds are in %s)", failed.err, other(failed, base, head).Name, res.Rounds, other(failed, base, head).Path)
+	}
+	return res, nil
+}
+
+func other(s, a, b *Side) *Side {
+	if s == a {
+		return b
+	}
+	return a
+}
+
+// relDir returns dir relative to the checkout's top directory.
+func relDir(top, dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	if real, err := filepath.EvalSymlinks(top); err == nil {
+		top = real
+	}
+	return filepath.Rel(top, abs)
+}
+
+// resolve returns the commit of rev, or the working tree's HEAD commit
+// (with "-dirty" when it has changes) for "".
+func resolve(ctx context.Context, dir, rev string) (string, error) {
+	if rev == "" {
+		c, err := git(ctx, dir, "rev-parse", "--verify", "HEAD^{commit}")
+		if err != nil {
+			return "", errorf("the working tree has no commit yet: %v", err)
+		}
+		if st, err := git(ctx, dir, "status", "--porcelain", "--untracked-files=no"); err == nil && st != "" {
+			c += "-dirty"
+		}
+		return c, nil
+	}
+	if strings.HasPrefix(rev, "-") {
+		return "", errorf("unknown revision %q", rev)
+	}
+	c, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	if err != nil {
+		return "", errorf("unknown revision %q", rev)
+	}
+	return c, nil
+}
+
+// build builds the side's test binary: in the working tree for head "",
+// else in a temporary worktree at its commit.
+func (s *Side) build(ctx context.Context, cfg Config, top, rel, tmp string) {
+	src := filepath.Join(top, rel)
+	if s.Rev != "" || s.Name == "base" {
+		wt := filepath.Join(tmp, s.Name)
+		if _, err := git(ctx, top, "worktree", "add", "--detach", wt, s.Commit); err != nil {
+			s.err = errorf("%s: git worktree add %s: %v", s.Name, s.Rev, err)
+			return
+		}
+		src = filepath.Join(wt, rel)
+	}
+	s.Binary = filepath.Join(tmp, s.Name+".test")
+	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-pgo=off", "-o", s.Binary, cfg.Pkg)
+	cmd.Dir = src
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		s.err = errorf("build of %s at %s (%s) failed: %s", cfg.Pkg, s.Name, s.Rev, firstLines(out, err))
+		fmt.Fprintf(cfg.Log, "%s", out)
+		return
+	}
+	if _, err := os.Stat(s.Binary); err != nil {
+		s.err = errorf("%s at %s (%s) has no test files", cfg.Pkg, s.Name, s.Rev)
+		return
+	}
+	list := exec.CommandContext(ctx, "go", "list", "-f", "{{.Dir}}", cfg.Pkg)
+	list.Dir = src
+	dir, err := list.Output()
+	if err != nil {
+		s.err = errorf("go list %s at %s (%s): %v", cfg.Pkg, s.Name, s.Rev, err)
+		return
+	}
+	s.dir = strings.TrimSpace(string(dir))
+}
+
+// checkBenchmarks fails when the binary has no benchmark the -bench
+// pattern's first level matches.
+func (s *Side) checkBenchmarks(ctx context.Context, cfg Config) error {
+	first := topLevel(cfg.Bench)
+	if _, err := regexp.Compile(first); err != nil {
+		return errorf("-bench %q: %v", cfg.Bench, err)
+	}
+	cmd := exec.CommandContext(ctx, s.Binary, "-test.list", first)
+	cmd.Dir = s.dir
+	out, err := cmd.Output()
+	if err != nil {
+		return errorf("%s: listing the benchmarks: %v", s.Name, err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "Benchmark") {
+			return nil
+		}
+	}
+	cmd = exec.CommandContext(ctx, s.Binary, "-test.list", ".")
+	cmd.Dir = s.dir
+	all, _ := cmd.Output()
+	if !bytes.Contains(all, []byte("Benchmark")) {
+		return errorf("%s has no benchmarks (at %s)", cfg.Pkg, s.Name)
+	}
+	return errorf("-bench %q matches no benchmark in %s (at %s)", cfg.Bench, cfg.Pkg, s.Name)
+}
+
+// topLevel returns the part of a -test.bench pattern that matches
+// top-level benchmark names: up to the first slash outside brackets and
+// parentheses, as the testing package splits it.
+func topLevel(pattern string) string {
+	depth, class := 0, false
+	for i := 0; i < len(pattern); i++ {
+		switch c := pattern[i]; {
+		case c == '\\':
+			i++
+		case class:
+			class = c != ']'
+		case c == '[':
+			class = true
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == '/' && depth == 0:
+			return pattern[:i]
+		}
+	}
+	return pattern
+}
+
+// runOnce runs the side's benchmarks once and returns their output.
+func (s *Side) runOnce(ctx context.Context, cfg Config) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, s.Binary, "-test.run=^$", "-test.bench="+cfg.Bench, "-test.count=1",
+		"-test.benchtime="+cfg.Benchtime, "-test.benchmem")
+	cmd.Dir = s.dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, errorf("%s (%s): the benchmarks failed: %s", s.Name, s.Rev, firstLines(append(out, stderr.Bytes()...), err))
+	}
+	return out, nil
+}
+
+// firstLines is the gist of a failed command's output, on one line.
+func firstLines(out []byte, err error) string {
+	var keep []string
+	for _, line := range strings.Split(string(out), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "goos:") || strings.HasPrefix(line, "goarch:") || strings.HasPrefix(line, "pkg:") || strings.HasPrefix(line, "cpu:") {
+			continue
+		}
+		keep = append(keep, line)
+		if len(keep) == 2 {
+			break
+		}
+	}
+	if len(keep) == 0 {
+		return err.Error()
+	}
+	return strings.Join(keep, " / ")
+}
+
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return "", errors.New(msg)
+		}
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// removeWorktrees removes the worktrees the gate added under tmp.
+func removeWorktrees(top, tmp string) {
+	for _, name := range []string{"base", "head"} {
+		wt := filepath.Join(tmp, name)
+		if _, err := os.Stat(wt); err == nil {
+			git(context.Background(), top, "worktree", "remove", "--force", wt)
+		}
+	}
+	git(context.Background(), top, "worktree", "prune")
+}
