@@ -51,7 +51,8 @@ func (c Config) normalized() Config {
 	return c
 }
 
-// validate reports the first unknown part name, listing the valid ones.
+// validate reports the first unknown part name, listing the valid ones;
+// its callers prefix the package's name.
 func (c Config) validate() error {
 	n := c.normalized()
 	for _, f := range []struct {
@@ -64,7 +65,7 @@ func (c Config) validate() error {
 		{"timer cancel mode", n.TimerCancel, cancelNames},
 	} {
 		if !slices.Contains(f.valid, f.got) {
-			return fmt.Errorf("loopbench: unknown %s %q (valid: %s)", f.what, f.got, strings.Join(f.valid, ", "))
+			return fmt.Errorf("unknown %s %q (valid: %s)", f.what, f.got, strings.Join(f.valid, ", "))
 		}
 	}
 	return nil
@@ -106,7 +107,7 @@ func ParseVariant(s string) (Config, error) {
 		*p = v
 	}
 	if err := c.validate(); err != nil {
-		return Config{}, fmt.Errorf("variant %q: %w", s, err)
+		return Config{}, fmt.Errorf("loopbench: variant %q: %w", s, err)
 	}
 	return c, nil
 }

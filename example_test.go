@@ -65,7 +65,7 @@ func ExampleParseVariant() {
 	fmt.Println(err)
 	// Output:
 	// ready=deque/timers=heap4ary/selector=poll <nil>
-	// variant "ready=list": loopbench: unknown ready queue "list" (valid: ringbuffer, deque)
+	// loopbench: variant "ready=list": unknown ready queue "list" (valid: ringbuffer, deque)
 }
 
 // A task awaits a sleep and a gather of two other tasks; Run is

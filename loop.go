@@ -21,7 +21,7 @@ type Loop struct {
 // error that lists the valid ones.
 func New(cfg Config) (*Loop, error) {
 	if err := cfg.validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("loopbench: %w", err)
 	}
 	l := &Loop{}
 	var err error

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,11 +8,9 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -136,7 +133,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	} else if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
 		return usageError{fmt.Sprintf("-out %s exists and is not empty: name a new directory", out)}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext()
 	defer stop()
 	cfg := gate.Config{Dir: dir, Base: g.base, Head: g.head, AA: g.aa, Pkg: g.pkg, Bench: g.bench, Count: g.count,
 		Benchtime: g.benchtime, Seed: g.seed, Out: out, Machine: gateMachine(), Log: gateLog(stderr)}

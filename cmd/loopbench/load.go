@@ -1,86 +1,179 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"runtime"
-	"syscall"
+	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/bench"
 	"github.com/loopbench/loopbench/internal/cpu"
-	"github.com/loopbench/loopbench/internal/echo"
 	"github.com/loopbench/loopbench/internal/load"
 )
 
 const loadUsage = `usage: loopbench load -addr host:port [flags]
 
 Sends request/response round trips of -size bytes over -conns TCP
-connections to an echo server (loopbench serve, gonet, or any other), for
--warmup and then -duration (or -requests). With -rate R it keeps a fixed
-schedule of R requests per second and measures latency from each request's
-intended send time (coordinated omission corrected, as wrk2), with the
-uncorrected figure next to it; -rate 0 is a closed loop. Prints
-percentiles, achieved vs offered rate and errors, and warns when the run
-fell behind its schedule.
+connections to an echo server (loopbench serve, gonet, or any other). With
+-rate R it keeps a fixed schedule of R requests per second and measures
+latency from each request's intended send time (coordinated omission
+corrected, as wrk2), with the uncorrected figure next to it; -rate 0 is a
+closed loop. Prints percentiles, achieved vs offered rate, errors grouped
+by text, and the generator's own CPU use.
+
+What is counted: requests are sent for -warmup and then -duration; every
+response that arrives in the -duration window counts, whenever its request
+was scheduled, with its corrected latency from its intended time (so under
+overload the warmup's backlog is measured, not dropped). No request is sent
+after the window. Each request must complete within -timeout of its send:
+one that times out, fails or gets a reply other than its echo is an error,
+and its connection is dialled again; a stalled server ends the run by the
+window's end plus -timeout.
+
+Exit status: 0 when requests completed and errors stayed within
+-max-errors; 1 when nothing completed, errors passed -max-errors, or the
+run was interrupted (Ctrl-C: the output says "interrupted after X of Y"
+and the benchfmt output carries it as a config line); 2 a usage error.
 
 Examples:
   loopbench load -addr 127.0.0.1:9000 -conns 10 -rate 20000 -duration 10s
-  loopbench load -addr 127.0.0.1:9000 -format benchfmt >> results.txt
+  loopbench load -addr 127.0.0.1:9000 -count 10 -format benchfmt > load.txt
 
 Flags:
 `
 
-func runLoad(args []string, stdout, stderr io.Writer) error {
+type loadFlags struct {
+	cfg       load.Config
+	format    string
+	cpus      string
+	count     int
+	maxErrors string
+	maxErr    float64
+}
+
+func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprint(stderr, loadUsage); fs.PrintDefaults() }
-	var cfg load.Config
-	fs.StringVar(&cfg.Addr, "addr", "", "address of the echo server (required)")
-	fs.IntVar(&cfg.Conns, "conns", 10, "connections")
-	fs.IntVar(&cfg.Size, "size", 1024, "message size in bytes")
-	fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "measured time")
-	fs.DurationVar(&cfg.Warmup, "warmup", time.Second, "time before measuring")
-	fs.Float64Var(&cfg.Rate, "rate", 0, "requests per second over all connections; 0 = closed loop")
-	fs.Int64Var(&cfg.Requests, "requests", 0, "stop after this many measured requests (0: no limit)")
-	format := fs.String("format", "table", "output: table, benchfmt or json")
-	cpus := fs.String("cpu", "", "pin the generator to these CPUs (e.g. 1 or 2-3)")
+	var f loadFlags
+	c := &f.cfg
+	fs.StringVar(&c.Addr, "addr", "", "address of the echo server (required)")
+	fs.StringVar(&c.Label, "label", "", "names the run in benchfmt and JSON output (default: the address)")
+	fs.IntVar(&c.Conns, "conns", 10, "connections")
+	fs.IntVar(&c.Size, "size", 1024, "message size in bytes (at least 8)")
+	fs.DurationVar(&c.Duration, "duration", 10*time.Second, "the measured window")
+	fs.DurationVar(&c.Warmup, "warmup", time.Second, "sending before the window")
+	fs.DurationVar(&c.Timeout, "timeout", load.DefaultTimeout, "per-request timeout")
+	fs.Float64Var(&c.Rate, "rate", 0, "requests per second over all connections; 0 = closed loop")
+	fs.Int64Var(&c.Requests, "requests", 0, "stop after this many measured requests (0: no limit)")
+	fs.IntVar(&f.count, "count", 1, "runs, one after the other, into one output")
+	fs.StringVar(&f.maxErrors, "max-errors", "1%", "the error rate above which the run fails (exit 1)")
+	fs.StringVar(&f.format, "format", "table", "output: table, benchfmt or json")
+	fs.StringVar(&f.cpus, "cpu", "", "pin the generator to these CPUs (e.g. 1 or 2-3)")
 	if err := parseFlags(fs, args, stderr); err != nil {
-		return err
+		return f, err
 	}
-	switch {
-	case cfg.Addr == "":
-		return usageError{"-addr is required"}
-	case *format != "table" && *format != "benchfmt" && *format != "json":
-		return usageError{fmt.Sprintf("-format %q: want table, benchfmt or json", *format)}
-	case cfg.Conns < 1 || cfg.Size < 1 || cfg.Duration <= 0 || cfg.Rate < 0 || cfg.Warmup < 0:
-		return usageError{"-conns, -size and -duration must be positive, -rate and -warmup not negative"}
+	if c.Addr == "" {
+		return f, usageError{"-addr is required"}
 	}
-	if err := pin(*cpus); err != nil {
-		return err
+	if f.format != "table" && f.format != "benchfmt" && f.format != "json" {
+		return f, usageError{fmt.Sprintf("-format %q: want table, benchfmt or json", f.format)}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	rep, err := load.Run(ctx, cfg)
+	if f.count < 1 {
+		return f, usageError{fmt.Sprintf("-count %d: want at least 1", f.count)}
+	}
+	if c.Timeout == 0 {
+		return f, usageError{"-timeout 0s: want a positive duration"}
+	}
+	if err := c.Validate(); err != nil {
+		return f, usageError{err.Error()}
+	}
+	e, err := parseEffect(f.maxErrors)
+	if err != nil || e >= 1 {
+		return f, usageError{fmt.Sprintf("-max-errors %q: want a percentage below 100%%, such as 1%%", f.maxErrors)}
+	}
+	f.maxErr = e
+	if c.Label == "" {
+		c.Label = c.Addr
+	}
+	return f, nil
+}
+
+func runLoad(args []string, stdout, stderr io.Writer) error {
+	f, err := parseLoad(args, stderr)
 	if err != nil {
 		return err
 	}
-	for _, e := range rep.ConnErrors {
-		fmt.Fprintf(stderr, "loopbench load: connection failed: %s\n", e)
+	if err := pin(f.cpus); err != nil {
+		return err
 	}
+	ctx, stop := interruptContext()
+	defer stop()
+	var reps []load.Report
+	for range f.count {
+		rep, err := load.Run(ctx, f.cfg)
+		if err != nil {
+			if len(reps) > 0 {
+				writeLoad(stdout, f, reps)
+			}
+			return err
+		}
+		reps = append(reps, rep)
+		warnLoad(stderr, rep)
+		if rep.Interrupted || ctx.Err() != nil {
+			break
+		}
+	}
+	if err := writeLoad(stdout, f, reps); err != nil {
+		return err
+	}
+	return loadVerdict(f, reps)
+}
+
+// loadVerdict fails the command for a run that measured nothing, had too
+// many errors, or was interrupted.
+func loadVerdict(f loadFlags, reps []load.Report) error {
+	for i, rep := range reps {
+		which := ""
+		if f.count > 1 {
+			which = fmt.Sprintf("run %d of %d: ", i+1, f.count)
+		}
+		switch {
+		case rep.Interrupted:
+			return fmt.Errorf("%sinterrupted after %v of %v: %d requests measured", which, rep.Elapsed.Round(time.Millisecond), rep.Duration, rep.Requests)
+		case rep.Requests == 0:
+			return fmt.Errorf("%sno request completed in the window (%d errors%s)", which, rep.Errors, firstError(rep))
+		case rep.ErrorRate() > f.maxErr:
+			return fmt.Errorf("%serror rate %.2f%% is above -max-errors %s (%d errors%s)", which, 100*rep.ErrorRate(), f.maxErrors, rep.Errors, firstError(rep))
+		}
+	}
+	if len(reps) < f.count {
+		return fmt.Errorf("interrupted after %d of %d runs", len(reps), f.count)
+	}
+	return nil
+}
+
+func firstError(rep load.Report) string {
+	if len(rep.ErrorTexts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", the most frequent %dx %s", rep.ErrorTexts[0].Count, rep.ErrorTexts[0].Text)
+}
+
+// warnLoad warns when the run's figures describe the generator rather
+// than the server.
+func warnLoad(stderr io.Writer, rep load.Report) {
 	if rep.PacingLagP99 > 100*time.Microsecond {
 		fmt.Fprintf(stderr, "loopbench load: warning: the generator's own pacing lagged by %v (p99); the corrected latencies include it: pin the generator apart (-cpu) or lower -rate\n", rep.PacingLagP99)
 	}
 	if rep.Behind {
 		fmt.Fprintf(stderr, "loopbench load: warning: fell behind the schedule (%.0f of %.0f req/s): the server or the generator saturates; pin them apart with -cpu\n", rep.Achieved, rep.Offered)
 	}
-	return writeReport(stdout, cfg, rep, *format)
+	if c := rep.Cores(); c >= 0.9 {
+		fmt.Fprintf(stderr, "loopbench load: warning: the generator kept %.2f cores busy (%d CPUs usable): a client this busy measures itself; add generators on other hosts (loopbench merge)\n", c, runtime.GOMAXPROCS(0))
+	}
 }
 
 func pin(list string) error {
@@ -91,27 +184,78 @@ func pin(list string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	if err := cpu.Check(cpus); err != nil {
+		return usageError{fmt.Sprintf("-cpu %s: %v", list, err)}
+	}
 	return cpu.Pin(cpus)
 }
 
-func writeReport(w io.Writer, cfg load.Config, rep load.Report, format string) error {
-	switch format {
+func writeLoad(w io.Writer, f loadFlags, reps []load.Report) error {
+	switch f.format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Config load.Config
-			Report load.Report
-		}{cfg, rep})
+		return writeLoadJSON(w, f.cfg, reps)
 	case "benchfmt":
-		writeBenchfmt(w, cfg, rep)
+		writeBenchfmt(w, f.cfg, reps)
 		return nil
 	}
-	fmt.Fprintf(w, "%d requests in %v over %d connections of %d bytes: %.0f req/s", rep.Requests, rep.Elapsed.Round(time.Millisecond), cfg.Conns-len(rep.ConnErrors), cfg.Size, rep.Achieved)
+	for i, rep := range reps {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := writeTable(w, f.cfg, rep); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadJSON is the JSON output: the configuration and one entry per run.
+type loadJSON struct {
+	Label     string         `json:"label"`
+	Addr      string         `json:"addr"`
+	Conns     int            `json:"conns"`
+	SizeBytes int            `json:"size_bytes"`
+	RateRPS   float64        `json:"rate_rps"`
+	Duration  string         `json:"duration"`
+	Warmup    string         `json:"warmup"`
+	Timeout   string         `json:"timeout"`
+	Runs      []load.JSONRun `json:"runs"`
+}
+
+func writeLoadJSON(w io.Writer, cfg load.Config, reps []load.Report) error {
+	out := loadJSON{Label: cfg.Label, Addr: cfg.Addr, Conns: cfg.Conns, SizeBytes: cfg.Size, RateRPS: cfg.Rate,
+		Duration: cfg.Duration.String(), Warmup: cfg.Warmup.String(), Timeout: timeoutOf(cfg).String()}
+	for _, rep := range reps {
+		out.Runs = append(out.Runs, rep.JSON())
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func timeoutOf(cfg load.Config) time.Duration {
+	if cfg.Timeout == 0 {
+		return load.DefaultTimeout
+	}
+	return cfg.Timeout
+}
+
+func writeTable(w io.Writer, cfg load.Config, rep load.Report) error {
+	fmt.Fprintf(w, "%s: %d requests in %v over %d connections of %d bytes: %.0f req/s", cfg.Label, rep.Requests, rep.Elapsed.Round(time.Millisecond), cfg.Conns, cfg.Size, rep.Achieved)
 	if rep.Offered > 0 {
 		fmt.Fprintf(w, " (offered %.0f)", rep.Offered)
 	}
-	fmt.Fprintf(w, ", %d errors\n", rep.Errors+int64(len(rep.ConnErrors)))
+	fmt.Fprintf(w, ", %d errors", rep.Errors)
+	if rep.Errors > 0 {
+		fmt.Fprintf(w, " (%.3g%%)", 100*rep.ErrorRate())
+	}
+	fmt.Fprintln(w)
+	if rep.Interrupted {
+		fmt.Fprintf(w, "interrupted after %v of %v\n", rep.Elapsed.Round(time.Millisecond), rep.Duration)
+	}
+	for _, e := range rep.ErrorTexts {
+		fmt.Fprintf(w, "  %dx %s\n", e.Count, e.Text)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "latency\tp50\tp90\tp99\tp99.9\tmax\t")
 	row := func(name string, l load.Latencies) {
@@ -119,97 +263,42 @@ func writeReport(w io.Writer, cfg load.Config, rep load.Report, format string) e
 	}
 	row("corrected", rep.Corrected)
 	row("uncorrected", rep.Uncorrected)
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "generator CPU: %.2f cores over %v\n", rep.Cores(), rep.Wall.Round(time.Millisecond))
+	return err
 }
 
-// writeBenchfmt writes the report as one benchmark result, with the unit
-// metadata benchstat needs.
-func writeBenchfmt(w io.Writer, cfg load.Config, rep load.Report) {
+// benchName is the run's benchmark name: the label is a name segment, so
+// runs against two servers never merge.
+func benchName(cfg load.Config) string {
+	label := strings.Map(func(r rune) rune {
+		if r == '/' || r == ' ' || r == '\t' {
+			return '_'
+		}
+		return r
+	}, cfg.Label)
+	return fmt.Sprintf("BenchmarkLoad/label=%s/size=%d/conns=%d/rate=%.0f-%d", label, cfg.Size, cfg.Conns, cfg.Rate, runtime.GOMAXPROCS(0))
+}
+
+// writeBenchfmt writes the runs as benchmark results, one line each, with
+// the unit metadata benchstat needs; an interrupted run is preceded by an
+// "interrupted" configuration line.
+func writeBenchfmt(w io.Writer, cfg load.Config, reps []load.Report) {
 	for _, kv := range machineConfig() {
 		fmt.Fprintf(w, "%s: %s\n", kv[0], kv[1])
 	}
 	fmt.Fprintln(w, "Unit req/s better=higher")
-	for _, u := range []string{"p50-ns", "p99-ns", "p99.9-ns", "max-ns", "p99-uncorrected-ns"} {
+	for _, u := range []string{"p50-ns", "p99-ns", "p99.9-ns", "max-ns", "p99-uncorrected-ns", "errors", "generator-cores"} {
 		fmt.Fprintf(w, "Unit %s better=lower\n", u)
 	}
-	fmt.Fprintf(w, "BenchmarkLoad/size=%d/conns=%d/rate=%.0f-%d\t%d\t%.0f req/s\t%d p50-ns\t%d p99-ns\t%d p99.9-ns\t%d max-ns\t%d p99-uncorrected-ns\n",
-		cfg.Size, cfg.Conns, cfg.Rate, runtime.GOMAXPROCS(0), rep.Requests, rep.Achieved,
-		rep.Corrected.P50, rep.Corrected.P99, rep.Corrected.P999, rep.Corrected.Max, rep.Uncorrected.P99)
-}
-
-const serveUsage = `usage: loopbench serve [flags]
-
-Runs an echo server until interrupted (or for -duration): a protocol-style
-or task-style server on a loopbench variant, or gonet, the
-goroutine-per-connection server on the net package. Prints "listening on
-ADDR" once it accepts connections, for loopbench load or another client.
-
-Examples:
-  loopbench serve -addr 127.0.0.1:9000
-  loopbench serve -variant ready=deque/selector=poll -style task -cpu 0
-  loopbench serve -impl gonet -addr 127.0.0.1:9001
-
-Flags:
-`
-
-func runServe(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.Usage = func() { fmt.Fprint(stderr, serveUsage); fs.PrintDefaults() }
-	variant := fs.String("variant", "", "loop variant (as 'loopbench list' prints); default: the default variant")
-	impl := fs.String("impl", "", "gonet: serve with the net package instead of a loop")
-	style := fs.String("style", "protocol", "protocol or task")
-	addr := fs.String("addr", "127.0.0.1:0", "listen address (a literal IP and port)")
-	duration := fs.Duration("duration", 0, "stop after this long (0: until interrupted)")
-	cpus := fs.String("cpu", "", "pin the server to these CPUs (e.g. 0)")
-	if err := parseFlags(fs, args, stderr); err != nil {
-		return err
-	}
-	cfg, err := loopbench.ParseVariant(*variant)
-	switch {
-	case err != nil:
-		return usageError{err.Error()}
-	case *impl != "" && *impl != "gonet":
-		return usageError{fmt.Sprintf("-impl %q: the only baseline server is gonet", *impl)}
-	case *style != "protocol" && *style != "task":
-		return usageError{fmt.Sprintf("-style %q: want protocol or task", *style)}
-	}
-	if err := pin(*cpus); err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if *duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *duration)
-		defer cancel()
-	}
-	if *impl == "gonet" {
-		g, err := echo.ServeGonet("tcp", *addr)
-		if err != nil {
-			return err
+	for _, rep := range reps {
+		if rep.Interrupted {
+			fmt.Fprintf(w, "interrupted: after %v of %v\n", rep.Elapsed.Round(time.Millisecond), rep.Duration)
 		}
-		fmt.Fprintf(stdout, "listening on %s (gonet)\n", g.Addr())
-		<-ctx.Done()
-		return g.Close()
+		fmt.Fprintf(w, "%s\t%d\t%.0f req/s\t%d p50-ns\t%d p99-ns\t%d p99.9-ns\t%d max-ns\t%d p99-uncorrected-ns\t%d errors\t%.3f generator-cores\n",
+			benchName(cfg), max(rep.Requests, 1), rep.Achieved,
+			rep.Corrected.P50, rep.Corrected.P99, rep.Corrected.P999, rep.Corrected.Max, rep.Uncorrected.P99, rep.Errors, rep.Cores())
 	}
-	return serveLoop(ctx, cfg, *style, *addr, stdout)
-}
-
-// serveLoop runs the echo server on a loop until ctx is done.
-func serveLoop(ctx context.Context, cfg loopbench.Config, style, addr string, stdout io.Writer) error {
-	l, err := loopbench.New(cfg)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	a, err := bench.EchoServerAt(l, style, addr)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "listening on %s (%v, %s style)\n", a, l.Config(), style)
-	go func() {
-		<-ctx.Done()
-		l.CallSoonThreadsafe(l.Stop)
-	}()
-	return l.RunForever()
 }

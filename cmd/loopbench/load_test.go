@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -33,8 +34,12 @@ func TestLoadFormats(t *testing.T) {
 	if err := run(append(base, "-format", "json"), &out, &errb); err != nil {
 		t.Fatal(err)
 	}
-	var js struct{ Report struct{ Requests int64 } }
-	if err := json.Unmarshal(out.Bytes(), &js); err != nil || js.Report.Requests != 200 {
+	var js struct {
+		Runs []struct {
+			Requests int64 `json:"requests"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &js); err != nil || len(js.Runs) != 1 || js.Runs[0].Requests != 200 {
 		t.Fatalf("json: %v\n%s", err, out.String())
 	}
 	out.Reset()
@@ -60,30 +65,6 @@ func TestLoadFormats(t *testing.T) {
 	for _, v := range res.Values {
 		if units.GetBetter(v.Unit) == 0 {
 			t.Errorf("unit %s has no direction", v.Unit)
-		}
-	}
-}
-
-func TestLoadErrors(t *testing.T) {
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	closed := ln.Addr().String()
-	ln.Close()
-	cases := []struct {
-		args []string
-		code int
-		want string
-	}{
-		{[]string{"load", "-addr", closed, "-duration", "1s"}, 1, "cannot connect to " + closed},
-		{[]string{"load"}, 2, "-addr is required"},
-		{[]string{"load", "-addr", closed, "-format", "xml"}, 2, `-format "xml"`},
-		{[]string{"load", "-addr", closed, "-conns", "0"}, 2, "must be positive"},
-		{[]string{"load", "-addr", closed, "-cpu", "x"}, 2, "cpu list"},
-	}
-	for _, c := range cases {
-		var out, errb bytes.Buffer
-		err := run(c.args, &out, &errb)
-		if exitCode(err) != c.code || !strings.Contains(errb.String(), c.want) {
-			t.Errorf("%q: exit %d, stderr %q; want %d and %q", c.args, exitCode(err), errb.String(), c.code, c.want)
 		}
 	}
 }
@@ -133,21 +114,31 @@ func TestServe(t *testing.T) {
 	}
 }
 
-// TestLoadReportGolden fixes a report and checks the table and JSON
-// layouts against golden files.
+// TestLoadReportGolden fixes a report and checks the table, JSON and
+// benchfmt layouts against golden files.
 func TestLoadReportGolden(t *testing.T) {
-	cfg := load.Config{Addr: "127.0.0.1:9000", Conns: 10, Size: 1024, Duration: 10 * time.Second, Warmup: time.Second, Rate: 50000}
+	cfg := load.Config{Addr: "127.0.0.1:9000", Label: "loopbench-epoll", Conns: 10, Size: 1024, Duration: 10 * time.Second, Warmup: time.Second, Rate: 50000}
+	start := time.Date(2026, 11, 23, 12, 0, 1, 0, time.UTC)
 	rep := load.Report{
-		Offered: 50000, Achieved: 49990, Requests: 499900, Errors: 1, ConnErrors: []string{"connection refused"},
+		Label: cfg.Label, Offered: 50000, Achieved: 49990, Requests: 499900, Errors: 3,
+		ErrorTexts:   []load.ErrorCount{{Text: "read: i/o timeout", Count: 2}, {Text: "dial: connection refused", Count: 1}},
 		Corrected:    load.Latencies{P50: 142 * time.Microsecond, P90: 980 * time.Microsecond, P99: 1199 * time.Microsecond, P999: 1424 * time.Microsecond, Max: 1897 * time.Microsecond},
 		Uncorrected:  load.Latencies{P50: 45 * time.Microsecond, P90: 105 * time.Microsecond, P99: 171 * time.Microsecond, P999: 324 * time.Microsecond, Max: 926 * time.Microsecond},
-		PacingLagP99: 80 * time.Microsecond, Elapsed: 10 * time.Second,
+		PacingLagP99: 80 * time.Microsecond, Elapsed: 10 * time.Second, Duration: 10 * time.Second,
+		WindowStart: start, WindowEnd: start.Add(10 * time.Second), CPU: 4 * time.Second, Wall: 11 * time.Second,
 	}
-	for _, format := range []string{"table", "json"} {
+	interrupted := rep
+	interrupted.Interrupted, interrupted.Elapsed = true, 2500*time.Millisecond
+	for _, format := range []string{"table", "json", "benchfmt"} {
 		var out bytes.Buffer
-		if err := writeReport(&out, cfg, rep, format); err != nil {
+		if err := writeLoad(&out, loadFlags{cfg: cfg, format: format}, []load.Report{rep, interrupted}); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "load_"+format+".golden", out.String())
+		got := out.String()
+		if format == "benchfmt" {
+			got = got[strings.Index(got, "Unit "):] // without this machine's config lines and GOMAXPROCS
+			got = regexp.MustCompile(`-[0-9]+\t`).ReplaceAllString(got, "-N\t")
+		}
+		golden(t, "load_"+format+".golden", got)
 	}
 }

@@ -25,13 +25,17 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strings"
+	"syscall"
 
 	"github.com/loopbench/loopbench"
 )
@@ -106,7 +110,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprint(stdout, usage)
 			return nil
 		}
-		fmt.Fprint(stderr, usage)
+		fmt.Fprintf(stderr, "loopbench: unknown command %q\n\n%s", args[0], usage)
 		return usageError{fmt.Sprintf("unknown command %q", args[0])}
 	}
 	err := cmd(args[1:], stdout, stderr)
@@ -114,7 +118,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	case errors.Is(err, flag.ErrHelp):
 		return nil
 	case err != nil:
-		fmt.Fprintf(stderr, "loopbench %s: %v\n", args[0], err)
+		// Library errors carry the package's prefix; one is enough.
+		fmt.Fprintf(stderr, "loopbench %s: %s\n", args[0], strings.TrimPrefix(err.Error(), "loopbench: "))
 	}
 	return err
 }
@@ -150,6 +155,9 @@ func runList(args []string, stdout, stderr io.Writer) error {
 
 func runVersion(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: loopbench version\n\nPrints loopbench's module version, the commit it was built from (when the\nbuild recorded one) and the Go release that built it.")
+	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -174,4 +182,10 @@ func buildSetting(key string) string {
 		}
 	}
 	return ""
+}
+
+// interruptContext is the context of a long command: done on Ctrl-C or
+// SIGTERM. Tests replace it to interrupt a command at a chosen moment.
+var interruptContext = func() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

@@ -8,12 +8,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/loopbench/loopbench"
@@ -29,6 +27,8 @@ type runConfig struct {
 	count     int
 	benchtime time.Duration
 	out       string
+	args      []string // the command line, recorded in raw.txt
+	quick     bool
 }
 
 const runUsage = `usage: loopbench run [flags]
@@ -56,30 +56,35 @@ Flags:
 func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
-	quick := fs.Bool("quick", false, "a short pass: fewer sizes, -count 3, -benchtime 100ms unless given")
-	count := fs.Int("count", 0, "rounds over every case (default 5, 3 with -quick)")
-	benchtime := fs.Duration("benchtime", 0, "time per measurement (default 200ms, 100ms with -quick)")
+	quick := fs.Bool("quick", false, "a short pass: fewer sizes, -count 3, -benchtime 100ms unless given (no confidence intervals: 6 rounds are needed)")
+	count := fs.Int("count", 6, "rounds over every case (3 with -quick); 6 or more give 95% confidence intervals")
+	benchtime := fs.Duration("benchtime", 200*time.Millisecond, "time per measurement (100ms with -quick)")
 	variants := fs.String("variants", "", "comma-separated variants (as 'loopbench list' prints them); default: all")
 	workloads := fs.String("workloads", "", "comma-separated workloads: "+strings.Join(bench.Workloads, ", ")+"; default: all")
-	out := fs.String("out", "", "results directory (default results/<date>-<host>)")
+	out := fs.String("out", "", "results directory, new or empty (default results/<date>-<host>-<commit>, with -2, -3... when taken)")
 	all := fs.Bool("all", false, "every workload on every variant (about four times longer)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return runConfig{}, err
 	}
-	rc := runConfig{opts: bench.Options{Quick: *quick, Every: *all}, count: *count, benchtime: *benchtime, out: *out}
-	if rc.count == 0 {
-		rc.count = map[bool]int{false: 5, true: 3}[*quick]
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	rc := runConfig{opts: bench.Options{Quick: *quick, Every: *all}, count: *count, benchtime: *benchtime, out: *out, args: args, quick: *quick}
+	switch {
+	case rc.count < 1:
+		return runConfig{}, usageError{fmt.Sprintf("-count %d: want at least 1 round", rc.count)}
+	case rc.benchtime <= 0:
+		return runConfig{}, usageError{fmt.Sprintf("-benchtime %v: want a positive duration", rc.benchtime)}
 	}
-	if rc.benchtime == 0 {
-		rc.benchtime = map[bool]time.Duration{false: 200 * time.Millisecond, true: 100 * time.Millisecond}[*quick]
+	if *quick && !set["count"] {
+		rc.count = 3
 	}
-	if rc.count < 1 || rc.benchtime <= 0 {
-		return runConfig{}, usageError{"-count and -benchtime must be positive"}
+	if *quick && !set["benchtime"] {
+		rc.benchtime = 100 * time.Millisecond
 	}
 	for _, v := range splitList(*variants) {
 		cfg, err := loopbench.ParseVariant(v)
 		if err != nil {
-			return runConfig{}, usageError{err.Error()}
+			return runConfig{}, usageError{strings.TrimPrefix(err.Error(), "loopbench: ")}
 		}
 		rc.opts.Variants = append(rc.opts.Variants, cfg)
 		rc.opts.Every = true
@@ -91,10 +96,34 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 		rc.opts.Workloads = append(rc.opts.Workloads, w)
 	}
 	if rc.out == "" {
-		host, _ := os.Hostname()
-		rc.out = filepath.Join("results", time.Now().UTC().Format("2006-01-02")+"-"+host)
+		rc.out = newDir(filepath.Join("results", resultsName()))
+	} else if entries, err := os.ReadDir(rc.out); err == nil && len(entries) > 0 {
+		return runConfig{}, usageError{fmt.Sprintf("-out %s exists and is not empty: name a new directory", rc.out)}
 	}
 	return rc, nil
+}
+
+// resultsName is the name of a results directory: <date>-<host>-<short
+// commit>.
+func resultsName() string {
+	host, _ := os.Hostname()
+	c := commit()
+	if len(c) > 7 && c != "unknown" {
+		c = c[:7]
+	}
+	return time.Now().UTC().Format("2006-01-02") + "-" + host + "-" + c
+}
+
+// quoteArgs quotes the arguments a shell would split.
+func quoteArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t'\"$|&;<>()*?[]{}\\") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return out
 }
 
 func splitList(s string) []string {
@@ -125,9 +154,13 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	}
 	defer raw.Close()
 	writeConfig(raw)
+	fmt.Fprintf(raw, "command: loopbench run %s\n", strings.Join(quoteArgs(rc.args), " "))
 	bench.WriteUnits(raw)
+	if rc.quick && rc.count < 6 {
+		fmt.Fprintf(stderr, "loopbench run: -quick: %d rounds give no confidence intervals (6 are needed); use it to try things, not to decide\n", rc.count)
+	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptContext()
 	defer stop()
 	sum := newSummary()
 	progress := newProgress(stderr, len(cases)*rc.count)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"hash/fnv"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,7 +95,7 @@ func TestRunUsage(t *testing.T) {
 	}{
 		{[]string{"run", "-variants", "ready=list"}, `unknown ready queue "list" (valid: ringbuffer, deque)`},
 		{[]string{"run", "-workloads", "Sorting"}, `unknown workload "Sorting"`},
-		{[]string{"run", "-count", "-1"}, "must be positive"},
+		{[]string{"run", "-count", "-1"}, "-count -1: want at least 1 round"},
 		{[]string{"run", "-bogus"}, "flag provided but not defined: -bogus"},
 	}
 	for _, c := range cases {
@@ -136,4 +137,33 @@ func TestListGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "list.golden", out.String())
+}
+
+// TestRunRecordsAndRefuses: raw.txt records the command; a second run
+// into the same -out is refused; default counts give intervals, -quick
+// says it does not.
+func TestRunRecordsAndRefuses(t *testing.T) {
+	stubMeasure(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	args := []string{"run", "-count", "1", "-workloads", "ReadyQueue", "-out", dir}
+	if _, errs, code := runOut(args...); code != 0 {
+		t.Fatalf("exit %d %s", code, errs)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "raw.txt"))
+	if !strings.Contains(string(raw), "\ncommand: loopbench run -count 1 -workloads ReadyQueue -out "+dir+"\n") {
+		t.Fatalf("raw.txt does not record the command:\n%s", raw)
+	}
+	if _, errs, code := runOut(args...); code != 2 || !strings.Contains(errs, "exists and is not empty") {
+		t.Fatalf("second run into %s: exit %d %s", dir, code, errs)
+	}
+	rc, err := parseRun(nil, io.Discard)
+	if err != nil || rc.count != 6 {
+		t.Fatalf("default count %d (%v), want 6: benchstat needs 6 for an interval", rc.count, err)
+	}
+	if rc, err := parseRun([]string{"-quick"}, io.Discard); err != nil || rc.count != 3 || rc.benchtime != 100*time.Millisecond {
+		t.Fatalf("-quick: count %d benchtime %v (%v)", rc.count, rc.benchtime, err)
+	}
+	if _, errs, _ := runOut("run", "-quick", "-workloads", "ReadyQueue", "-out", filepath.Join(t.TempDir(), "q")); !strings.Contains(errs, "give no confidence intervals") {
+		t.Fatalf("-quick does not say it gives no intervals: %q", errs)
+	}
 }

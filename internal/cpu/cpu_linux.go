@@ -55,3 +55,46 @@ func Pin(cpus []int) error {
 	}
 	return nil
 }
+
+// Check fails, naming the CPUs that exist, when cpus holds one the
+// process may not run on.
+func Check(cpus []int) error {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return os.NewSyscallError("sched_getaffinity", err)
+	}
+	for _, c := range cpus {
+		if c >= len(set)*64 || !set.IsSet(c) {
+			return fmt.Errorf("CPU %d is not available: this process may use CPUs %s", c, Format(usable(&set)))
+		}
+	}
+	return nil
+}
+
+func usable(set *unix.CPUSet) []int {
+	var out []int
+	for c := 0; c < len(set)*64; c++ {
+		if set.IsSet(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Format prints a CPU list as Parse reads it: "0-3,6".
+func Format(cpus []int) string {
+	var parts []string
+	for i := 0; i < len(cpus); {
+		j := i
+		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", cpus[i], cpus[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(cpus[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}

@@ -91,7 +91,7 @@ func TestUnreachable(t *testing.T) {
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
-	_, err := Run(context.Background(), Config{Addr: addr, Conns: 3, Size: 1, Duration: time.Second})
+	_, err := Run(context.Background(), Config{Addr: addr, Conns: 3, Size: 8, Duration: time.Second})
 	if err == nil || !strings.Contains(err.Error(), "cannot connect to "+addr) {
 		t.Fatalf("Run against a closed port = %v", err)
 	}
@@ -107,7 +107,7 @@ func TestPartialConnectionFailure(t *testing.T) {
 		return net.Dial("tcp", a)
 	}
 	rep, err := Run(context.Background(), Config{Addr: addr, Conns: 3, Size: 8, Duration: 50 * time.Millisecond, Dial: dial})
-	if err != nil || len(rep.ConnErrors) != 1 || rep.Requests == 0 {
+	if err != nil || rep.Errors != 1 || len(rep.ErrorTexts) != 1 || rep.Requests == 0 {
 		t.Fatalf("one failed connection: %+v, %v", rep, err)
 	}
 }

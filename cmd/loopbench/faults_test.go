@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopbench/loopbench/internal/echo"
+	"golang.org/x/perf/benchfmt"
+)
+
+// interruptAfter makes the next command's interrupt context end after d.
+func interruptAfter(t *testing.T, d time.Duration) {
+	saved := interruptContext
+	interruptContext = func() (context.Context, context.CancelFunc) { return context.WithTimeout(context.Background(), d) }
+	t.Cleanup(func() { interruptContext = saved })
+}
+
+func listenStalled(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { io.Copy(io.Discard, c); c.Close() }()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestLoadFaults: the reproductions of a stalled server, Ctrl-C in the
+// warmup and in the window, and runs against a healthy server, with their
+// exit codes and messages.
+func TestLoadFaults(t *testing.T) {
+	stalled := listenStalled(t)
+	g, err := echo.ServeGonet("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	healthy := g.Addr().String()
+
+	start := time.Now()
+	out, errs, code := runOut("load", "-addr", stalled, "-conns", "2", "-warmup", "0s", "-duration", "1s", "-timeout", "200ms")
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("a stalled server held the run %v (duration 1s, timeout 200ms)", took)
+	}
+	if code != 1 || !strings.Contains(errs, "no request completed in the window") || !strings.Contains(out, "x read: i/o timeout") {
+		t.Fatalf("stalled: exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
+
+	interruptAfter(t, 150*time.Millisecond)
+	out, errs, code = runOut("load", "-addr", healthy, "-conns", "2", "-size", "64", "-warmup", "2s", "-duration", "2s")
+	if code != 1 || !strings.Contains(out, "0 requests in 0s") || !strings.Contains(errs, "interrupted after 0s of 2s") {
+		t.Fatalf("interrupted in the warmup: exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
+
+	interruptAfter(t, 300*time.Millisecond)
+	out, errs, code = runOut("load", "-addr", healthy, "-conns", "2", "-size", "64", "-warmup", "0s", "-duration", "5s", "-format", "benchfmt")
+	if code != 1 || !strings.Contains(out, "\ninterrupted: after ") || !strings.Contains(errs, "interrupted after") {
+		t.Fatalf("interrupted in the window: exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
+	r := benchfmt.NewReader(strings.NewReader(out), "load")
+	for r.Scan() {
+		if res, ok := r.Result().(*benchfmt.Result); ok && !strings.HasPrefix(res.GetConfig("interrupted"), "after ") {
+			t.Fatalf("the interrupted run's result has no interrupted config: %s", out)
+		}
+	}
+}
+
+// TestLoadCountAndLabel: -count runs into one benchfmt file, named by
+// -label; JSON keys carry their units.
+func TestLoadCountAndLabel(t *testing.T) {
+	g, err := echo.ServeGonet("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	out, errs, code := runOut("load", "-addr", g.Addr().String(), "-label", "gonet one", "-conns", "2", "-size", "64", "-warmup", "0s", "-duration", "5s", "-requests", "50", "-count", "3", "-format", "benchfmt")
+	if code != 0 || strings.Count(out, "BenchmarkLoad/label=gonet_one/size=64/conns=2/rate=0-") != 3 {
+		t.Fatalf("exit %d %s\n%s", code, errs, out)
+	}
+	out, _, code = runOut("load", "-addr", g.Addr().String(), "-conns", "2", "-size", "64", "-warmup", "0s", "-duration", "5s", "-requests", "50", "-format", "json")
+	var js struct {
+		Label string `json:"label"`
+		Runs  []struct {
+			Requests  int64 `json:"requests"`
+			Corrected struct {
+				P99 *int64 `json:"p99_us"`
+			} `json:"corrected_latency"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &js); err != nil || code != 0 || js.Label != g.Addr().String() || len(js.Runs) != 1 || js.Runs[0].Requests != 50 || js.Runs[0].Corrected.P99 == nil {
+		t.Fatalf("json (exit %d, %v):\n%s", code, err, out)
+	}
+}
+
+// TestCLIMessages: every usage message changed for faults, one line each,
+// exit 2 (golden).
+func TestCLIMessages(t *testing.T) {
+	cases := [][]string{
+		{"bogus"},
+		{"load", "-addr", "127.0.0.1:1", "-conns", "0"},
+		{"load", "-addr", "127.0.0.1:1", "-size", "4"},
+		{"load", "-addr", "127.0.0.1:1", "-duration", "-1s"},
+		{"load", "-addr", "127.0.0.1:1", "-warmup", "-1s"},
+		{"load", "-addr", "127.0.0.1:1", "-rate", "-5"},
+		{"load", "-addr", "127.0.0.1:1", "-timeout", "0s"},
+		{"load", "-addr", "127.0.0.1:1", "-count", "0"},
+		{"load", "-addr", "127.0.0.1:1", "-max-errors", "many"},
+		{"load", "-addr", "127.0.0.1:1", "-cpu", "4096"},
+		{"load"},
+		{"serve", "-cpu", "4096"},
+		{"serve", "-duration", "-1s"},
+		{"serve", "-impl", "gonet", "-style", "task"},
+		{"serve", "-addr", "no.such.host.invalid:0"},
+		{"run", "-count", "0"},
+		{"run", "-benchtime", "0s"},
+		{"run", "-variants", "bogus"},
+	}
+	var all strings.Builder
+	for _, args := range cases {
+		var out, errb bytes.Buffer
+		err := run(args, &out, &errb)
+		msg := errb.String()
+		if args[0] == "bogus" {
+			msg, _, _ = strings.Cut(msg, "\n")
+			msg += "\n"
+		}
+		if exitCode(err) != 2 || strings.Count(msg, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and one line", args, exitCode(err), msg)
+		}
+		// The CPUs this machine has are not part of the message's form.
+		msg = regexp.MustCompile(`may use CPUs [0-9,-]+`).ReplaceAllString(msg, "may use CPUs N")
+		all.WriteString(strings.Join(args, " ") + "\n\t" + msg)
+	}
+	golden(t, "messages.golden", all.String())
+	var out, errb bytes.Buffer
+	if err := run([]string{"version", "-h"}, &out, &errb); err != nil || !strings.Contains(errb.String(), "usage: loopbench version") {
+		t.Fatalf("version -h: %v %q", err, errb.String())
+	}
+}
+
+// TestServeHostName: serve takes a host name, as load does.
+func TestServeHostName(t *testing.T) {
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := run([]string{"serve", "-addr", "localhost:0", "-duration", "1s"}, pw, io.Discard)
+		pw.Close()
+		done <- err
+	}()
+	line, _ := bufio.NewReader(pr).ReadString('\n')
+	go io.Copy(io.Discard, pr)
+	if err := <-done; err != nil || !strings.HasPrefix(line, "listening on ") {
+		t.Fatalf("serve -addr localhost:0: %q, %v", line, err)
+	}
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+
+	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/bench"
+	"github.com/loopbench/loopbench/internal/echo"
+)
+
+const serveUsage = `usage: loopbench serve [flags]
+
+Runs an echo server until interrupted (or for -duration): a protocol-style
+or task-style server on a loopbench variant, or gonet, the
+goroutine-per-connection server on the net package. Prints "listening on
+ADDR" once it accepts connections, for loopbench load or another client.
+
+Examples:
+  loopbench serve -addr 127.0.0.1:9000
+  loopbench serve -variant ready=deque/selector=poll -style task -cpu 0
+  loopbench serve -impl gonet -addr 127.0.0.1:9001
+
+Flags:
+`
+
+func runServe(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.Usage = func() { fmt.Fprint(stderr, serveUsage); fs.PrintDefaults() }
+	variant := fs.String("variant", "", "loop variant (as 'loopbench list' prints); default: the default variant")
+	impl := fs.String("impl", "", "gonet: serve with the net package instead of a loop")
+	style := fs.String("style", "protocol", "protocol or task")
+	addr := fs.String("addr", "127.0.0.1:0", "listen address: host (a name or an IP) and port")
+	duration := fs.Duration("duration", 0, "stop after this long (0: until interrupted)")
+	cpus := fs.String("cpu", "", "pin the server to these CPUs (e.g. 0)")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	cfg, err := loopbench.ParseVariant(*variant)
+	switch {
+	case err != nil:
+		return usageError{err.Error()}
+	case *impl != "" && *impl != "gonet":
+		return usageError{fmt.Sprintf("-impl %q: the only baseline server is gonet", *impl)}
+	case *impl == "gonet" && set["style"]:
+		return usageError{"-style applies to loop servers; -impl gonet has none"}
+	case *impl == "gonet" && set["variant"]:
+		return usageError{"-variant applies to loop servers; -impl gonet has none"}
+	case *style != "protocol" && *style != "task":
+		return usageError{fmt.Sprintf("-style %q: want protocol or task", *style)}
+	case *duration < 0:
+		return usageError{fmt.Sprintf("-duration %v: want 0 (until interrupted) or more", *duration)}
+	}
+	resolved, err := resolveListen(*addr)
+	if err != nil {
+		return usageError{fmt.Sprintf("-addr %q: %v", *addr, err)}
+	}
+	if err := pin(*cpus); err != nil {
+		return err
+	}
+	ctx, stop := interruptContext()
+	defer stop()
+	if *duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *duration)
+		defer cancel()
+	}
+	if *impl == "gonet" {
+		g, err := echo.ServeGonet("tcp", resolved)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "listening on %s (gonet)\n", g.Addr())
+		<-ctx.Done()
+		return g.Close()
+	}
+	return serveLoop(ctx, cfg, *style, resolved, stdout)
+}
+
+// resolveListen turns a listen address with a host name into one with
+// the name's first address.
+func resolveListen(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", err
+	}
+	if host == "" || net.ParseIP(host) != nil {
+		return addr, nil
+	}
+	ta, err := net.ResolveTCPAddr("tcp", addr)
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return "", fmt.Errorf("lookup %s: %s", dns.Name, dns.Err) // without the resolver's address
+	}
+	if err != nil {
+		return "", err
+	}
+	return net.JoinHostPort(ta.IP.String(), port), nil
+}
+
+// serveLoop runs the echo server on a loop until ctx is done.
+func serveLoop(ctx context.Context, cfg loopbench.Config, style, addr string, stdout io.Writer) error {
+	l, err := loopbench.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	a, err := bench.EchoServerAt(l, style, addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "listening on %s (%v, %s style)\n", a, l.Config(), style)
+	go func() {
+		<-ctx.Done()
+		l.CallSoonThreadsafe(l.Stop)
+	}()
+	return l.RunForever()
+}

@@ -1,0 +1,89 @@
+package load
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"slices"
+	"sync"
+	"syscall"
+)
+
+// ErrorCount is one kind of error and how often it happened.
+type ErrorCount struct {
+	Text  string
+	Count int64
+}
+
+// errorLog groups a run's errors by text.
+type errorLog struct {
+	mu     sync.Mutex
+	byText map[string]int64
+	order  []string
+}
+
+func newErrorLog() *errorLog { return &errorLog{byText: map[string]int64{}} }
+
+func (l *errorLog) add(err error) {
+	text := errorText(err)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.byText[text]; !ok {
+		l.order = append(l.order, text)
+	}
+	l.byText[text]++
+}
+
+func (l *errorLog) first() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.order) == 0 {
+		return ""
+	}
+	return l.order[0]
+}
+
+// counts returns the total and the groups, most frequent first.
+func (l *errorLog) counts() (int64, []ErrorCount) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var total int64
+	out := make([]ErrorCount, 0, len(l.order))
+	for _, t := range l.order {
+		out = append(out, ErrorCount{t, l.byText[t]})
+		total += l.byText[t]
+	}
+	slices.SortStableFunc(out, func(a, b ErrorCount) int { return int(b.Count - a.Count) })
+	return total, out
+}
+
+// errorText names an error without its addresses, so that the errors of
+// many connections group: "read: i/o timeout", "dial: connection refused".
+func errorText(err error) string {
+	var op *net.OpError
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		if errors.As(err, &op) {
+			return op.Op + ": i/o timeout"
+		}
+		return "i/o timeout"
+	case errors.Is(err, io.EOF):
+		return "read: EOF (the server closed the connection)"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "read: unexpected EOF (the server closed the connection mid-reply)"
+	case errors.Is(err, syscall.ECONNRESET):
+		if errors.As(err, &op) {
+			return op.Op + ": connection reset by peer"
+		}
+		return "connection reset by peer"
+	case errors.As(err, &op):
+		inner := op.Err
+		var se *os.SyscallError
+		if errors.As(inner, &se) {
+			inner = se.Err
+		}
+		return op.Op + ": " + inner.Error()
+	}
+	return err.Error()
+}
