@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -97,9 +98,10 @@ type core struct {
 	idle       []*coroutine            // coroutines waiting for a task
 	exec       executor
 
-	stopping bool
-	running  atomic.Bool
-	closed   atomic.Bool
+	stopping   bool
+	stopOnDone func(*Future) // RunUntilComplete's done callback, bound once
+	running    atomic.Bool
+	closed     atomic.Bool
 
 	// The slot callback last run, for the exception handler: its handle
 	// (gen<<32 | id), set by take.
@@ -119,6 +121,7 @@ func (c *core) init(cfg Config) error {
 	c.slow = cfg.SlowCallbackDuration
 	c.epoch = time.Now()
 	c.keep = c.keepTimer
+	c.stopOnDone = func(*Future) { c.stopping = true }
 	c.transports = map[*Transport]struct{}{}
 	c.servers = map[*Server]struct{}{}
 	c.logger = log.Default()
@@ -520,38 +523,61 @@ func (c *core) report(ctx ExceptionContext) {
 
 // --- run state --------------------------------------------------------------
 
-// runningOn maps a goroutine id to the loop running on it, so that running
-// a loop inside a running loop is refused.
-var runningOn = struct {
-	sync.Mutex
-	m map[uint64]*core
-}{m: map[uint64]*core{}}
+// runningLoops counts the loops running in this process. A run can be
+// nested in another loop's callback only while another loop runs, so
+// while a loop runs alone starting it checks nothing more: the guard
+// costs one atomic add on each side of a run.
+var runningLoops atomic.Int32
 
 func (c *core) startRun() error {
 	switch {
 	case c.closed.Load():
 		return closedError("RunForever")
-	case c.running.Load():
+	case !c.running.CompareAndSwap(false, true):
 		return ErrRunning
 	}
-	g := goid()
-	runningOn.Lock()
-	defer runningOn.Unlock()
-	if runningOn.m[g] != nil {
+	if runningLoops.Add(1) > 1 && insideLoop() {
+		runningLoops.Add(-1)
+		c.running.Store(false)
 		return fmt.Errorf("another loop is running on this goroutine: %w", ErrRunning)
 	}
-	runningOn.m[g] = c
-	c.running.Store(true)
 	return nil
 }
 
 func (c *core) endRun() {
 	c.stopping = false
+	runningLoops.Add(-1)
 	c.running.Store(false)
-	g := goid()
-	runningOn.Lock()
-	delete(runningOn.m, g)
-	runningOn.Unlock()
+}
+
+// pkgPath prefixes the names of this package's functions.
+var pkgPath = reflect.TypeFor[core]().PkgPath()
+
+// insideLoop reports whether the caller runs inside a loop's iteration:
+// its call stack holds a loop type's runOnce (a callback calling in), or a
+// task's coroutine body (a task's function, which runs only while its
+// loop steps it). Walking the stack costs about a microsecond, paid only
+// when several loops run at once.
+func insideLoop() bool {
+	var pcs [64]uintptr
+	for skip := 2; ; {
+		n := runtime.Callers(skip, pcs[:])
+		frames := runtime.CallersFrames(pcs[:n])
+		for {
+			f, more := frames.Next()
+			if name, ok := strings.CutPrefix(f.Function, pkgPath+".(*"); ok &&
+				(strings.HasSuffix(name, "Loop).runOnce") || name == "coroutine).run") {
+				return true
+			}
+			if !more {
+				break
+			}
+		}
+		if n < len(pcs) {
+			return false
+		}
+		skip += n
+	}
 }
 
 // closeSockets closes what servers and transports still hold open.

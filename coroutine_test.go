@@ -121,3 +121,26 @@ func TestTaskAllocs(t *testing.T) {
 		}
 	})
 }
+
+// TestRunOnceAllocs: asyncio's stop(); run_forever() and RunUntilComplete
+// of a done future allocate nothing, on every variant (they used to read
+// the goroutine's id from its stack trace twice and keep it in a map).
+func TestRunOnceAllocs(t *testing.T) {
+	eachConfig(t, func(t *testing.T, l *Loop, _ *recordingSelector) {
+		done := l.CreateFuture()
+		done.SetResult(nil)
+		cases := []struct {
+			name string
+			f    func()
+		}{
+			{"Stop+RunForever", func() { l.Stop(); l.RunForever() }},
+			{"RunUntilComplete of a done future", func() { l.RunUntilComplete(done) }},
+		}
+		for _, c := range cases {
+			c.f() // warm up
+			if a := testing.AllocsPerRun(1000, c.f); a != 0 {
+				t.Errorf("%s: %.2f allocs/op, want 0", c.name, a)
+			}
+		}
+	})
+}

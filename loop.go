@@ -129,7 +129,7 @@ func (l *Loop) RunUntilComplete(aw Awaitable) (any, error) {
 	if f.loop != l {
 		return nil, errors.New("loopbench: RunUntilComplete: the future belongs to another loop")
 	}
-	tok := f.AddDoneCallback(func(*Future) { l.Stop() })
+	tok := f.AddDoneCallback(l.c.stopOnDone)
 	err := l.RunForever()
 	f.RemoveDoneCallback(tok)
 	if err != nil {

@@ -67,6 +67,11 @@ func BenchmarkCallSoon(b *testing.B) { runWorkload(b, "CallSoon") }
 // CallSoon's batch mode shows through the loop.
 func BenchmarkReadyQueue(b *testing.B) { runWorkload(b, "ReadyQueue") }
 
+// BenchmarkRunOnce: one iteration run from outside, as asyncio's stop();
+// run_forever() (op=stop-run) and RunUntilComplete of a done future
+// (op=until-complete), against one iteration inside a run (op=in-run).
+func BenchmarkRunOnce(b *testing.B) { runWorkload(b, "RunOnce") }
+
 // BenchmarkTimers: with p timers pending, schedule+fire, schedule+cancel
 // and a churn of mostly cancelled timeouts, for each heap in eager and lazy
 // cancel mode; time.AfterFunc as the baseline.

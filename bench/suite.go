@@ -31,7 +31,7 @@ func (c Case) Name() string {
 }
 
 // Workloads are the workload names, in the order the matrix runs them.
-var Workloads = []string{"CallSoon", "ReadyQueue", "Timers", "IOChain", "Echo", "Await"}
+var Workloads = []string{"CallSoon", "ReadyQueue", "RunOnce", "Timers", "IOChain", "Echo", "Await"}
 
 // Options select the matrix.
 type Options struct {
@@ -58,6 +58,9 @@ func Cases(o Options) []Case {
 	}
 	if want("ReadyQueue") {
 		readyQueueCases(add)
+	}
+	if want("RunOnce") {
+		runOnceCases(o, add)
 	}
 	if want("Timers") {
 		timerCases(o, add)
@@ -136,6 +139,27 @@ func callSoonCases(o Options, add func(Case)) {
 	params := fmt.Sprintf("mode=batch/batch=%d", callSoonBatch)
 	add(Case{"CallSoon", "impl=slice", params, plain(func(t Timer, n int) error { SliceBatch(t, n, callSoonBatch); return nil })})
 	add(Case{"CallSoon", "impl=chan", params, plain(func(t Timer, n int) error { ChanBatch(t, n, callSoonBatch); return nil })})
+}
+
+// runOnceCases: one iteration run from outside the loop, the natural way,
+// against one iteration inside a run, per loop type.
+func runOnceCases(o Options, add func(Case)) {
+	queues := variants(o, func(c loopbench.Config) loopbench.Config { return loopbench.Config{Ready: c.Ready} })
+	ops := []struct {
+		op  string
+		run func(Timer, *loopbench.Loop, int) error
+	}{
+		{"stop-run", RunOnceStopRun},
+		{"until-complete", RunOnceUntilComplete},
+		{"in-run", RunOnceInRun},
+	}
+	for _, cfg := range queues {
+		for _, op := range ops {
+			add(Case{"RunOnce", cfg.String(), "op=" + op.op, onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+				return func(t Timer, n int) error { return op.run(t, l, n) }, nil, nil
+			})})
+		}
+	}
 }
 
 func readyQueueCases(add func(Case)) {

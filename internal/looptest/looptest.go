@@ -339,6 +339,9 @@ func testRunUntilComplete(t *testing.T, l *loopbench.Loop) {
 	}
 }
 
+// testNestedRun: a loop run from a callback, a timer or a task's function
+// of a running loop is ErrRunning, for the same loop and for another; a
+// loop run on a goroutine a callback starts is not nested, and runs.
 func testNestedRun(t *testing.T, l *loopbench.Loop) {
 	other := New(t, l.Config())
 	var errs []error
@@ -346,13 +349,36 @@ func testNestedRun(t *testing.T, l *loopbench.Loop) {
 		errs = append(errs, l.RunForever(), other.RunForever())
 		_, err := l.RunUntilComplete(l.CreateFuture())
 		errs = append(errs, err)
-		l.Stop()
 	})
-	RunFor(t, l, 10*time.Second)
+	l.CallLater(0, func() {
+		errs = append(errs, other.RunForever())
+	})
+	task := l.CreateTask(func(*loopbench.Task) (any, error) {
+		errs = append(errs, other.RunForever())
+		_, err := other.RunUntilComplete(other.CreateFuture())
+		return nil, err
+	})
+	apart := make(chan error, 1)
+	l.CallSoon(func() {
+		// Another goroutine is not nested: it runs while l runs.
+		go func() {
+			other.CallSoon(other.Stop)
+			apart <- other.RunForever()
+		}()
+	})
+	if _, err := l.RunUntilComplete(task); !errors.Is(err, loopbench.ErrRunning) {
+		t.Errorf("RunUntilComplete in a task's function: %v, want ErrRunning", err)
+	}
+	if len(errs) != 5 {
+		t.Fatalf("%d nested runs tried, want 5", len(errs))
+	}
 	for i, err := range errs {
 		if !errors.Is(err, loopbench.ErrRunning) {
 			t.Errorf("nested run %d: %v, want ErrRunning", i, err)
 		}
+	}
+	if err := <-apart; err != nil {
+		t.Errorf("a run on another goroutine while the loop ran: %v", err)
 	}
 	// Both loops run normally afterwards.
 	RunOnce(t, other)
