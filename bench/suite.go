@@ -186,6 +186,47 @@ func timerCases(o Options, add func(Case)) {
 		}
 		afterFuncOps(p, add)
 	}
+	naturalTimerCases(o, heaps, add)
+}
+
+// naturalTimerCases: timers from cold at k = 10³, 10⁵, 10⁶ and idle
+// timeouts on random connections at p = 10⁴, 10⁵, 10⁶, on each heap in
+// both cancel modes, with time.AfterFunc as the baseline.
+func naturalTimerCases(o Options, heaps []loopbench.Config, add func(Case)) {
+	ks, ps := []int{1_000, 100_000, 1_000_000}, []int{10_000, 100_000, 1_000_000}
+	if o.Quick {
+		ks, ps = ks[:2], ps[:2]
+	}
+	eachHeap := func(f func(cfg loopbench.Config)) {
+		for _, h := range heaps {
+			for _, mode := range []string{"eager", "lazy"} {
+				cfg := h
+				cfg.TimerCancel = mode
+				f(cfg)
+			}
+		}
+	}
+	for _, k := range ks {
+		eachHeap(func(cfg loopbench.Config) {
+			add(Case{"Timers", cfg.String(), fmt.Sprintf("op=cold-fire/k=%d", k), plain(func(t Timer, n int) error { return TimerColdFire(t, cfg, k, n) })})
+			add(Case{"Timers", cfg.String(), fmt.Sprintf("op=cold-cancel/k=%d", k), plain(func(t Timer, n int) error { return TimerColdCancel(t, cfg, k, n) })})
+		})
+		add(Case{"Timers", "impl=afterfunc", fmt.Sprintf("op=cold-fire/k=%d", k), plain(func(t Timer, n int) error { AfterFuncColdFire(t, k, n); return nil })})
+		add(Case{"Timers", "impl=afterfunc", fmt.Sprintf("op=cold-cancel/k=%d", k), plain(func(t Timer, n int) error { AfterFuncColdCancel(t, k, n); return nil })})
+	}
+	for _, p := range ps {
+		eachHeap(func(cfg loopbench.Config) {
+			add(Case{"Timers", cfg.String(), fmt.Sprintf("op=churn-random/p=%d", p), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+				hs, idx := FillTimers(l, p), RandomIndices(p, churnIndices)
+				return func(t Timer, n int) error { return TimerChurnRandom(t, l, n, hs, idx) }, nil, nil
+			})})
+		})
+		add(Case{"Timers", "impl=afterfunc", fmt.Sprintf("op=churn-random/p=%d", p), func() (func(Timer, int) error, func(), error) {
+			ts, stop := FillAfterFuncs(p)
+			idx := RandomIndices(p, churnIndices)
+			return func(t Timer, n int) error { AfterFuncChurnRandom(t, n, ts, idx); return nil }, stop, nil
+		}})
+	}
 }
 
 func timerOps(cfg loopbench.Config, p int, add func(Case)) {
