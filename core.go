@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"math/bits"
 	"reflect"
 	"runtime"
 	"runtime/debug"
@@ -80,6 +81,7 @@ type core struct {
 	lazy       bool
 	ncancelled int                  // lazily cancelled timers still in the heap
 	keep       func(id uint32) bool // keepTimer, bound once
+	dropBits   []uint64             // a compaction's cancelled timers, by slot id
 
 	sel     selectors.Selector
 	events  []selectors.Event
@@ -164,14 +166,41 @@ func (c *core) callAt(when time.Duration, fn func()) TimerHandle {
 	return TimerHandle{Handle: c.handle(id), when: when}
 }
 
-// keepTimer is the Retain predicate of a compaction: it frees cancelled
-// timers and keeps the others.
+// keepTimer is the Retain predicate of a compaction: it keeps the timers
+// the compaction did not mark.
 func (c *core) keepTimer(id uint32) bool {
-	if c.slots[id].flags&flagCancelled == 0 {
-		return true
+	return c.dropBits[id/64]&(1<<(id%64)) == 0
+}
+
+// compact drops every lazily cancelled timer and rebuilds the timer queue
+// (asyncio's rule, step 1). One pass over the slot table, in order, marks
+// the cancelled timers in a bitmap that the queue's rebuild asks, so no
+// timer costs a random read of the table; a second pass frees their slots
+// in id order, so that the slots scheduling takes next are neighbours too.
+func (c *core) compact() {
+	words := (len(c.slots) + 63) / 64
+	if cap(c.dropBits) < words {
+		c.dropBits = make([]uint64, words)
 	}
-	c.release(id)
-	return false
+	marks := c.dropBits[:words]
+	clear(marks)
+	const lazyDead = flagHeap | flagCancelled
+	for id := range c.slots {
+		if c.slots[id].flags&lazyDead == lazyDead {
+			marks[id/64] |= 1 << (id % 64)
+		}
+	}
+	c.dropBits = marks
+	c.timers.Retain(c.keep)
+	for w := len(marks) - 1; w >= 0; w-- {
+		for b := marks[w]; b != 0; {
+			top := 63 - bits.LeadingZeros64(b)
+			b &^= 1 << top
+			id := uint32(w*64 + top)
+			c.release(id)
+		}
+	}
+	c.ncancelled = 0
 }
 
 // sweepCancelled is step 1 of the iteration (lazy mode only).
@@ -180,8 +209,7 @@ func (c *core) sweepCancelled() {
 		return
 	}
 	if n := c.timers.Len(); n > 100 && 2*c.ncancelled > n {
-		c.timers.Retain(c.keep)
-		c.ncancelled = 0
+		c.compact()
 		return
 	}
 	for {

@@ -3,6 +3,7 @@ package loopbench
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -93,40 +94,43 @@ type TimerHandle struct {
 // When returns the loop time the callback is scheduled for.
 func (h TimerHandle) When() time.Duration { return h.when }
 
-// alloc takes a slot from the free list for fn; on a closed loop it panics
-// with ErrClosed (from refill: a closed loop's free list is empty).
+// alloc takes a slot for fn: the most recently freed one, else a new one
+// at the end of the table. On a closed loop it panics with ErrClosed
+// (from grow: a closed loop's table has no room).
 func (c *core) alloc(fn func(), flags uint8) uint32 {
-	k := len(c.free) - 1
-	if k < 0 {
-		c.refill()
-		k = len(c.free) - 1
+	var id uint32
+	if k := len(c.free) - 1; k >= 0 {
+		id = c.free[k]
+		c.free = c.free[:k]
+	} else {
+		n := len(c.slots)
+		if n == cap(c.slots) {
+			c.grow()
+		}
+		c.slots = c.slots[:n+1]
+		c.slots[n].gen = 1
+		id = uint32(n)
 	}
-	id := c.free[k]
-	c.free = c.free[:k]
 	s := &c.slots[id]
 	s.fn, s.flags = fn, flags|flagLive
 	return id
 }
 
-// refill, kept out of line, doubles the slot table (at least 64 slots) and
-// puts the new slots on the free list, lowest id on top. On a closed loop
-// it panics with ErrClosed instead.
+// grow, kept out of line, makes room for more slots: the table doubles (at
+// least 64 slots), in one allocation with no list of the new slots. On a
+// closed loop it panics with ErrClosed instead.
 //
 //go:noinline
-func (c *core) refill() {
+func (c *core) grow() {
 	if c.closed.Load() {
 		panic(closedError("scheduling a callback"))
 	}
 	n := len(c.slots)
-	grow := min(max(n, 64), maxSlots-n)
-	if grow == 0 {
+	more := min(max(n, 64), maxSlots-n)
+	if more == 0 {
 		panic("loopbench: more than 2^30 live timer and I/O handles")
 	}
-	c.slots = append(c.slots, make([]slot, grow)...)
-	for id := n + grow - 1; id >= n; id-- {
-		c.slots[id].gen = 1
-		c.free = append(c.free, uint32(id))
-	}
+	c.slots = slices.Grow(c.slots, more)
 }
 
 // release frees slot id: its generation moves on, so every handle to it

@@ -221,11 +221,13 @@ func naturalTimerCases(o Options, heaps []loopbench.Config, add func(Case)) {
 				return func(t Timer, n int) error { return TimerChurnRandom(t, l, n, hs, idx) }, nil, nil
 			})})
 		})
-		add(Case{"Timers", "impl=afterfunc", fmt.Sprintf("op=churn-random/p=%d", p), func() (func(Timer, int) error, func(), error) {
-			ts, stop := FillAfterFuncs(p)
-			idx := RandomIndices(p, churnIndices)
-			return func(t Timer, n int) error { AfterFuncChurnRandom(t, n, ts, idx); return nil }, stop, nil
-		}})
+		for impl, churn := range map[string]func(Timer, int, []*time.Timer, []uint32){"afterfunc": AfterFuncChurnRandom, "afterfunc-reset": AfterFuncResetChurnRandom} {
+			add(Case{"Timers", "impl=" + impl, fmt.Sprintf("op=churn-random/p=%d", p), func() (func(Timer, int) error, func(), error) {
+				ts, stop := FillAfterFuncs(p)
+				idx := RandomIndices(p, churnIndices)
+				return func(t Timer, n int) error { churn(t, n, ts, idx); return nil }, stop, nil
+			}})
+		}
 	}
 }
 

@@ -198,9 +198,23 @@ func AfterFuncColdCancel(t Timer, k, n int) {
 	perTimer(t, sched, n*k, "schedule-ns/timer")
 }
 
-// AfterFuncChurnRandom is TimerChurnRandom on runtime timers, a Go
-// server's natural idle timeout: Timer.Reset on the request's connection.
+// AfterFuncChurnRandom is TimerChurnRandom on runtime timers with the same
+// operations: the request's timer is stopped and a new one started with
+// time.AfterFunc.
 func AfterFuncChurnRandom(t Timer, n int, ts []*time.Timer, idx []uint32) {
+	t.ResetTimer()
+	for i := range n {
+		c := idx[i&(len(idx)-1)]
+		ts[c].Stop()
+		ts[c] = time.AfterFunc(IdleTimeout, nop)
+	}
+	t.StopTimer()
+}
+
+// AfterFuncResetChurnRandom is a Go server's own idiom for the same idle
+// timeouts, which asyncio's API has no counterpart of: Timer.Reset moves
+// the connection's timer in place (the runtime fixes its heap lazily).
+func AfterFuncResetChurnRandom(t Timer, n int, ts []*time.Timer, idx []uint32) {
 	t.ResetTimer()
 	for i := range n {
 		ts[idx[i&(len(idx)-1)]].Reset(IdleTimeout)

@@ -18,9 +18,19 @@
 // only a heap small enough for the first-level cache pays for the
 // mispredicted random comparisons (the op=schedule-fire benchmark at 10^3).
 //
-// Costs: Push O(log n) (O(1) expected for random deadlines), Pop and Remove
-// O(log n), Peek and Len O(1), Retain O(n). After the slot array and the id
-// index have grown to the working size nothing allocates.
+// Remove of a timer other than the earliest does not sift: it marks the
+// timer's entry dead where it stands (its deadline and place stay, so the
+// heap order holds), and the entry leaves when it comes to the top or when
+// dead entries outnumber live ones and the heap is rebuilt without them.
+// A random removal so touches the id index and the entry, where a sift
+// would also read the entry's parent and children and move the last entry
+// into the hole; below the caches each of those is a miss. The Go
+// runtime's timers are removed the same way.
+//
+// Costs: Push O(log n) (O(1) expected for random deadlines), Pop O(log n)
+// amortized, Remove O(1) amortized (O(log n) for the earliest), Peek O(1)
+// amortized, Len O(1), Retain O(n). After the slot array and the id index
+// have grown to the working size nothing allocates.
 package heap4ary
 
 import (
@@ -34,6 +44,13 @@ const arity = 4
 
 // base is the slot of the root; slots below it are padding.
 const base = arity - 1
+
+// deadID marks a dead entry: its timer was removed, it keeps its place.
+const deadID = math.MaxUint32
+
+// minRebuild is the fewest dead entries that make Remove rebuild the heap
+// (when they also outnumber the live ones).
+const minRebuild = 64
 
 // entry is one timer: 16 bytes, key inline.
 type entry struct {
@@ -57,9 +74,10 @@ func firstChild(p int) int { return arity * (p - arity + 2) }
 // timers; they index a table, so keep them dense (the loop's handle slots
 // are). A Heap is not safe for concurrent use.
 type Heap struct {
-	items []entry // items[base:] is the heap
+	items []entry // items[base:] is the heap, dead entries included
 	pos   []int32 // pos[id] = slot of id, 0 when id is not queued
 	seq   uint32  // next sequence number
+	dead  int     // entries marked dead
 }
 
 // Len returns the number of queued timers. O(1).
@@ -67,7 +85,7 @@ func (h *Heap) Len() int {
 	if len(h.items) == 0 {
 		return 0
 	}
-	return len(h.items) - base
+	return len(h.items) - base - h.dead
 }
 
 // Contains reports whether id is queued. O(1).
@@ -97,13 +115,22 @@ func (h *Heap) Push(when int64, id uint32) {
 }
 
 // Peek returns the earliest timer without removing it; ok is false when
-// the heap is empty. O(1).
+// the heap is empty. O(1), after dropping the dead entries at the top.
 func (h *Heap) Peek() (when int64, id uint32, ok bool) {
 	if h.Len() == 0 {
 		return 0, 0, false
 	}
+	h.dropDeadTop()
 	e := h.items[base]
 	return e.when, e.id, true
+}
+
+// dropDeadTop pops the dead entries at the top.
+func (h *Heap) dropDeadTop() {
+	for h.dead > 0 && h.items[base].id == deadID {
+		h.dead--
+		h.removeAt(base)
+	}
 }
 
 // Pop removes and returns the earliest timer; ok is false when the heap is
@@ -112,6 +139,7 @@ func (h *Heap) Pop() (when int64, id uint32, ok bool) {
 	if h.Len() == 0 {
 		return 0, 0, false
 	}
+	h.dropDeadTop()
 	top := h.items[base]
 	h.pos[top.id] = 0
 	n := len(h.items) - 1
@@ -135,47 +163,71 @@ func minOf(kids []entry) int {
 	return m
 }
 
-// Remove removes timer id and reports whether it was queued. O(log n).
+// Remove removes timer id and reports whether it was queued: the earliest
+// timer, or the last entry, leaves at once; any other is marked dead in
+// place (see the package doc). O(1) amortized, O(log n) for the earliest.
 func (h *Heap) Remove(id uint32) bool {
 	if !h.Contains(id) {
 		return false
 	}
-	h.removeAt(int(h.pos[id]))
+	p := int(h.pos[id])
+	if p == base || p == len(h.items)-1 {
+		h.removeAt(p)
+		return true
+	}
+	h.pos[id] = 0
+	h.items[p].id = deadID
+	h.dead++
+	if h.dead >= minRebuild && h.dead > h.Len() {
+		h.Retain(func(uint32) bool { return true })
+	}
 	return true
 }
 
 // Retain keeps the timers for which keep returns true, drops the others and
-// rebuilds the heap bottom-up. It returns how many it dropped. O(n). keep is
-// called once per timer and must not use the heap.
+// the dead entries, and rebuilds the heap bottom-up. It returns how many
+// timers it dropped. O(n). keep is called once per timer and must not use
+// the heap.
 func (h *Heap) Retain(keep func(id uint32) bool) (dropped int) {
-	if h.Len() == 0 {
+	if len(h.items) <= base {
 		return 0
 	}
 	kept := h.items[:base]
 	for _, e := range h.items[base:] {
-		if keep(e.id) {
+		switch {
+		case e.id == deadID:
+		case keep(e.id):
 			kept = append(kept, e)
-		} else {
+		default:
 			h.pos[e.id] = 0
 			dropped++
 		}
 	}
+	h.dead = 0
 	clear(h.items[len(kept):])
 	h.items = kept
 	h.heapify()
 	return dropped
 }
 
-// Check verifies the heap invariants: every node orders no later than its
-// children, and the id index points at every queued timer and at nothing
-// else. It returns the first violation found. O(n + ids).
+// Check verifies the heap invariants: every node, dead or not, orders no
+// later than its children, the dead count is right, and the id index
+// points at every queued timer and at nothing else. It returns the first
+// violation found. O(n + ids).
 func (h *Heap) Check() error {
 	n := len(h.items)
-	for p := base + 1; p < n; p++ {
-		if less(h.items[p], h.items[parent(p)]) {
+	dead := 0
+	for p := base; p < n; p++ {
+		if h.items[p].id == deadID {
+			dead++
+		}
+		if p > base && less(h.items[p], h.items[parent(p)]) {
 			return fmt.Errorf("heap order: slot %d %+v sorts before its parent slot %d %+v",
 				p, h.items[p], parent(p), h.items[parent(p)])
 		}
+	}
+	if dead != h.dead {
+		return fmt.Errorf("dead entries: %d in the heap, %d counted", dead, h.dead)
 	}
 	live := 0
 	for id, p := range h.pos {
@@ -197,7 +249,9 @@ func (h *Heap) Check() error {
 // entry, sifted whichever way it belongs.
 func (h *Heap) removeAt(p int) {
 	n := len(h.items) - 1
-	h.pos[h.items[p].id] = 0
+	if id := h.items[p].id; id != deadID {
+		h.pos[id] = 0
+	}
 	last := h.items[n]
 	h.items = h.items[:n]
 	if p == n {
@@ -269,10 +323,13 @@ func (h *Heap) down(p int, e entry) {
 // put stores e in slot p and records the slot in the id index.
 func put(items []entry, pos []int32, p int, e entry) {
 	items[p] = e
-	pos[e.id] = int32(p)
+	if e.id != deadID {
+		pos[e.id] = int32(p)
+	}
 }
 
-// heapify restores heap order over all slots, bottom-up. O(n).
+// heapify restores heap order over all slots, bottom-up. O(n). It is
+// called with no dead entry.
 func (h *Heap) heapify() {
 	n := len(h.items)
 	for p := n - 1; p >= base; p-- {
@@ -290,6 +347,7 @@ func (h *Heap) heapify() {
 // the FIFO tie-break exact when the 32-bit counter would wrap. A sorted
 // array is a valid heap. O(n log n), once per 2^32 pushes.
 func (h *Heap) renumber() {
+	h.Retain(func(uint32) bool { return true }) // without the dead
 	live := h.items[base:]
 	slices.SortFunc(live, func(a, b entry) int {
 		switch {
