@@ -277,16 +277,25 @@ func ioChainCases(o Options, add func(Case)) {
 		pairs = []int{100, 1000}
 	}
 	sels := variants(o, func(c loopbench.Config) loopbench.Config { return loopbench.Config{Selector: c.Selector} })
+	modes := []struct {
+		mode string
+		run  func(c *IOChain, t Timer, active, n int) error
+	}{
+		{"run", (*IOChain).Run},
+		{"once", (*IOChain).RunOnce},
+	}
 	for _, cfg := range sels {
 		for _, p := range pairs {
 			for _, a := range []int{1, 100} {
-				add(Case{"IOChain", cfg.String(), fmt.Sprintf("p=%d/a=%d", p, a), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
-					chain, err := NewIOChain(l, p)
-					if err != nil {
-						return nil, nil, err
-					}
-					return func(t Timer, n int) error { return chain.Run(t, a, n) }, chain.Close, nil
-				})})
+				for _, m := range modes {
+					add(Case{"IOChain", cfg.String(), fmt.Sprintf("p=%d/a=%d/mode=%s", p, a, m.mode), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+						chain, err := NewIOChain(l, p)
+						if err != nil {
+							return nil, nil, err
+						}
+						return func(t Timer, n int) error { return m.run(chain, t, a, n) }, chain.Close, nil
+					})})
+				}
 			}
 		}
 	}
