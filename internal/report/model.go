@@ -1,0 +1,195 @@
+// Package report turns benchmark results files into the report people
+// read: summary.md (one table per workload and unit, rows the cases,
+// columns the variants and baselines, each cell the median ± its 95 %
+// confidence interval and its ratio to the default variant), SVG plots
+// (bars with interval whiskers, scaling curves on log-log axes), and one
+// self-contained report.html holding both.
+//
+// It reads any benchfmt (loopbench run's raw.txt, scripts/bench.sh output,
+// plain go test -bench output, gate files, peer programs' output) through
+// golang.org/x/perf: benchfmt.Files reads, benchproc projects as benchstat
+// does (a table per benchmark name and unit, columns by the variant keys
+// /impl, /ready, /timers, /selector and /cancel, rows by the rest of the
+// name), benchmath summarizes, benchunit scales.
+package report
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+	"golang.org/x/perf/benchproc"
+)
+
+// VariantKeys are the name keys that make a column: a loop's parts, or
+// the baseline's impl.
+var VariantKeys = []string{"impl", "ready", "timers", "selector", "cancel"}
+
+// Options shape a report.
+type Options struct {
+	Filter *benchproc.Filter
+	// Default names the default variant ("ready=ringbuffer/timers=heap4ary/
+	// selector=epoll"): its column comes first and ratios are to it.
+	Default    string
+	Confidence float64 // of the intervals; 0 means 0.95
+	Title      string  // of summary.md and report.html; "" means "loopbench report"
+}
+
+// Report is what the files held, summarized.
+type Report struct {
+	Title  string
+	Files  []string
+	Config []KV // configuration with one value over every result
+	// Varying lists configuration keys with several values, each with its
+	// values.
+	Varying  []KV
+	Tables   []*Table
+	Warnings []string // lines that could not be read, and the like
+	Results  int
+}
+
+// KV is a configuration pair or a name key and its value.
+type KV struct{ Key, Value string }
+
+// Table is one workload in one unit.
+type Table struct {
+	Workload, Unit string
+	Better         int   // +1 when higher values are better, -1 when lower are
+	Cols           []Col // the first is the default variant when present: ratios are to it
+	Rows           []Row
+	cells          map[[2]int]*Cell
+}
+
+// Col is a column: a variant or a baseline.
+type Col struct {
+	Label    string
+	Parts    []KV // its variant keys and the configuration keys that split runs
+	Baseline bool // an impl= baseline, or a peer
+}
+
+// Row is a case: the rest of the benchmark's name.
+type Row struct {
+	Label string
+	Parts []KV // the name's key=value segments
+}
+
+// Cell holds one case's values on one column.
+type Cell struct {
+	Values  []float64
+	Summary benchmath.Summary
+}
+
+// Cell returns the cell at row r and column c, or nil.
+func (t *Table) Cell(r, c int) *Cell { return t.cells[[2]int{r, c}] }
+
+// ErrNothing is returned, wrapped, when the files hold no benchmark result.
+var ErrNothing = errors.New("no benchmark results")
+
+// Read reads the files and builds the report. It fails only when nothing
+// could be read at all; unreadable lines become warnings.
+func Read(paths []string, o Options) (*Report, error) {
+	if o.Confidence == 0 {
+		o.Confidence = 0.95
+	}
+	rep := &Report{Title: o.Title, Files: paths}
+	if rep.Title == "" {
+		rep.Title = "loopbench report"
+	}
+	files := benchfmt.Files{Paths: paths}
+	var results []*benchfmt.Result
+	for files.Scan() {
+		switch rec := files.Result().(type) {
+		case *benchfmt.SyntaxError:
+			rep.Warnings = append(rep.Warnings, rec.Error())
+		case *benchfmt.Result:
+			if o.Filter != nil {
+				if ok, _ := o.Filter.Apply(rec); !ok {
+					continue
+				}
+			}
+			results = append(results, rec.Clone())
+		}
+	}
+	if err := files.Err(); err != nil {
+		return rep, err
+	}
+	rep.Results = len(results)
+	if len(results) == 0 {
+		return rep, fmt.Errorf("%s: %w", strings.Join(paths, ", "), ErrNothing)
+	}
+	dims := rep.configDims(results)
+	var parser benchproc.ProjectionParser
+	tableBy, _, err := parser.ParseWithUnit(".name", nil)
+	if err != nil {
+		return rep, err
+	}
+	colKeys := slices.Clone(dims)
+	for _, k := range VariantKeys {
+		colKeys = append(colKeys, "/"+k)
+	}
+	colBy, err := parser.Parse(strings.Join(colKeys, ","), nil)
+	if err != nil {
+		return rep, err
+	}
+	rowBy := parser.Residue()
+	units := files.Units()
+	b := newBuilder(colBy, rowBy, o)
+	for _, res := range results {
+		rowKey, colKey := rowBy.Project(res), colBy.Project(res)
+		for i, tk := range tableBy.ProjectValues(res) {
+			b.add(tk, rowKey, colKey, res.Values[i].Value, benchfmt.UnitMetadataMap(units).GetBetter(res.Values[i].Unit))
+		}
+	}
+	rep.Tables = b.tables()
+	return rep, nil
+}
+
+// configDims sets the report's constant and varying configuration and
+// returns the configuration keys that split runs: those under which one
+// benchmark has several values (two commits, two gate sides, two files of
+// one benchmark), so that its results are never pooled.
+func (rep *Report) configDims(results []*benchfmt.Result) []string {
+	values := map[string][]string{}
+	var order []string
+	for _, res := range results {
+		for _, c := range res.Config {
+			v := string(c.Value)
+			if _, ok := values[c.Key]; !ok {
+				order = append(order, c.Key)
+			}
+			if !slices.Contains(values[c.Key], v) {
+				values[c.Key] = append(values[c.Key], v)
+			}
+		}
+	}
+	var dims []string
+	for _, k := range order {
+		vals := values[k]
+		if len(vals) == 1 {
+			if !strings.HasPrefix(k, ".") {
+				rep.Config = append(rep.Config, KV{k, vals[0]})
+			}
+			continue
+		}
+		seen := map[string]string{}
+		split := false
+		for _, res := range results {
+			name, v := string(res.Name), res.GetConfig(k)
+			if prev, ok := seen[name]; ok && prev != v {
+				split = true
+				break
+			}
+			seen[name] = v
+		}
+		if split {
+			dims = append(dims, k)
+		}
+		if !strings.HasPrefix(k, ".") || split {
+			rep.Varying = append(rep.Varying, KV{k, strings.Join(vals, ", ")})
+		}
+	}
+	return dims
+}

@@ -1,0 +1,395 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/perf/benchunit"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Figure is one plot of a table, as SVG.
+type Figure struct {
+	Name    string // file name: "Timers-sec-op.svg"
+	Caption string
+	SVG     []byte
+}
+
+// sweepKeys are the name keys a scaling curve runs along, in order of
+// preference; xLabels names them per workload.
+var sweepKeys = []string{"p", "k", "conns", "batch", "tasks", "size"}
+
+var xLabels = map[[2]string]string{
+	{"Timers", "p"}:   "pending timers (p)",
+	{"Timers", "k"}:   "timers scheduled from cold (k)",
+	{"IOChain", "p"}:  "socket pairs registered (p)",
+	{"Echo", "conns"}: "connections",
+}
+
+// maxPanels bounds the panels of one figure.
+const maxPanels = 12
+
+// Figures draws the report's plots: a table whose cases sweep a size
+// gets scaling curves on log-log axes, one line per column and one panel
+// per value of its other keys; any other table gets bars per column with
+// their 95 % interval as whiskers, one panel per case.
+func (rep *Report) Figures() ([]Figure, error) {
+	var out []Figure
+	for _, t := range rep.Tables {
+		var f Figure
+		var err error
+		if key := t.sweepKey(); key != "" {
+			f, err = t.scalingFigure(key)
+		} else {
+			f, err = t.barFigure()
+		}
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", t.Title(), err)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// FileName is the table's figure file: "Timers-cpu-sec-timer.svg".
+func (t *Table) FileName() string {
+	clean := strings.NewReplacer("/", "-", " ", "-", ".", "_").Replace(t.Workload + "-" + t.Unit)
+	return clean + ".svg"
+}
+
+// sweepKey returns a name key with at least three numeric values across
+// the rows, or "".
+func (t *Table) sweepKey() string {
+	for _, k := range sweepKeys {
+		vals := map[string]bool{}
+		numeric := true
+		for _, r := range t.Rows {
+			for _, p := range r.Parts {
+				if p.Key == k {
+					if _, err := strconv.ParseFloat(p.Value, 64); err != nil {
+						numeric = false
+					}
+					vals[p.Value] = true
+				}
+			}
+		}
+		if numeric && len(vals) >= 3 {
+			return k
+		}
+	}
+	return ""
+}
+
+// scale is the axis scale of the table's values and its unit label.
+func (t *Table) scale() (benchunit.Scaler, string) {
+	var centers []float64
+	for i := range t.Rows {
+		for j := range t.Cols {
+			if c := t.Cell(i, j); c != nil {
+				centers = append(centers, c.Summary.Center)
+			}
+		}
+	}
+	s := benchunit.CommonScale(centers, benchunit.ClassOf(t.Unit))
+	return s, scaledUnit(t.Unit, s.Prefix)
+}
+
+// scaledUnit names a unit at a scale: "sec/op" at "n" is "ns/op".
+func scaledUnit(unit, prefix string) string {
+	if i := strings.Index(unit, "sec"); i >= 0 {
+		return unit[:i] + prefix + "s" + unit[i+3:]
+	}
+	if prefix == "" {
+		return unit
+	}
+	return prefix + " " + unit
+}
+
+func colStyle(t *Table, j int) (color.Color, []vg.Length) {
+	if t.Cols[j].Baseline {
+		gray := uint8(90 + 40*(j%3))
+		return color.RGBA{gray, gray, gray, 255}, []vg.Length{vg.Points(5), vg.Points(3)}
+	}
+	return plotutil.Color(j), nil
+}
+
+func legendName(c Col) string {
+	if c.Baseline {
+		return c.Label + " (baseline)"
+	}
+	return c.Label
+}
+
+// scalingFigure draws one panel per value of the rows' other keys, x the
+// sweep key, one line per column, log-log.
+func (t *Table) scalingFigure(key string) (Figure, error) {
+	type panel struct {
+		label string
+		rows  []int
+	}
+	var panels []*panel
+	for i, r := range t.Rows {
+		var rest []KV
+		for _, p := range r.Parts {
+			if p.Key != key {
+				rest = append(rest, p)
+			}
+		}
+		label := joinParts(rest)
+		k := slices.IndexFunc(panels, func(p *panel) bool { return p.label == label })
+		if k < 0 {
+			panels = append(panels, &panel{label: label})
+			k = len(panels) - 1
+		}
+		panels[k].rows = append(panels[k].rows, i)
+	}
+	if len(panels) > maxPanels {
+		panels = panels[:maxPanels]
+	}
+	s, unit := t.scale()
+	xl := xLabels[[2]string{t.Workload, key}]
+	if xl == "" {
+		xl = key
+	}
+	var plots []*plot.Plot
+	var legend []legendEntry
+	inLegend := map[int]bool{}
+	for _, pn := range panels {
+		p := plot.New()
+		p.Title.Text = pn.label
+		p.X.Label.Text = xl
+		p.Y.Label.Text = unit
+		p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+		p.X.Tick.Marker, p.Y.Tick.Marker = compactLogTicks{}, compactLogTicks{}
+		drawn := false
+		var rx, ry span
+		for j, c := range t.Cols {
+			var pts plotter.XYs
+			var errs plotter.YErrors
+			for _, i := range pn.rows {
+				cell := t.Cell(i, j)
+				x := rowValue(t.Rows[i], key)
+				if cell == nil || cell.Summary.Center <= 0 || x <= 0 {
+					continue
+				}
+				y := cell.Summary.Center / s.Factor
+				pts = append(pts, plotter.XY{X: x, Y: y})
+				lo, hi := clampCI(cell.Summary.Lo/s.Factor, y, cell.Summary.Hi/s.Factor)
+				errs = append(errs, struct{ Low, High float64 }{y - lo, hi - y})
+				rx.add(x)
+				ry.add(lo)
+				ry.add(hi)
+			}
+			if len(pts) == 0 {
+				continue
+			}
+			line, points, err := plotter.NewLinePoints(pts)
+			if err != nil {
+				return Figure{}, err
+			}
+			col, dashes := colStyle(t, j)
+			line.Color, line.Dashes, points.Color = col, dashes, col
+			points.Shape = plotutil.Shape(j)
+			bars, err := plotter.NewYErrorBars(errorXYs{pts, errs})
+			if err != nil {
+				return Figure{}, err
+			}
+			bars.Color = col
+			p.Add(line, points, bars)
+			if !inLegend[j] {
+				inLegend[j] = true
+				legend = append(legend, legendEntry{legendName(c), []plot.Thumbnailer{line, points}})
+			}
+			drawn = true
+		}
+		if drawn {
+			// Log axes need positive bounds apart: set them, padded.
+			p.X.Min, p.X.Max = rx.padded(1.3)
+			p.Y.Min, p.Y.Max = ry.padded(1.5)
+			plots = append(plots, p)
+		}
+	}
+	if len(plots) == 0 {
+		return t.barFigure()
+	}
+	svg, err := tile(plots, fmt.Sprintf("%s: %s", t.Workload, unit), legend, 3.2*vg.Inch)
+	caption := fmt.Sprintf("%s, %s against %s: one line per variant, whiskers the 95 %% interval, log-log; dashed lines are baselines.", t.Workload, unit, xl)
+	return Figure{Name: t.FileName(), Caption: caption, SVG: svg}, err
+}
+
+func rowValue(r Row, key string) float64 {
+	for _, p := range r.Parts {
+		if p.Key == key {
+			v, _ := strconv.ParseFloat(p.Value, 64)
+			return v
+		}
+	}
+	return 0
+}
+
+// clampCI keeps an interval drawable: an unknown bound (too few samples)
+// is drawn at the center.
+func clampCI(lo, y, hi float64) (float64, float64) {
+	if math.IsInf(lo, 0) || math.IsNaN(lo) || lo <= 0 {
+		lo = y
+	}
+	if math.IsInf(hi, 0) || math.IsNaN(hi) {
+		hi = y
+	}
+	return lo, hi
+}
+
+// span is the range of values on a log axis.
+type span struct{ lo, hi float64 }
+
+func (s *span) add(v float64) {
+	if s.lo == 0 || v < s.lo {
+		s.lo = v
+	}
+	if v > s.hi {
+		s.hi = v
+	}
+}
+
+// padded returns the span widened by factor f at each end.
+func (s span) padded(f float64) (float64, float64) {
+	return s.lo / f, s.hi * f
+}
+
+type errorXYs struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+// barFigure draws one panel per case: a horizontal bar per column (so
+// that its name reads without turning), its 95 % interval as a whisker,
+// baselines in gray.
+func (t *Table) barFigure() (Figure, error) {
+	rows := min(len(t.Rows), maxPanels)
+	s, unit := t.scale()
+	var plots []*plot.Plot
+	names := make([]string, len(t.Cols))
+	for j, c := range t.Cols {
+		names[len(t.Cols)-1-j] = legendName(c) // the first column on top
+	}
+	for i := range rows {
+		p := plot.New()
+		p.Title.Text = t.Rows[i].Label
+		p.X.Label.Text = unit
+		for j := range t.Cols {
+			cell := t.Cell(i, j)
+			if cell == nil {
+				continue
+			}
+			y := float64(len(t.Cols) - 1 - j)
+			v := cell.Summary.Center / s.Factor
+			bar, err := plotter.NewBarChart(plotter.Values{v}, vg.Points(11))
+			if err != nil {
+				return Figure{}, err
+			}
+			col, _ := colStyle(t, j)
+			bar.Color, bar.XMin, bar.Horizontal = col, y, true
+			bar.LineStyle.Width = 0
+			lo, hi := clampCI(cell.Summary.Lo/s.Factor, v, cell.Summary.Hi/s.Factor)
+			whisk, err := plotter.NewXErrorBars(xErrorXYs{plotter.XYs{{X: v, Y: y}}, plotter.XErrors{{Low: v - lo, High: hi - v}}})
+			if err != nil {
+				return Figure{}, err
+			}
+			p.Add(bar, whisk)
+		}
+		p.NominalY(names...)
+		p.X.Min = 0
+		p.X.Tick.Marker = compactTicks{}
+		plots = append(plots, p)
+	}
+	height := vg.Length(len(t.Cols))*0.2*vg.Inch + 1.1*vg.Inch
+	svg, err := tile(plots, fmt.Sprintf("%s: %s", t.Workload, unit), nil, height)
+	caption := fmt.Sprintf("%s, %s per variant: bars the median, whiskers the 95 %% interval; gray bars are baselines.", t.Workload, unit)
+	return Figure{Name: t.FileName(), Caption: caption, SVG: svg}, err
+}
+
+type xErrorXYs struct {
+	plotter.XYs
+	plotter.XErrors
+}
+
+// legendEntry is a line of a figure's legend.
+type legendEntry struct {
+	name   string
+	thumbs []plot.Thumbnailer
+}
+
+// tile draws plots on one SVG canvas, two panels a row of the given
+// height, under a title and above a legend strip.
+func tile(plots []*plot.Plot, title string, legend []legendEntry, rowHeight vg.Length) ([]byte, error) {
+	cols := min(2, len(plots))
+	rows := (len(plots) + cols - 1) / cols
+	grid := make([][]*plot.Plot, rows)
+	for i, p := range plots {
+		grid[i/cols] = append(grid[i/cols], p)
+	}
+	for len(grid[rows-1]) < cols {
+		grid[rows-1] = append(grid[rows-1], nil)
+	}
+	const titleH = 0.35 * vg.Inch
+	legendH := vg.Length(0)
+	if n := len(legend); n > 0 {
+		legendH = vg.Length((n+1)/2)*0.22*vg.Inch + 0.15*vg.Inch
+	}
+	w := max(vg.Length(cols)*4.6*vg.Inch, 7*vg.Inch)
+	h := vg.Length(rows)*rowHeight + titleH + legendH
+	img := vgsvg.New(w, h)
+	dc := draw.New(img)
+	fnt := plot.DefaultFont
+	fnt.Size = vg.Points(13)
+	style := draw.TextStyle{Color: color.Black, Font: fnt, Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YTop}
+	dc.FillText(style, vg.Point{X: w / 2, Y: dc.Max.Y - 6}, title)
+	body := dc
+	body.Max.Y -= titleH
+	body.Min.Y += legendH
+	canvases := plot.Align(grid, draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 5, PadY: vg.Millimeter * 5, PadTop: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}, body)
+	for r := range grid {
+		for c, p := range grid[r] {
+			if p != nil {
+				p.Draw(canvases[r][c])
+			}
+		}
+	}
+	if legendH > 0 {
+		drawLegend(dc, legend, w, legendH)
+	}
+	var buf bytes.Buffer
+	if _, err := img.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// drawLegend draws the legend's entries in two columns along the bottom.
+func drawLegend(dc draw.Canvas, entries []legendEntry, w, h vg.Length) {
+	half := (len(entries) + 1) / 2
+	for col := range 2 {
+		l := plot.NewLegend()
+		l.Top, l.Left = true, true
+		l.TextStyle.Font.Size = vg.Points(10)
+		l.Padding = vg.Points(3)
+		for _, e := range entries[min(col*half, len(entries)):min((col+1)*half, len(entries))] {
+			l.Add(e.name, e.thumbs...)
+		}
+		c := dc
+		c.Min.X = vg.Length(col)*w/2 + 0.3*vg.Inch
+		c.Max.X = c.Min.X + w/2 - 0.3*vg.Inch
+		c.Max.Y = dc.Min.Y + h - 0.05*vg.Inch
+		l.Draw(c)
+	}
+}

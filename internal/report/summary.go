@@ -1,0 +1,130 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"golang.org/x/perf/benchunit"
+)
+
+// Note explains a table's cells.
+const Note = "Each cell: the median over the runs ± the 95 % confidence interval of the median (benchmath, as benchstat), and ×its ratio to the first column, the default variant where there is one. Baselines are marked (baseline)."
+
+// Title is the table's heading: "Timers: sec/op (lower is better)".
+func (t *Table) Title() string {
+	better := "lower is better"
+	if t.Better > 0 {
+		better = "higher is better"
+	}
+	return fmt.Sprintf("%s: %s (%s)", t.Workload, t.Unit, better)
+}
+
+// Header is the table's first line: "case" and the columns.
+func (t *Table) Header() []string {
+	h := []string{"case"}
+	for _, c := range t.Cols {
+		l := c.Label
+		if c.Baseline {
+			l += " (baseline)"
+		}
+		h = append(h, l)
+	}
+	return h
+}
+
+// Strings formats every row: its label, then each cell.
+func (t *Table) Strings() [][]string {
+	var out [][]string
+	for i, r := range t.Rows {
+		var centers []float64
+		for j := range t.Cols {
+			if c := t.Cell(i, j); c != nil {
+				centers = append(centers, c.Summary.Center)
+			}
+		}
+		scale := benchunit.CommonScale(centers, benchunit.ClassOf(t.Unit))
+		row := []string{r.Label}
+		var ref *Cell // the default's cell, else the row's first
+		for j := range t.Cols {
+			if ref = t.Cell(i, j); ref != nil {
+				break
+			}
+		}
+		for j := range t.Cols {
+			c := t.Cell(i, j)
+			if c == nil {
+				row = append(row, "-")
+				continue
+			}
+			s := fmt.Sprintf("%s ± %s", scale.Format(c.Summary.Center), c.Summary.PctRangeString())
+			if c != ref && ref.Summary.Center != 0 {
+				s += fmt.Sprintf(" ×%.2f", c.Summary.Center/ref.Summary.Center)
+			}
+			row = append(row, s)
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// WriteMarkdown writes summary.md: the configuration on top, then one
+// table per workload and unit.
+func (rep *Report) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", rep.Title)
+	for _, kv := range rep.Config {
+		fmt.Fprintf(&b, "- %s: %s\n", kv.Key, kv.Value)
+	}
+	for _, kv := range rep.Varying {
+		fmt.Fprintf(&b, "- %s: %s (varies)\n", kv.Key, kv.Value)
+	}
+	fmt.Fprintf(&b, "- results: %d benchmark lines from %s\n\n%s\n", rep.Results, strings.Join(rep.Files, ", "), Note)
+	for _, t := range rep.Tables {
+		head := t.Header()
+		fmt.Fprintf(&b, "\n## %s\n\n| %s |\n|%s\n", t.Title(), strings.Join(mdEscape(head), " | "), strings.Repeat("---|", len(head)))
+		for _, r := range t.Strings() {
+			fmt.Fprintf(&b, "| %s |\n", strings.Join(mdEscape(r), " | "))
+		}
+	}
+	rep.writeWarnings(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdEscape(cells []string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = strings.ReplaceAll(c, "|", `\|`)
+	}
+	return out
+}
+
+// WriteText writes the tables as aligned text, for a terminal.
+func (rep *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintln(&b, Note)
+	for _, t := range rep.Tables {
+		fmt.Fprintf(&b, "\n%s\n", t.Title())
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, strings.Join(t.Header(), "\t"))
+		for _, r := range t.Strings() {
+			fmt.Fprintln(tw, strings.Join(r, "\t"))
+		}
+		tw.Flush()
+	}
+	rep.writeWarnings(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (rep *Report) writeWarnings(b *strings.Builder) {
+	if len(rep.Warnings) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nLines that could not be read (%d):\n", len(rep.Warnings))
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(b, "  %s\n", w)
+	}
+}
