@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -167,5 +169,30 @@ func TestServeHostName(t *testing.T) {
 	go io.Copy(io.Discard, pr)
 	if err := <-done; err != nil || !strings.HasPrefix(line, "listening on ") {
 		t.Fatalf("serve -addr localhost:0: %q, %v", line, err)
+	}
+}
+
+// TestReportBadInput: nothing readable is exit 2 with one line; a
+// truncated line is exit 1, naming it, with the rest reported.
+func TestReportBadInput(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.txt")
+	os.WriteFile(empty, nil, 0o644)
+	nobench := filepath.Join(dir, "nobench.txt")
+	os.WriteFile(nobench, []byte("goos: linux\nPASS\n"), 0o644)
+	for _, p := range []string{empty, nobench, filepath.Join(dir, "missing.txt")} {
+		_, errs, code := runOut("report", "-o", filepath.Join(dir, "out"), p)
+		if code != 2 || strings.Count(errs, "\n") != 1 {
+			t.Errorf("report %s: exit %d, stderr %q; want 2 and one line", p, code, errs)
+		}
+	}
+	trunc := filepath.Join(dir, "trunc.txt")
+	os.WriteFile(trunc, []byte("goos: linux\nBenchmarkX/impl=a-2\t10\t5 ns/op\nBenchmarkX/impl=a-2\t10\t6 ns/op\nBenchmarkX/impl=a-2\t10\t7"), 0o644)
+	out, errs, code := runOut("report", "-o", filepath.Join(dir, "t"), trunc)
+	if code != 1 || !strings.Contains(errs, "trunc.txt:4") || !strings.Contains(out, "impl=a") {
+		t.Fatalf("truncated: exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "t", "report.html")); err != nil {
+		t.Fatalf("no report of the readable lines: %v", err)
 	}
 }

@@ -5,13 +5,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/loopbench/loopbench/internal/cpu"
 	"github.com/loopbench/loopbench/internal/load"
+	"github.com/loopbench/loopbench/internal/report"
+	"github.com/montanaflynn/stats"
 )
 
 const loadUsage = `usage: loopbench load -addr host:port [flags]
@@ -52,6 +58,7 @@ type loadFlags struct {
 	count     int
 	maxErrors string
 	maxErr    float64
+	reportDir string
 }
 
 func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
@@ -72,6 +79,7 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.StringVar(&f.maxErrors, "max-errors", "1%", "the error rate above which the run fails (exit 1)")
 	fs.StringVar(&f.format, "format", "table", "output: table, benchfmt or json")
 	fs.StringVar(&f.cpus, "cpu", "", "pin the generator to these CPUs (e.g. 1 or 2-3)")
+	fs.StringVar(&f.reportDir, "report", "", "write the latency percentile spectrum (latency.svg) to this directory")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return f, err
 	}
@@ -129,7 +137,67 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	if err := writeLoad(stdout, f, reps); err != nil {
 		return err
 	}
+	if f.reportDir != "" {
+		if err := writeSpectrum(f.reportDir, f.cfg, reps); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "report: %s\n", filepath.Join(f.reportDir, "latency.svg"))
+	}
 	return loadVerdict(f, reps)
+}
+
+// writeSpectrum draws the runs' corrected and uncorrected latency as a
+// percentile spectrum, from their merged histograms.
+func writeSpectrum(dir string, cfg load.Config, reps []load.Report) error {
+	var series []report.SpectrumSeries
+	for _, m := range []struct {
+		name string
+		h    func(load.Report) *hdrhistogram.Histogram
+	}{
+		{"corrected (from the intended send)", func(r load.Report) *hdrhistogram.Histogram { return r.CorrectedHist }},
+		{"uncorrected (from the actual send)", func(r load.Report) *hdrhistogram.Histogram { return r.UncorrectedHist }},
+	} {
+		merged := hdrhistogram.New(1, 60_000_000, 3)
+		for _, r := range reps {
+			if h := m.h(r); h != nil {
+				merged.Merge(h)
+			}
+		}
+		series = append(series, report.SpectrumSeries{Name: m.name, Points: spectrumPoints(merged)})
+	}
+	title := fmt.Sprintf("%s: %d conns, %d bytes, %s", cfg.Label, cfg.Conns, cfg.Size, rateName(cfg.Rate))
+	svg, err := report.Spectrum(title, series)
+	if err != nil {
+		return fmt.Errorf("-report: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "latency.svg"), svg, 0o644)
+}
+
+func rateName(r float64) string {
+	if r == 0 {
+		return "closed loop"
+	}
+	return fmt.Sprintf("%.0f req/s offered", r)
+}
+
+// spectrumPoints reads a histogram (in µs) at quantiles spaced evenly on
+// the spectrum's axis, ten a decade of 1/(1-q), up to what its count
+// resolves.
+func spectrumPoints(h *hdrhistogram.Histogram) []report.SpectrumPoint {
+	var pts []report.SpectrumPoint
+	n := float64(h.TotalCount())
+	for k := 0; ; k++ {
+		x := math.Pow(10, float64(k)/10)
+		if x > n {
+			break
+		}
+		q := 1 - 1/x
+		pts = append(pts, report.SpectrumPoint{Quantile: q, Latency: time.Duration(h.ValueAtQuantile(100*q)) * time.Microsecond})
+	}
+	return pts
 }
 
 // loadVerdict fails the command for a run that measured nothing, had too
@@ -206,7 +274,35 @@ func writeLoad(w io.Writer, f loadFlags, reps []load.Report) error {
 			return err
 		}
 	}
+	if len(reps) > 1 {
+		writeRunsSummary(w, reps)
+	}
 	return nil
+}
+
+// writeRunsSummary describes -count runs together: the spread of a few
+// runs' achieved rates and p99s, with montanaflynn/stats (a handful of
+// values, summarized once: what it is for; percentiles within a run come
+// from the HDR histograms).
+func writeRunsSummary(w io.Writer, reps []load.Report) {
+	var rates, p99s []float64
+	for _, r := range reps {
+		rates = append(rates, r.Achieved)
+		p99s = append(p99s, float64(r.Corrected.P99.Microseconds()))
+	}
+	med, _ := stats.Median(rates)
+	lo, _ := stats.Min(rates)
+	hi, _ := stats.Max(rates)
+	sd, _ := stats.StandardDeviationSample(rates)
+	p99, _ := stats.Median(p99s)
+	p99lo, _ := stats.Min(p99s)
+	p99hi, _ := stats.Max(p99s)
+	cv := 0.0
+	if med > 0 {
+		cv = 100 * sd / med
+	}
+	fmt.Fprintf(w, "\nover %d runs: %.0f req/s median (%.0f to %.0f, sd %.1f%%), corrected p99 %v median (%v to %v)\n",
+		len(reps), med, lo, hi, cv, time.Duration(p99)*time.Microsecond, time.Duration(p99lo)*time.Microsecond, time.Duration(p99hi)*time.Microsecond)
 }
 
 // loadJSON is the JSON output: the configuration and one entry per run.

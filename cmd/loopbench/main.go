@@ -16,6 +16,9 @@
 //	loopbench gate [-base REV] [-head REV] [-bench RE] [-count N]
 //	                      build two revisions' benchmarks, run them
 //	                      interleaved, and decide as compare does
+//	loopbench report FILE...
+//	                      summary.md, plots and report.html from any
+//	                      benchmark results
 //	loopbench list        print the variants available on this machine
 //	loopbench version     print the version
 //
@@ -82,6 +85,7 @@ Commands:
   load      load an echo server: open or closed loop, HDR percentiles
   compare   compare two results files; exit 1 on a significant regression
   gate      measure two git revisions interleaved and decide; exit 1 on a regression
+  report    summary.md, SVG plots and report.html from results files
   list      print the variants available on this machine
   version   print the version
 
@@ -100,6 +104,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		"run":     runRun,
 		"compare": runCompare,
 		"gate":    runGate,
+		"report":  runReport,
 		"serve":   runServe,
 		"load":    runLoad,
 		"version": runVersion,

@@ -37,13 +37,14 @@ Runs the workloads on the variants of this machine, interleaved: each of
 -count rounds is one pass over every case. By default each workload runs on
 the variants that differ in the part it exercises (CallSoon on all of
 them, Timers per heap, IOChain and Echo per selector, Await per ready
-queue); -all, or -variants, runs every workload on every (selected) variant. Writes the
-raw results in benchfmt to DIR/raw.txt and the summary to DIR/summary.md,
-and prints the summary: per workload, one row per case and one column per
-variant, each cell the median over the rounds with its spread (median
-absolute deviation, in %, marked noisy above 10 %) and its ratio to the
-default variant's cell. Ctrl-C stops after the current case and still
-writes what was measured.
+queue); -all, or -variants, runs every workload on every (selected)
+variant. Writes the raw results in benchfmt to DIR/raw.txt (with the
+machine and the command as configuration lines), then the report of
+loopbench report on it (summary.md, SVG plots, report.html), and prints
+its tables: per workload and unit, one row per case and one column per
+variant, each cell the median over the rounds ± the 95 % confidence
+interval of the median and its ratio to the default variant. Ctrl-C
+stops after the current case and still reports what was measured.
 
 Examples:
   loopbench run -quick
@@ -152,7 +153,6 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer raw.Close()
 	writeConfig(raw)
 	fmt.Fprintf(raw, "command: loopbench run %s\n", strings.Join(quoteArgs(rc.args), " "))
 	bench.WriteUnits(raw)
@@ -162,34 +162,36 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 
 	ctx, stop := interruptContext()
 	defer stop()
-	sum := newSummary()
 	progress := newProgress(stderr, len(cases)*rc.count)
-	runErr := runRounds(ctx, rc, cases, raw, sum, progress)
+	skip := func(c bench.Case, err error) {
+		fmt.Fprintf(stderr, "loopbench run: skipped %s/%s: %v\n", c.Workload, c.Name(), err)
+	}
+	runErr := runRounds(ctx, rc, cases, raw, skip, progress)
 	progress.done()
-
-	table := sum.render(false)
-	fmt.Fprint(stdout, table)
-	md := "# loopbench run\n\n" + configMarkdown() + "\n" + sum.render(true)
-	if err := os.WriteFile(filepath.Join(rc.out, "summary.md"), []byte(md), 0o644); err != nil {
+	if err := raw.Close(); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "results: %s\n", rc.out)
-	return runErr
+	repErr := writeReport(stdout, stderr, []string{filepath.Join(rc.out, "raw.txt")}, rc.out, nil, "loopbench run")
+	if runErr != nil {
+		return runErr
+	}
+	return repErr
 }
 
 // runRounds measures every case count times, one pass per round, writing
 // each result as it comes; an interrupt stops it between cases.
-func runRounds(ctx context.Context, rc runConfig, cases []bench.Case, raw io.Writer, sum *summary, p *progress) error {
+func runRounds(ctx context.Context, rc runConfig, cases []bench.Case, raw io.Writer, skip func(bench.Case, error), p *progress) error {
 	for round := range rc.count {
 		for _, c := range cases {
 			if ctx.Err() != nil {
-				return errors.New("interrupted: the summary covers what was measured")
+				return errors.New("interrupted: the report covers what was measured")
 			}
 			p.step(round, c)
 			res, err := measureCase(c, rc.benchtime)
 			if bench.Skippable(err) {
 				if round == 0 {
-					sum.skip(c, err)
+					skip(c, err)
 				}
 				continue
 			}
@@ -197,7 +199,6 @@ func runRounds(ctx context.Context, rc runConfig, cases []bench.Case, raw io.Wri
 				return fmt.Errorf("%s/%s: %w", c.Workload, c.Name(), err)
 			}
 			writeResult(raw, c, res)
-			sum.add(c, res)
 		}
 	}
 	return nil
@@ -241,14 +242,6 @@ func writeConfig(w io.Writer) {
 	for _, kv := range machineConfig() {
 		fmt.Fprintf(w, "%s: %s\n", kv[0], kv[1])
 	}
-}
-
-func configMarkdown() string {
-	var b strings.Builder
-	for _, kv := range machineConfig() {
-		fmt.Fprintf(&b, "- %s: %s\n", kv[0], kv[1])
-	}
-	return b.String()
 }
 
 func readTrim(path string) string {
