@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The full benchmark matrix (package ./bench): builds the test binary once,
 # runs every benchmark COUNT times, one whole pass per round so that
-# variants and baselines interleave, appends the raw benchfmt output to
-# results/<date>-<host>.txt, and prints the benchstat pivots of this run.
+# variants and baselines interleave, writes the raw benchfmt output to
+# results/<date>-<host>-<commit>/raw.txt (a new directory, never an old
+# one appended to) with the machine and the command as configuration
+# lines, and then loopbench report on it (summary.md, SVG plots,
+# report.html) and the benchstat pivots of the run.
 #
 #   scripts/bench.sh                  # COUNT=6 BENCHTIME=300ms BENCH=. MATRIX=varied
 #   COUNT=10 BENCH=IOChain scripts/bench.sh
@@ -18,30 +21,40 @@ count=${COUNT:-6}
 benchtime=${BENCHTIME:-300ms}
 filter=${BENCH:-.}
 matrix=${MATRIX:-varied}
-mkdir -p results
-out=results/$(date -u +%Y-%m-%d)-$(hostname).txt
+commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+base=results/$(date -u +%Y-%m-%d)-$(hostname)-${commit:0:7}
+out=$base
+for i in $(seq 2 100); do
+	[ -e "$out" ] || break
+	out=$base-$i
+done
+mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 go test -c -pgo=off -o "$tmp/bench.test" ./bench
+go build -o "$tmp/loopbench" ./cmd/loopbench
 # benchstat at the version go.mod pins for golang.org/x/perf.
 go build -o "$tmp/benchstat" golang.org/x/perf/cmd/benchstat
 
 {
-	echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"
+	echo "commit: $commit"
 	echo "kernel: $(uname -r)"
 	echo "command: COUNT=$count BENCHTIME=$benchtime BENCH='$filter' MATRIX=$matrix scripts/bench.sh"
-} >>"$out"
+} >"$out/raw.txt"
 for i in $(seq "$count"); do
 	echo "round $i of $count" >&2
-	"$tmp/bench.test" -test.run='^$' -test.bench="$filter" -test.benchtime="$benchtime" -matrix="$matrix" | tee -a "$out" >>"$tmp/run.txt"
+	"$tmp/bench.test" -test.run='^$' -test.bench="$filter" -test.benchtime="$benchtime" -matrix="$matrix" >>"$out/raw.txt"
 done
-echo "raw results: $out" >&2
+echo "raw results: $out/raw.txt" >&2
 
-# The pivots read this run only: $out may hold earlier runs of other commits.
-stat() { "$tmp/benchstat" "$@" "$tmp/run.txt" || true; }
+"$tmp/loopbench" report "$out/raw.txt" >/dev/null
+echo "report: $out/report.html" >&2
+
+stat() { "$tmp/benchstat" "$@" "$out/raw.txt" || true; }
 stat -col /ready -filter '.name:CallSoon'
 stat -filter '.name:ReadyQueue'
+stat -col /ready -filter '.name:RunOnce'
 stat -col /timers -filter '.name:Timers'
 stat -col /selector -filter '.name:IOChain'
 stat -col /selector -filter '.name:Echo'
