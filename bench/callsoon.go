@@ -49,6 +49,33 @@ func CallSoonChain(t Timer, l *loopbench.Loop, n int) error {
 	return err
 }
 
+// CallSoonInflight is callbacks re-posting themselves: w callbacks in
+// flight, each scheduling itself again with CallSoon when it runs
+// (asyncio's call_soon(self.cb) from the callback), n callbacks in all, so
+// every iteration runs the w. The shape the peer programs run.
+func CallSoonInflight(t Timer, l *loopbench.Loop, n, w int) error {
+	left, done := n, false
+	var cb func()
+	cb = func() {
+		if done {
+			return
+		}
+		if left--; left <= 0 {
+			done = true
+			l.Stop()
+			return
+		}
+		l.CallSoon(cb)
+	}
+	for range min(w, n) {
+		l.CallSoon(cb)
+	}
+	t.ResetTimer()
+	err := l.RunForever()
+	t.StopTimer()
+	return err
+}
+
 // SliceBatch is the floor of CallSoonBatch: the same callbacks appended to
 // a slice of funcs and drained, batch at a time, with no loop.
 func SliceBatch(t Timer, n, batch int) {

@@ -135,6 +135,9 @@ func callSoonCases(o Options, add func(Case)) {
 		add(Case{"CallSoon", cfg.String(), "mode=chain", onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
 			return func(t Timer, n int) error { return CallSoonChain(t, l, n) }, nil, nil
 		})})
+		add(Case{"CallSoon", cfg.String(), fmt.Sprintf("mode=inflight/w=%d", callSoonBatch), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+			return func(t Timer, n int) error { return CallSoonInflight(t, l, n, callSoonBatch) }, nil, nil
+		})})
 	}
 	params := fmt.Sprintf("mode=batch/batch=%d", callSoonBatch)
 	add(Case{"CallSoon", "impl=slice", params, plain(func(t Timer, n int) error { SliceBatch(t, n, callSoonBatch); return nil })})

@@ -19,6 +19,9 @@
 //	loopbench report FILE...
 //	                      summary.md, plots and report.html from any
 //	                      benchmark results
+//	loopbench peers [-count N]
+//	                      asyncio, uvloop, libuv, libev and libevent on
+//	                      loopbench's workloads, interleaved with it
 //	loopbench list        print the variants available on this machine
 //	loopbench version     print the version
 //
@@ -86,6 +89,7 @@ Commands:
   compare   compare two results files; exit 1 on a significant regression
   gate      measure two git revisions interleaved and decide; exit 1 on a regression
   report    summary.md, SVG plots and report.html from results files
+  peers     asyncio, uvloop, libuv, libev and libevent on the same workloads
   list      print the variants available on this machine
   version   print the version
 
@@ -105,6 +109,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		"compare": runCompare,
 		"gate":    runGate,
 		"report":  runReport,
+		"peers":   runPeers,
 		"serve":   runServe,
 		"load":    runLoad,
 		"version": runVersion,

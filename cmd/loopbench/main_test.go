@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 )
@@ -53,4 +54,15 @@ func TestVersion(t *testing.T) {
 	if err := run([]string{"version"}, &out, &bytes.Buffer{}); err != nil || !strings.HasPrefix(out.String(), "loopbench ") || !strings.Contains(out.String(), "go1.") {
 		t.Fatalf("version printed %q, %v", out.String(), err)
 	}
+}
+
+// TestMain lets the test binary stand in for loopbench where a command
+// starts loopbench itself (peers starts its echo servers with serve): with
+// LOOPBENCH_AS_CLI=1 in its environment it runs the command line instead
+// of the tests.
+func TestMain(m *testing.M) {
+	if os.Getenv(asCLI) == "1" {
+		os.Exit(exitCode(run(os.Args[1:], os.Stdout, os.Stderr)))
+	}
+	os.Exit(m.Run())
 }

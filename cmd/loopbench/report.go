@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/internal/report"
+	"github.com/loopbench/loopbench/peers"
 	"golang.org/x/perf/benchproc"
 )
 
@@ -87,7 +88,7 @@ func defaultReportDir(path string) string {
 // writeReport reads files, writes the report to dir and prints its
 // tables; run and report share it.
 func writeReport(stdout, stderr io.Writer, files []string, dir string, filter *benchproc.Filter, title string) error {
-	rep, err := report.Read(files, report.Options{Filter: filter, Default: loopbench.Config{}.String(), Title: title})
+	rep, err := report.Read(files, report.Options{Filter: filter, Default: loopbench.Config{}.String(), Title: title, Peers: peers.Names})
 	if err != nil {
 		if len(rep.Warnings) > 0 {
 			err = fmt.Errorf("%w (%d lines could not be read, the first: %s)", err, len(rep.Warnings), rep.Warnings[0])

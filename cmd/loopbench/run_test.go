@@ -80,8 +80,8 @@ func TestRunGolden(t *testing.T) {
 			}
 		}
 	}
-	if results != 3*(2*2+2+2) {
-		t.Fatalf("raw.txt has %d results, want 24", results)
+	if results != 3*(2*3+2+2) {
+		t.Fatalf("raw.txt has %d results, want 30: 3 rounds of 3 CallSoon modes on 2 variants, 2 CallSoon baselines, 2 ready queues", results)
 	}
 	if md, err := os.ReadFile(filepath.Join(dir, "summary.md")); err != nil || !strings.Contains(string(md), "| mode=batch/batch=1000 |") {
 		t.Fatalf("summary.md: %v\n%s", err, md)

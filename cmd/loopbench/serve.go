@@ -2,11 +2,20 @@ package main
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
+
+	"github.com/loopbench/loopbench/peers"
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/bench"
@@ -32,7 +41,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprint(stderr, serveUsage); fs.PrintDefaults() }
 	variant := fs.String("variant", "", "loop variant (as 'loopbench list' prints); default: the default variant")
-	impl := fs.String("impl", "", "gonet: serve with the net package instead of a loop")
+	impl := fs.String("impl", "", "serve without a loopbench loop: gonet (the net package, a goroutine per connection), or a peer: asyncio, uvloop, libuv")
 	style := fs.String("style", "protocol", "protocol or task")
 	addr := fs.String("addr", "127.0.0.1:0", "listen address: host (a name or an IP) and port")
 	duration := fs.Duration("duration", 0, "stop after this long (0: until interrupted)")
@@ -46,12 +55,12 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case err != nil:
 		return usageError{err.Error()}
-	case *impl != "" && *impl != "gonet":
-		return usageError{fmt.Sprintf("-impl %q: the only baseline server is gonet", *impl)}
-	case *impl == "gonet" && set["style"]:
-		return usageError{"-style applies to loop servers; -impl gonet has none"}
-	case *impl == "gonet" && set["variant"]:
-		return usageError{"-variant applies to loop servers; -impl gonet has none"}
+	case *impl != "" && *impl != "gonet" && !slices.Contains(peers.EchoServers, *impl):
+		return usageError{fmt.Sprintf("-impl %q: want gonet, %s", *impl, strings.Join(peers.EchoServers, ", "))}
+	case *impl != "" && set["style"]:
+		return usageError{fmt.Sprintf("-style applies to loop servers; -impl %s has none", *impl)}
+	case *impl != "" && set["variant"]:
+		return usageError{fmt.Sprintf("-variant applies to loop servers; -impl %s has none", *impl)}
 	case *style != "protocol" && *style != "task":
 		return usageError{fmt.Sprintf("-style %q: want protocol or task", *style)}
 	case *duration < 0:
@@ -70,6 +79,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, *duration)
 		defer cancel()
+	}
+	if *impl != "" && *impl != "gonet" {
+		return servePeer(ctx, *impl, resolved, stdout)
 	}
 	if *impl == "gonet" {
 		g, err := echo.ServeGonet("tcp", resolved)
@@ -102,6 +114,38 @@ func resolveListen(addr string) (string, error) {
 		return "", err
 	}
 	return net.JoinHostPort(ta.IP.String(), port), nil
+}
+
+// servePeer runs a peer's echo server (built or found as loopbench peers
+// does) until ctx is done, passing on its output. The peer inherits this
+// process's CPU pinning.
+func servePeer(ctx context.Context, name, addr string, stdout io.Writer) error {
+	ready, skipped := peers.Find(ctx, []string{name}, peers.CacheDir())
+	if len(ready) == 0 {
+		return fmt.Errorf("-impl %s: %s", name, skipped[0].Reason)
+	}
+	host, port, _ := net.SplitHostPort(addr)
+	argv, _ := ready[0].EchoServer(host, port)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdout, cmd.Stderr = stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("the %s server ended: %v", name, err)
+	case <-ctx.Done():
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		return nil
+	}
 }
 
 // serveLoop runs the echo server on a loop until ctx is done.

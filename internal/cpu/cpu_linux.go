@@ -71,6 +71,15 @@ func Check(cpus []int) error {
 	return nil
 }
 
+// Allowed returns the CPUs the process may run on.
+func Allowed() ([]int, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil, os.NewSyscallError("sched_getaffinity", err)
+	}
+	return usable(&set), nil
+}
+
 func usable(set *unix.CPUSet) []int {
 	var out []int
 	for c := 0; c < len(set)*64; c++ {

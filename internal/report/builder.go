@@ -127,14 +127,18 @@ func (b *builder) build(raw *rawTable, rows []benchproc.Key) *Table {
 	}
 	def := parseParts(b.o.Default)
 	isDefault := func(c benchproc.Key) bool { return def != nil && sameVariant(keyParts(c), def) }
-	isBaseline := func(c benchproc.Key) bool { return c.Get(fieldNamed(c, "/impl")) != "" }
+	impl := func(c benchproc.Key) string { return c.Get(fieldNamed(c, "/impl")) }
+	isPeer := func(c benchproc.Key) bool { return slices.Contains(b.o.Peers, impl(c)) }
+	isBaseline := func(c benchproc.Key) bool { return impl(c) != "" && !isPeer(c) }
 	slices.SortStableFunc(cols, func(a, b benchproc.Key) int {
 		rank := func(c benchproc.Key) int {
 			switch {
 			case isDefault(c):
 				return 0
-			case isBaseline(c):
+			case isPeer(c):
 				return 2
+			case isBaseline(c):
+				return 3
 			}
 			return 1
 		}
@@ -142,7 +146,7 @@ func (b *builder) build(raw *rawTable, rows []benchproc.Key) *Table {
 	})
 	var variants []benchproc.Key
 	for _, c := range cols {
-		if !isBaseline(c) {
+		if impl(c) == "" {
 			variants = append(variants, c)
 		}
 	}
@@ -151,7 +155,7 @@ func (b *builder) build(raw *rawTable, rows []benchproc.Key) *Table {
 		varying = varyingFields(cols)
 	}
 	for _, c := range cols {
-		t.Cols = append(t.Cols, Col{Label: colLabel(c, varying), Parts: keyParts(c), Baseline: isBaseline(c)})
+		t.Cols = append(t.Cols, Col{Label: colLabel(c, varying), Parts: keyParts(c), Baseline: isBaseline(c), Peer: isPeer(c)})
 	}
 	rowVarying := varyingFields(rows)
 	for _, r := range rows {

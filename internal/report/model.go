@@ -36,6 +36,9 @@ type Options struct {
 	Default    string
 	Confidence float64 // of the intervals; 0 means 0.95
 	Title      string  // of summary.md and report.html; "" means "loopbench report"
+	// Peers are the /impl values that name other loops (asyncio, libev...),
+	// shown as peers, not as baselines.
+	Peers []string
 }
 
 // Report is what the files held, summarized.
@@ -63,11 +66,12 @@ type Table struct {
 	cells          map[[2]int]*Cell
 }
 
-// Col is a column: a variant or a baseline.
+// Col is a column: a variant, a baseline or a peer.
 type Col struct {
 	Label    string
 	Parts    []KV // its variant keys and the configuration keys that split runs
-	Baseline bool // an impl= baseline, or a peer
+	Baseline bool // an impl= baseline in Go
+	Peer     bool // another loop (Options.Peers)
 }
 
 // Row is a case: the rest of the benchmark's name.
@@ -127,12 +131,23 @@ func Read(paths []string, o Options) (*Report, error) {
 		return rep, err
 	}
 	colKeys := slices.Clone(dims)
+	procsSplit := gomaxprocsSplits(results)
+	if procsSplit {
+		colKeys = append(colKeys, "/gomaxprocs")
+	}
 	for _, k := range VariantKeys {
 		colKeys = append(colKeys, "/"+k)
 	}
 	colBy, err := parser.Parse(strings.Join(colKeys, ","), nil)
 	if err != nil {
 		return rep, err
+	}
+	if !procsSplit {
+		// Out of the rows: a Go benchmark's "-2" and a peer program's
+		// name without one are one case.
+		if _, err := parser.Parse("/gomaxprocs", nil); err != nil {
+			return rep, err
+		}
 	}
 	rowBy := parser.Residue()
 	units := files.Units()
@@ -145,6 +160,31 @@ func Read(paths []string, o Options) (*Report, error) {
 	}
 	rep.Tables = b.tables()
 	return rep, nil
+}
+
+// gomaxprocsSplits reports whether one benchmark ran at several
+// GOMAXPROCS (go test -cpu), which then makes columns.
+func gomaxprocsSplits(results []*benchfmt.Result) bool {
+	seen := map[string]string{}
+	for _, res := range results {
+		name, procs := splitProcs(string(res.Name))
+		if procs == "" {
+			continue
+		}
+		if prev, ok := seen[name]; ok && prev != procs {
+			return true
+		}
+		seen[name] = procs
+	}
+	return false
+}
+
+// splitProcs splits "Foo/a=1-2" into "Foo/a=1" and "2".
+func splitProcs(name string) (string, string) {
+	if m := procsSuffix.FindStringIndex(name); m != nil {
+		return name[:m[0]], name[m[0]+1:]
+	}
+	return name, ""
 }
 
 // configDims sets the report's constant and varying configuration and

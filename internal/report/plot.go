@@ -124,8 +124,11 @@ func colStyle(t *Table, j int) (color.Color, []vg.Length) {
 }
 
 func legendName(c Col) string {
-	if c.Baseline {
+	switch {
+	case c.Baseline:
 		return c.Label + " (baseline)"
+	case c.Peer:
+		return c.Label + " (peer)"
 	}
 	return c.Label
 }

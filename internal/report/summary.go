@@ -10,7 +10,7 @@ import (
 )
 
 // Note explains a table's cells.
-const Note = "Each cell: the median over the runs ± the 95 % confidence interval of the median (benchmath, as benchstat), and ×its ratio to the first column, the default variant where there is one. Baselines are marked (baseline)."
+const Note = "Each cell: the median over the runs ± the 95 % confidence interval of the median (benchmath, as benchstat), and ×its ratio to the first column, the default variant where there is one. Go baselines in the same binary are marked (baseline), other event loops (peer)."
 
 // Title is the table's heading: "Timers: sec/op (lower is better)".
 func (t *Table) Title() string {
@@ -26,8 +26,11 @@ func (t *Table) Header() []string {
 	h := []string{"case"}
 	for _, c := range t.Cols {
 		l := c.Label
-		if c.Baseline {
+		switch {
+		case c.Baseline:
 			l += " (baseline)"
+		case c.Peer:
+			l += " (peer)"
 		}
 		h = append(h, l)
 	}

@@ -1,0 +1,354 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/bench"
+	"github.com/loopbench/loopbench/internal/cpu"
+	"github.com/loopbench/loopbench/internal/load"
+	"github.com/loopbench/loopbench/peers"
+)
+
+const peersUsage = `usage: loopbench peers [flags]
+
+Runs asyncio, uvloop, libuv, libev and libevent on loopbench's workloads,
+in the same shapes, interleaved with loopbench's own on its default
+variant: each of -count rounds runs every system once on every workload,
+in an order drawn at random per round. The peers are programs in peers/
+(Python on asyncio.new_event_loop() and uvloop.new_event_loop(); C on the
+libraries' Debian packages), built on demand into a cache directory.
+
+Workloads (names as loopbench's, /impl=<peer> for the peers):
+  CallSoon mode=inflight/w=1000   1000 callbacks re-posting themselves
+  CallSoon mode=chain             one in flight, one idle fd watched
+  Timers op=cold-fire/k=...       a fresh loop, k timers in [0, 100 ms),
+                                  run until all fired: cpu-ns/timer
+  Timers op=cold-cancel/k=...     k timers at +10 s, then all cancelled
+  IOChain p=.../a=.../mode=once   libevent's bench.c, on epoll and poll,
+                                  the loop run one iteration at a time
+  EchoServer size=1024/conns=N    each server (loopbench's protocol-style
+                                  server, gonet, asyncio, uvloop, libuv)
+                                  in its own process on CPU 0, measured by
+                                  loopbench load on CPU 1
+
+Writes raw.txt (with each peer's version as a configuration line) and the
+report of loopbench report, whose tables put the systems side by side with
+ratios to loopbench. A peer that is not installed is skipped with one line
+naming the Debian package that provides it; a failed build or run is
+reported with its error and the others go on.
+
+Install the peers on Debian:
+  apt install python3-uvloop libuv1-dev libev-dev libevent-dev pkg-config gcc
+
+Examples:
+  loopbench peers -count 5
+  loopbench peers -quick -count 1 -peers libev,libuv
+
+Flags:
+`
+
+type peersFlags struct {
+	count     int
+	benchtime time.Duration
+	echoTime  time.Duration
+	names     []string
+	quick     bool
+	noEcho    bool
+	out       string
+	seed      uint64
+	args      []string
+}
+
+func parsePeers(args []string, stderr io.Writer) (peersFlags, error) {
+	fs := flag.NewFlagSet("peers", flag.ContinueOnError)
+	fs.Usage = func() { fmt.Fprint(stderr, peersUsage); fs.PrintDefaults() }
+	f := peersFlags{args: args}
+	fs.IntVar(&f.count, "count", 5, "rounds")
+	fs.DurationVar(&f.benchtime, "benchtime", 500*time.Millisecond, "time a measurement takes at least (20ms with -quick)")
+	fs.DurationVar(&f.echoTime, "echotime", 3*time.Second, "measured time of each echo load (300ms with -quick)")
+	list := fs.String("peers", strings.Join(peers.Names, ","), "peers to run")
+	fs.BoolVar(&f.quick, "quick", false, "tiny sizes: a smoke run, not a measurement")
+	fs.BoolVar(&f.noEcho, "no-echo", false, "skip the echo servers")
+	fs.StringVar(&f.out, "out", "", "results directory, new or empty (default results/<date>-<host>-<commit>-peers)")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the per-round order (default: from the clock)")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return f, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	switch {
+	case f.count < 1:
+		return f, usageError{fmt.Sprintf("-count %d: want at least 1 round", f.count)}
+	case f.benchtime <= 0:
+		return f, usageError{fmt.Sprintf("-benchtime %v: want a positive duration", f.benchtime)}
+	case f.echoTime <= 0:
+		return f, usageError{fmt.Sprintf("-echotime %v: want a positive duration", f.echoTime)}
+	}
+	for _, n := range splitList(*list) {
+		if !slices.Contains(peers.Names, n) {
+			return f, usageError{fmt.Sprintf("-peers: unknown peer %q (valid: %s)", n, strings.Join(peers.Names, ", "))}
+		}
+		f.names = append(f.names, n)
+	}
+	if f.quick && !set["benchtime"] {
+		f.benchtime = 20 * time.Millisecond
+	}
+	if f.quick && !set["echotime"] {
+		f.echoTime = 300 * time.Millisecond
+	}
+	if !set["seed"] {
+		f.seed = uint64(time.Now().UnixNano())
+	}
+	if f.out == "" {
+		f.out = newDir(filepath.Join("results", resultsName()+"-peers"))
+	} else if entries, err := os.ReadDir(f.out); err == nil && len(entries) > 0 {
+		return f, usageError{fmt.Sprintf("-out %s exists and is not empty: name a new directory", f.out)}
+	}
+	return f, nil
+}
+
+func runPeers(args []string, stdout, stderr io.Writer) error {
+	f, err := parsePeers(args, stderr)
+	if err != nil {
+		return err
+	}
+	ctx, stop := interruptContext()
+	defer stop()
+	ready, skipped := peers.Find(ctx, f.names, peers.CacheDir())
+	for _, s := range skipped {
+		fmt.Fprintf(stderr, "loopbench peers: skipped %s\n", s)
+	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return err
+	}
+	rawPath := filepath.Join(f.out, "raw.txt")
+	raw, err := os.Create(rawPath)
+	if err != nil {
+		return err
+	}
+	writeConfig(raw)
+	fmt.Fprintf(raw, "command: loopbench peers %s\nseed: %d\n", strings.Join(quoteArgs(f.args), " "), f.seed)
+	for _, p := range ready {
+		fmt.Fprintf(raw, "peer-%s: %s\n", p.Name, p.Version(ctx))
+	}
+	bench.WriteUnits(raw)
+	fmt.Fprintln(raw, "Unit p50-ns better=lower\nUnit p99-ns better=lower")
+	r := &peersRun{f: f, ready: ready, raw: raw, stderr: stderr, rng: rand.New(rand.NewPCG(f.seed, f.seed^0x5851f42d4c957f2d))}
+	runErr := r.rounds(ctx)
+	if err := raw.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "results: %s\n", f.out)
+	if r.measured == 0 {
+		if runErr != nil {
+			return runErr
+		}
+		return errors.New("nothing was measured")
+	}
+	repErr := writeReport(stdout, stderr, []string{rawPath}, f.out, nil, "loopbench and its peers")
+	if runErr != nil {
+		return runErr
+	}
+	if r.failures > 0 {
+		return fmt.Errorf("%d peer runs failed (reported above); the report covers the rest", r.failures)
+	}
+	return repErr
+}
+
+// asCLI, set to 1 in a child's environment, makes loopbench's test binary
+// run the command line it is given, as loopbench would (see TestMain).
+const asCLI = "LOOPBENCH_AS_CLI"
+
+// peersRun is the state of a peers run.
+type peersRun struct {
+	f        peersFlags
+	ready    []*peers.Peer
+	raw      io.Writer
+	stderr   io.Writer
+	rng      *rand.Rand
+	measured int
+	failures int
+}
+
+// rounds runs every system on every workload count times, in an order
+// drawn per round, writing each result as it comes.
+func (r *peersRun) rounds(ctx context.Context) error {
+	cases := bench.Cases(bench.Options{Workloads: []string{"CallSoon", "Timers", "IOChain"}})
+	for round := range r.f.count {
+		fmt.Fprintf(r.stderr, "round %d of %d\n", round+1, r.f.count)
+		for _, s := range peers.Shapes(r.f.quick) {
+			systems := []*peers.Peer{nil} // nil: loopbench itself
+			for _, p := range r.ready {
+				if s.Runs(p.Name) {
+					systems = append(systems, p)
+				}
+			}
+			r.rng.Shuffle(len(systems), func(i, j int) { systems[i], systems[j] = systems[j], systems[i] })
+			for _, p := range systems {
+				if ctx.Err() != nil {
+					return errors.New("interrupted: the report covers what was measured")
+				}
+				if p == nil {
+					if err := r.loopbench(cases, s); err != nil {
+						return err
+					}
+					continue
+				}
+				line, err := p.Run(ctx, s, r.f.benchtime)
+				if err != nil {
+					if ctx.Err() != nil {
+						return errors.New("interrupted: the report covers what was measured")
+					}
+					r.failures++
+					fmt.Fprintf(r.stderr, "loopbench peers: %v\n", err)
+					continue
+				}
+				fmt.Fprintln(r.raw, line)
+				r.measured++
+			}
+		}
+		if !r.f.noEcho {
+			if err := r.echoRound(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// loopbench measures loopbench's case of shape s on the default variant
+// (with the shape's selector).
+func (r *peersRun) loopbench(cases []bench.Case, s peers.Shape) error {
+	variant := loopbench.Config{Selector: s.Selector}.String()
+	for _, c := range cases {
+		if c.Workload == s.Bench && c.Variant == variant && c.Params == s.Params {
+			res, err := measureCase(c, r.f.benchtime)
+			if bench.Skippable(err) {
+				fmt.Fprintf(r.stderr, "loopbench peers: skipped loopbench %s/%s: %v\n", c.Workload, c.Name(), err)
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("%s/%s: %w", c.Workload, c.Name(), err)
+			}
+			writeResult(r.raw, c, res)
+			r.measured++
+			return nil
+		}
+	}
+	return fmt.Errorf("loopbench has no case %s/%s/%s", s.Bench, variant, s.Params)
+}
+
+// echoRound measures each echo server once per connection count: the
+// server in its own process pinned to the first CPU, loopbench load in
+// this process pinned to the second.
+func (r *peersRun) echoRound(ctx context.Context) error {
+	servers := []string{"loopbench", "gonet"}
+	for _, p := range r.ready {
+		if slices.Contains(peers.EchoServers, p.Name) {
+			servers = append(servers, p.Name)
+		}
+	}
+	r.rng.Shuffle(len(servers), func(i, j int) { servers[i], servers[j] = servers[j], servers[i] })
+	conns := []int{1, 10}
+	if r.f.quick {
+		conns = []int{1}
+	}
+	for _, name := range servers {
+		for _, k := range conns {
+			if ctx.Err() != nil {
+				return errors.New("interrupted: the report covers what was measured")
+			}
+			line, err := r.echo(ctx, name, k)
+			if err != nil {
+				r.failures++
+				fmt.Fprintf(r.stderr, "loopbench peers: echo %s: %v\n", name, err)
+				continue
+			}
+			fmt.Fprintln(r.raw, line)
+			r.measured++
+		}
+	}
+	return nil
+}
+
+func (r *peersRun) echo(ctx context.Context, name string, conns int) (string, error) {
+	all, err := cpu.Allowed()
+	if err != nil {
+		return "", err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	args := []string{"serve", "-addr", "127.0.0.1:0"}
+	if name != "loopbench" {
+		args = append(args, "-impl", name)
+	}
+	if len(all) >= 2 {
+		args = append(args, "-cpu", fmt.Sprint(all[0]))
+	}
+	srv := exec.Command(self, args...)
+	srv.Env = append(os.Environ(), asCLI+"=1")
+	out, err := srv.StdoutPipe()
+	if err != nil {
+		return "", err
+	}
+	srv.Stderr = r.stderr
+	if err := srv.Start(); err != nil {
+		return "", err
+	}
+	defer func() {
+		srv.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { srv.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			srv.Process.Kill()
+			<-done
+		}
+	}()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "listening on ") {
+		return "", fmt.Errorf("the server did not start: %q %v", line, err)
+	}
+	go io.Copy(io.Discard, out)
+	addr := strings.Fields(line)[2]
+	if len(all) >= 2 {
+		if err := cpu.Pin(all[1:2]); err != nil {
+			return "", err
+		}
+		defer cpu.Pin(all)
+	}
+	warm := 500 * time.Millisecond
+	if r.f.quick {
+		warm = 100 * time.Millisecond
+	}
+	rep, err := load.Run(ctx, load.Config{Addr: addr, Conns: conns, Size: 1024, Duration: r.f.echoTime, Warmup: warm, Timeout: 2 * time.Second})
+	if err != nil {
+		return "", err
+	}
+	if rep.Requests == 0 || rep.Errors > 0 {
+		return "", fmt.Errorf("%d requests, %d errors%s", rep.Requests, rep.Errors, firstError(rep))
+	}
+	variant := "impl=" + name
+	if name == "loopbench" {
+		variant = loopbench.Config{}.String()
+	}
+	return fmt.Sprintf("BenchmarkEchoServer/%s/size=1024/conns=%d\t%d\t%.4g ns/op\t%.0f req/s\t%d p50-ns\t%d p99-ns\t%.3f generator-cores",
+		variant, conns, rep.Requests, 1e9/rep.Achieved, rep.Achieved, rep.Corrected.P50, rep.Corrected.P99, rep.Cores()), nil
+}

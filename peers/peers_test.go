@@ -1,0 +1,90 @@
+package peers
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// TestPeersRun: every peer installed here runs every shape it runs, at
+// tiny sizes, and prints one line benchfmt reads, named as loopbench's
+// own; a peer that is not installed is skipped, naming its package.
+func TestPeersRun(t *testing.T) {
+	ctx := context.Background()
+	ready, skipped := Find(ctx, Names, t.TempDir())
+	for _, s := range skipped {
+		if !strings.Contains(s.Reason, "apt install") {
+			t.Errorf("%s: the skip names no package", s)
+		}
+	}
+	tiny := []Shape{
+		{Workload: "callsoon-inflight", Args: []string{"10"}, Bench: "CallSoon", Params: "mode=inflight/w=10", Peers: callbackPeers},
+		{Workload: "callsoon-chain", Bench: "CallSoon", Params: "mode=chain", Peers: callbackPeers},
+		{Workload: "cold-fire", Args: []string{"100"}, Bench: "Timers", Params: "op=cold-fire/k=100", Peers: Names},
+		{Workload: "cold-cancel", Args: []string{"100"}, Bench: "Timers", Params: "op=cold-cancel/k=100", Peers: Names},
+		{Workload: "iochain", Args: []string{"epoll", "10", "2"}, Bench: "IOChain", Params: "p=10/a=2/mode=once", Peers: Names},
+		{Workload: "iochain", Args: []string{"poll", "10", "2"}, Bench: "IOChain", Params: "p=10/a=2/mode=once", Peers: []string{"asyncio", "libev", "libevent"}},
+	}
+	for _, name := range Names {
+		t.Run(name, func(t *testing.T) {
+			var p *Peer
+			for _, r := range ready {
+				if r.Name == name {
+					p = r
+				}
+			}
+			if p == nil {
+				for _, s := range skipped {
+					if s.Name == name {
+						t.Skip(s.String())
+					}
+				}
+				t.Fatal("neither ready nor skipped")
+			}
+			for _, s := range tiny {
+				if !s.Runs(name) {
+					continue
+				}
+				line, err := p.Run(ctx, s, 5*time.Millisecond)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := benchfmt.NewReader(strings.NewReader(line), "line")
+				if !r.Scan() {
+					t.Fatalf("%q: nothing read", line)
+				}
+				res, ok := r.Result().(*benchfmt.Result)
+				if !ok {
+					t.Fatalf("%q: %v", line, r.Result())
+				}
+				want := s.Bench + "/impl=" + name + "/"
+				if !strings.HasPrefix(string(res.Name), want) || !strings.HasSuffix(string(res.Name), s.Params) || len(res.Values) == 0 {
+					t.Fatalf("%q: name %s, want %s...%s", line, res.Name, want, s.Params)
+				}
+			}
+		})
+	}
+}
+
+// TestCache: a second Find of a built peer reuses its build.
+func TestCache(t *testing.T) {
+	dir := t.TempDir()
+	a, _ := Find(context.Background(), []string{"libev"}, dir)
+	if len(a) == 0 {
+		t.Skip("libev not installed (Debian: apt install libev-dev)")
+	}
+	b, _ := Find(context.Background(), []string{"libev"}, dir)
+	if a[0].argv[0] != b[0].argv[0] {
+		t.Fatalf("rebuilt: %s then %s", a[0].argv[0], b[0].argv[0])
+	}
+}
+
+func TestUnknownPeer(t *testing.T) {
+	_, skipped := Find(context.Background(), []string{"tokio"}, t.TempDir())
+	if len(skipped) != 1 || !strings.Contains(skipped[0].Reason, "no such peer") {
+		t.Fatalf("%v", skipped)
+	}
+}

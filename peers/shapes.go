@@ -1,0 +1,111 @@
+package peers
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// Shape is one workload in one shape, as the peers and loopbench run it.
+type Shape struct {
+	Workload string   // the peer programs' name: cold-fire
+	Args     []string // its arguments: 100000
+	// Bench, Params and Selector name loopbench's benchmark of the same
+	// shape: BenchmarkTimers/<default variant>/op=cold-fire/k=100000, on
+	// the default variant with Selector, when set, as its selector.
+	Bench, Params, Selector string
+	Peers                   []string // the peers that run it
+}
+
+// callbackPeers run the callback workloads; libevent has no callback for
+// the next iteration (event_active runs it in the current one).
+var callbackPeers = []string{"asyncio", "uvloop", "libuv", "libev"}
+
+// EchoServers are the peers with an echo server for loopbench load.
+var EchoServers = []string{"asyncio", "uvloop", "libuv"}
+
+// Shapes returns the workloads of a peers run: callbacks (1000 in flight,
+// and a chain of one with an idle fd watched), timers from cold (fire
+// all, cancel all) at k = 10⁵ and 10⁶, and libevent's bench.c on epoll and
+// poll at p = 100, 1000, 9990 with 1 and 100 chains. quick makes every
+// size tiny, for a smoke run.
+func Shapes(quick bool) []Shape {
+	ks, ps := []int{100_000, 1_000_000}, []int{100, 1000, 9990}
+	if quick {
+		ks, ps = []int{1000}, []int{100}
+	}
+	shapes := []Shape{
+		{Workload: "callsoon-inflight", Args: []string{"1000"}, Bench: "CallSoon", Params: "mode=inflight/w=1000", Peers: callbackPeers},
+		{Workload: "callsoon-chain", Bench: "CallSoon", Params: "mode=chain", Peers: callbackPeers},
+	}
+	for _, k := range ks {
+		for _, op := range []string{"cold-fire", "cold-cancel"} {
+			shapes = append(shapes, Shape{Workload: op, Args: []string{strconv.Itoa(k)}, Bench: "Timers", Params: fmt.Sprintf("op=%s/k=%d", op, k), Peers: Names})
+		}
+	}
+	for _, sel := range []string{"epoll", "poll"} {
+		peers := Names
+		if sel == "poll" {
+			peers = []string{"asyncio", "libev", "libevent"} // libuv (and so uvloop) polls with epoll only
+		}
+		for _, p := range ps {
+			for _, a := range []int{1, 100} {
+				shapes = append(shapes, Shape{Workload: "iochain", Args: []string{sel, strconv.Itoa(p), strconv.Itoa(a)},
+					Bench: "IOChain", Params: fmt.Sprintf("p=%d/a=%d/mode=once", p, a), Selector: sel, Peers: peers})
+			}
+		}
+	}
+	return shapes
+}
+
+// Runs reports whether the peer runs the shape.
+func (s Shape) Runs(peer string) bool { return slices.Contains(s.Peers, peer) }
+
+// Run runs the shape once on the peer, each measurement taking at least
+// target, and returns its benchmark line.
+func (p *Peer) Run(ctx context.Context, s Shape, target time.Duration) (string, error) {
+	args := append([]string(nil), s.Args...)
+	if specs[p.Name].python {
+		args = append(args, "-t", strconv.FormatFloat(target.Seconds(), 'g', -1, 64))
+	} else {
+		args = append(args, strconv.FormatInt(max(target.Milliseconds(), 1), 10))
+	}
+	argv := p.Command(s.Workload, args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %v: %s", p.Name, strings.Join(append([]string{s.Workload}, s.Args...), " "), err, firstLine(stderr.String(), err))
+	}
+	return benchLine(out)
+}
+
+// benchLine returns the one benchmark result in out, checked with
+// benchfmt.
+func benchLine(out []byte) (string, error) {
+	r := benchfmt.NewReader(bytes.NewReader(out), "peer")
+	var line string
+	n := 0
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.SyntaxError:
+			return "", fmt.Errorf("unreadable output: %v", rec)
+		case *benchfmt.Result:
+			n++
+			_, l := rec.Pos()
+			line = strings.Split(string(out), "\n")[l-1]
+		}
+	}
+	if n != 1 {
+		return "", fmt.Errorf("%d benchmark lines in the output, want 1: %q", n, out)
+	}
+	return line, nil
+}
