@@ -27,7 +27,7 @@ type Config struct {
 // The valid part names, defaults first.
 var (
 	readyNames  = []string{"ringbuffer", "deque"}
-	timerNames  = []string{"heap4ary", "heap2ary"}
+	timerNames  = []string{"heap4ary", "heap2ary", "wheel"}
 	cancelNames = []string{"eager", "lazy"}
 )
 

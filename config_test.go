@@ -9,8 +9,8 @@ import (
 
 func TestVariants(t *testing.T) {
 	vs := loopbench.Variants()
-	if len(vs) != 12 {
-		t.Fatalf("%d variants, want 2 ready x 2 timers x 3 selectors", len(vs))
+	if len(vs) != 18 {
+		t.Fatalf("%d variants, want 2 ready x 3 timers x 3 selectors", len(vs))
 	}
 	if got := vs[0].String(); got != "ready=ringbuffer/timers=heap4ary/selector=epoll" {
 		t.Fatalf("first variant %q, want the default", got)
@@ -59,7 +59,7 @@ func TestUnknownNames(t *testing.T) {
 		want []string // every one must appear in the error
 	}{
 		{"ready=list", []string{`"list"`, "ringbuffer", "deque"}},
-		{"timers=wheel", []string{`"wheel"`, "heap4ary", "heap2ary"}},
+		{"timers=calendar", []string{`"calendar"`, "heap4ary", "heap2ary", "wheel"}},
 		{"selector=kqueue", []string{`"kqueue"`, "epoll", "poll", "select"}},
 		{"cancel=never", []string{`"never"`, "eager", "lazy"}},
 		{"queue=ring", []string{`"queue"`, "ready, timers, selector, cancel"}},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/loopbench/loopbench/impl/heap2ary"
 	"github.com/loopbench/loopbench/impl/heap4ary"
+	"github.com/loopbench/loopbench/impl/wheel"
 	"github.com/loopbench/loopbench/internal/sock"
 	"github.com/loopbench/loopbench/selectors"
 )
@@ -26,7 +27,8 @@ const clockResolution = time.Nanosecond
 // maxSelectTimeout caps the select timeout, as asyncio's MAXIMUM_SELECT_TIMEOUT.
 const maxSelectTimeout = 24 * time.Hour
 
-// timerQueue is the timer-queue contract (impl/heap2ary, impl/heap4ary).
+// timerQueue is the timer-queue contract (impl/heap2ary, impl/heap4ary,
+// impl/wheel).
 // Its calls cost tens to hundreds of ns, so an interface is cheap here.
 type timerQueue interface {
 	Push(when int64, id uint32)
@@ -127,9 +129,12 @@ func (c *core) init(cfg Config) error {
 	c.transports = map[*Transport]struct{}{}
 	c.servers = map[*Server]struct{}{}
 	c.logger = log.Default()
-	if cfg.Timers == "heap2ary" {
+	switch cfg.Timers {
+	case "heap2ary":
 		c.timers = new(heap2ary.Heap)
-	} else {
+	case "wheel":
+		c.timers = new(wheel.Wheel)
+	default:
 		c.timers = new(heap4ary.Heap)
 	}
 	sel, err := selectors.New(cfg.Selector)

@@ -2,12 +2,13 @@
 // complete loops with interchangeable parts, so that the parts can be
 // measured against each other on one API.
 //
-// A loop is a FIFO ready queue of callbacks (asyncio's _ready), a heap of
-// timers (_scheduled), a selector (_selector), and an iteration that ties
-// them together exactly as asyncio's _run_once does. Every combination of
+// A loop is a FIFO ready queue of callbacks (asyncio's _ready), a queue of
+// timers (_scheduled, a heap in asyncio), a selector (_selector), and an
+// iteration that ties them together exactly as asyncio's _run_once does.
+// Every combination of
 //
 //	ready queue  ringbuffer (default), deque            impl/ringbuffer, impl/deque
-//	timer queue  heap4ary (default), heap2ary           impl/heap4ary, impl/heap2ary
+//	timer queue  heap4ary (default), heap2ary, wheel    impl/heap4ary, impl/heap2ary, impl/wheel
 //	selector     epoll (default), poll, select          selectors
 //
 // is a working loop; Variants lists them and Config.String names them
@@ -17,8 +18,8 @@
 // # The iteration
 //
 // Each iteration: (1) in lazy-cancel mode, drops cancelled timers (all of
-// them, rebuilding the heap, when more than 100 are scheduled and more than
-// half are cancelled; otherwise the cancelled ones at the head); (2) picks
+// them, rebuilding the timer queue, when more than 100 are scheduled and
+// more than half are cancelled; otherwise the cancelled ones at the head); (2) picks
 // the select timeout: 0 when callbacks are ready or Stop was called, else
 // the time to the earliest timer capped at 24 h, else block; (3) selects and
 // queues the callbacks of ready fds, then what other goroutines passed to

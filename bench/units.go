@@ -12,6 +12,9 @@ var Units = []struct{ Unit, Better string }{
 	{"us/write", "lower"},
 	{"req/s", "higher"},
 	{"rtt-p99-ns", "lower"},
+	{"cpu-ns/timer", "lower"},
+	{"ns/timer", "lower"},
+	{"schedule-ns/timer", "lower"},
 }
 
 // WriteUnits writes the Unit metadata lines of Units.

@@ -13,7 +13,7 @@ func TestList(t *testing.T) {
 		t.Fatal(err, errb.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 12 || lines[0] != "ready=ringbuffer/timers=heap4ary/selector=epoll" {
+	if len(lines) != 18 || lines[0] != "ready=ringbuffer/timers=heap4ary/selector=epoll" {
 		t.Fatalf("list printed %q", out.String())
 	}
 }

@@ -359,11 +359,12 @@ func testNestedRun(t *testing.T, l *loopbench.Loop) {
 		return nil, err
 	})
 	apart := make(chan error, 1)
+	third := New(t, l.Config())
 	l.CallSoon(func() {
-		// Another goroutine is not nested: it runs while l runs.
+		// Another goroutine is not nested: a loop it runs runs while l runs.
 		go func() {
-			other.CallSoon(other.Stop)
-			apart <- other.RunForever()
+			third.CallSoon(third.Stop)
+			apart <- third.RunForever()
 		}()
 	})
 	if _, err := l.RunUntilComplete(task); !errors.Is(err, loopbench.ErrRunning) {

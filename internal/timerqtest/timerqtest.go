@@ -33,14 +33,21 @@ func Run(t *testing.T, newQueue func() Queue) {
 	t.Run("Remove", func(t *testing.T) { testRemove(t, newQueue()) })
 	t.Run("Retain", func(t *testing.T) { testRetain(t, newQueue()) })
 	t.Run("Random", func(t *testing.T) {
-		r := rand.New(rand.NewPCG(3, 4))
-		ops := make([]byte, 200000)
-		for i := range ops {
-			ops[i] = byte(r.Uint32())
-		}
-		Replay(t, newQueue(), ops)
+		Replay(t, newQueue(), randomOps(3, 200000))
+	})
+	t.Run("RandomWide", func(t *testing.T) {
+		ReplayWide(t, newQueue(), randomOps(5, 200000))
 	})
 	t.Run("SteadyStateAllocs", func(t *testing.T) { testAllocs(t, newQueue()) })
+}
+
+func randomOps(seed uint64, n int) []byte {
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	ops := make([]byte, n)
+	for i := range ops {
+		ops[i] = byte(r.Uint32())
+	}
+	return ops
 }
 
 func check(t *testing.T, q Queue, what string) {
@@ -227,6 +234,29 @@ func (m *model) find(id uint32) int {
 // difference or broken invariant. Ids are drawn from a small range so removes
 // often hit; deadlines from a small range so ties are frequent.
 func Replay(t *testing.T, q Queue, ops []byte) {
+	replay(t, q, ops, func(op, arg byte) int64 { return int64(arg%16) - 4 })
+}
+
+// wideScales are the deadline scales ReplayWide draws from: a nanosecond,
+// then 1 ms and each power of 64 ms up to and past 64^6 ms, where a timing
+// wheel of 1 ms ticks and six 64-slot levels overflows, and the extremes.
+var wideScales = []int64{1, 1e6, 64e6, 4096e6, 262144e6, 16777216e6, 1073741824e6, 68719476736e6, 1 << 62}
+
+// ReplayWide is Replay with deadlines spread from nanoseconds to beyond
+// two years, negative ones included, still with frequent ties: it crosses
+// every level boundary of a timing wheel, its cascades and its overflow.
+func ReplayWide(t *testing.T, q Queue, ops []byte) {
+	replay(t, q, ops, func(op, arg byte) int64 {
+		scale := wideScales[int(op/8)%len(wideScales)]
+		k := int64(arg%16) - 4
+		if scale == 1<<62 {
+			return k * (scale / 8) // up to +-2^62, without overflowing
+		}
+		return k * scale
+	})
+}
+
+func replay(t *testing.T, q Queue, ops []byte, deadline func(op, arg byte) int64) {
 	var m model
 	for i := 0; i+1 < len(ops); i += 2 {
 		op, arg := ops[i], ops[i+1]
@@ -236,8 +266,9 @@ func Replay(t *testing.T, q Queue, ops []byte) {
 			if m.find(id) >= 0 {
 				continue
 			}
-			q.Push(int64(arg%16)-4, id)
-			m.push(int64(arg%16)-4, id)
+			when := deadline(op, arg)
+			q.Push(when, id)
+			m.push(when, id)
 		case 3, 4:
 			w, qid, ok := q.Pop()
 			if len(m.items) == 0 {
@@ -279,11 +310,15 @@ func Replay(t *testing.T, q Queue, ops []byte) {
 }
 
 // Fuzz is the shared fuzz target: random operation sequences replayed
-// against the reference model.
+// against the reference model, with narrow and with wide deadlines.
 func Fuzz(f *testing.F, newQueue func() Queue) {
 	f.Add([]byte{0, 1, 0, 2, 3, 0, 5, 1, 7, 3, 3, 0})
 	f.Add([]byte{0, 17, 1, 33, 2, 49, 0, 1, 7, 0, 3, 3, 4, 4})
-	f.Fuzz(func(t *testing.T, ops []byte) { Replay(t, newQueue(), ops) })
+	f.Add([]byte{64, 17, 9, 33, 58, 49, 8, 1, 7, 0, 3, 3, 4, 4})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		Replay(t, newQueue(), ops)
+		ReplayWide(t, newQueue(), ops)
+	})
 }
 
 // Pending are the queue sizes the benchmarks hold steady.
