@@ -47,6 +47,17 @@ func TestNet(t *testing.T) {
 	}
 }
 
+// TestStreams runs the streams suite on every variant in both
+// timer-cancel modes.
+func TestStreams(t *testing.T) {
+	for _, cfg := range looptest.Configs() {
+		t.Run(cfg.String(), func(t *testing.T) {
+			t.Parallel()
+			looptest.RunStreams(t, cfg)
+		})
+	}
+}
+
 // TestNetLeavesNothing counts fds and goroutines, so it runs alone.
 func TestNetLeavesNothing(t *testing.T) {
 	for _, cfg := range loopbench.Variants() {

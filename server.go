@@ -21,15 +21,22 @@ type Server struct {
 	acceptFn func()
 }
 
-// CreateServer listens on address ("host:port" with a literal IP, or a
-// path for network "unix") with SO_REUSEADDR, and serves each accepted
-// connection with a Transport and a protocol from factory. Connections
-// are accepted in batches of up to 100 per readiness event.
+// CreateServer listens on address ("host:port", the host a literal IP or
+// a name, or a path for network "unix") with SO_REUSEADDR, and serves each
+// accepted connection with a Transport and a protocol from factory.
+// Connections are accepted in batches of up to 100 per readiness event. A
+// host name is looked up before CreateServer returns, which blocks the
+// loop for the lookup (a name such as localhost is in /etc/hosts), and
+// the server listens on its first address.
 func (l *Loop) CreateServer(network, address string, factory func() BaseProtocol) (*Server, error) {
 	if l.c.closed.Load() {
 		return nil, closedError("CreateServer")
 	}
-	fd, addr, err := sock.Listen(network, address)
+	listen, err := listenAddress(network, address)
+	if err != nil {
+		return nil, fmt.Errorf("loopbench: CreateServer(%s, %s): %w", network, address, err)
+	}
+	fd, addr, err := sock.Listen(network, listen)
 	if err != nil {
 		return nil, fmt.Errorf("loopbench: CreateServer(%s, %s): %w", network, address, err)
 	}
@@ -141,38 +148,33 @@ func (s *Server) wakeWaiters() {
 	s.waiters = nil
 }
 
-// CreateConnection connects to address with a non-blocking connect and
-// returns a future whose result is the *Transport, serving a protocol from
-// factory. The address is a literal ("127.0.0.1:80", "[::1]:80") or a
-// path for network "unix". A refused connection fails the future.
+// CreateConnection connects to address and returns a future whose result
+// is the *Transport, serving a protocol from factory. The address is
+// "host:port", the host a name or a literal IP ("127.0.0.1:80",
+// "[::1]:80", "localhost:80"), or a path for network "unix". A name is
+// looked up off the loop (GetAddrInfo) and its addresses are tried in
+// order; when all fail, the future fails with the first error. The
+// connect is non-blocking; a refused connection fails the future.
 func (l *Loop) CreateConnection(network, address string, factory func() BaseProtocol) *Future {
 	f := l.CreateFuture()
-	fail := func(err error) {
-		f.SetException(fmt.Errorf("loopbench: CreateConnection(%s, %s): %w", network, address, err))
-	}
-	a, err := sock.Resolve(network, address)
-	if err != nil {
-		fail(err)
-		return f
-	}
-	fd, err := a.Socket()
-	if err != nil {
-		fail(err)
-		return f
-	}
-	conn := l.sockConnect(fd, a)
+	conn := l.dial(network, address)
 	conn.AddDoneCallback(func(c *Future) {
-		_, err := c.Result()
-		if err == nil && !f.Done() {
-			var t *Transport
-			if t, err = l.newTransport(fd, factory(), nil); err == nil {
+		v, err := c.Result()
+		if err == nil {
+			fd := v.(int)
+			if f.Done() {
+				sock.Close(fd)
+				return
+			}
+			t, err := l.newTransport(fd, factory(), nil)
+			if err == nil {
 				f.SetResult(t)
 				return
 			}
+			sock.Close(fd)
 		}
-		sock.Close(fd)
 		if !f.Done() {
-			fail(err)
+			f.SetException(fmt.Errorf("loopbench: CreateConnection(%s, %s): %w", network, address, err))
 		}
 	})
 	f.onCancel = cancelFunc(func(msg string) bool {

@@ -33,8 +33,14 @@ func EchoServerAt(l *loopbench.Loop, style, addr string) (string, error) {
 			return "", err
 		}
 		return s.Addr().String(), nil
+	case "stream":
+		s, err := echo.ServeStream(l, "tcp", addr)
+		if err != nil {
+			return "", err
+		}
+		return s.Addr().String(), nil
 	}
-	return "", fmt.Errorf("bench: unknown echo style %q (protocol, task)", style)
+	return "", fmt.Errorf("bench: unknown echo style %q (protocol, task, stream)", style)
 }
 
 // EchoClients are conns connections to an echo server, each a goroutine of

@@ -314,7 +314,7 @@ func echoCases(o Options, add func(Case)) {
 	sels := variants(o, func(c loopbench.Config) loopbench.Config { return loopbench.Config{Selector: c.Selector} })
 	for _, k := range conns {
 		for _, cfg := range sels {
-			for _, style := range []string{"protocol", "task"} {
+			for _, style := range []string{"protocol", "task", "stream"} {
 				add(Case{"Echo", cfg.String(), fmt.Sprintf("style=%s/size=%d/conns=%d", style, echoSize, k), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
 					addr, err := EchoServer(l, style)
 					if err != nil {

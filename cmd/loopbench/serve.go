@@ -42,7 +42,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() { fmt.Fprint(stderr, serveUsage); fs.PrintDefaults() }
 	variant := fs.String("variant", "", "loop variant (as 'loopbench list' prints); default: the default variant")
 	impl := fs.String("impl", "", "serve without a loopbench loop: gonet (the net package, a goroutine per connection), or a peer: asyncio, uvloop, libuv")
-	style := fs.String("style", "protocol", "protocol or task")
+	style := fs.String("style", "protocol", "protocol, task or stream")
 	addr := fs.String("addr", "127.0.0.1:0", "listen address: host (a name or an IP) and port")
 	duration := fs.Duration("duration", 0, "stop after this long (0: until interrupted)")
 	cpus := fs.String("cpu", "", "pin the server to these CPUs (e.g. 0)")
@@ -61,8 +61,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Sprintf("-style applies to loop servers; -impl %s has none", *impl)}
 	case *impl != "" && set["variant"]:
 		return usageError{fmt.Sprintf("-variant applies to loop servers; -impl %s has none", *impl)}
-	case *style != "protocol" && *style != "task":
-		return usageError{fmt.Sprintf("-style %q: want protocol or task", *style)}
+	case *style != "protocol" && *style != "task" && *style != "stream":
+		return usageError{fmt.Sprintf("-style %q: want protocol, task or stream", *style)}
 	case *duration < 0:
 		return usageError{fmt.Sprintf("-duration %v: want 0 (until interrupted) or more", *duration)}
 	}

@@ -1,0 +1,228 @@
+package loopbench
+
+import (
+	"errors"
+	"fmt"
+	"net"
+)
+
+// ErrConnectionLost is returned, wrapped, by Drain once the connection is
+// gone (asyncio raises ConnectionResetError).
+var ErrConnectionLost = errors.New("loopbench: connection lost")
+
+// writeTransport is what a StreamWriter writes through: a socket's
+// Transport, or a subprocess's standard input pipe.
+type writeTransport interface {
+	Write([]byte) error
+	WriteEOF()
+	Close()
+	IsClosing() bool
+}
+
+// flow is the write side's flow control as a StreamWriter sees it:
+// whether the transport paused its protocol, whether the connection is
+// lost, and the tasks waiting in Drain (asyncio's FlowControlMixin).
+type flow struct {
+	loop    *Loop
+	paused  bool
+	lost    bool
+	lostErr error
+	waiters []*Future
+	closed  *Future // done once the connection is lost
+}
+
+func newFlow(l *Loop) *flow { return &flow{loop: l, closed: l.CreateFuture()} }
+
+func (f *flow) pause() { f.paused = true }
+
+func (f *flow) resume() {
+	f.paused = false
+	f.wakeAll()
+}
+
+func (f *flow) connectionLost(err error) {
+	f.lost, f.lostErr = true, err
+	f.wakeAll()
+	if !f.closed.Done() {
+		if err != nil {
+			f.closed.SetException(err)
+		} else {
+			f.closed.SetResult(nil)
+		}
+	}
+}
+
+func (f *flow) wakeAll() {
+	for _, w := range f.waiters {
+		if !w.Done() {
+			w.SetResult(nil)
+		}
+	}
+	f.waiters = f.waiters[:0]
+}
+
+// drain waits while writing is paused.
+func (f *flow) drain(t *Task) error {
+	for {
+		if f.lost {
+			if f.lostErr != nil {
+				return fmt.Errorf("%w: %w", ErrConnectionLost, f.lostErr)
+			}
+			return ErrConnectionLost
+		}
+		if !f.paused {
+			return nil
+		}
+		w := f.loop.CreateFuture()
+		f.waiters = append(f.waiters, w)
+		if _, err := t.Await(w); err != nil {
+			return err
+		}
+	}
+}
+
+// StreamWriter is asyncio's StreamWriter: writes through a transport, and
+// Drain to wait while its buffer is over the high-water mark. Its methods
+// are for the loop's goroutine.
+type StreamWriter struct {
+	t      writeTransport
+	flow   *flow
+	reader *StreamReader // the connection's other side, for Drain's errors
+}
+
+// Write writes data (copied, or written at once); use Drain to wait for
+// the buffer to go down.
+func (w *StreamWriter) Write(data []byte) error { return w.t.Write(data) }
+
+// WriteEOF closes the write side once the buffered data is written.
+func (w *StreamWriter) WriteEOF() { w.t.WriteEOF() }
+
+// Drain waits until the transport's write buffer is back under its
+// low-water mark (at once when it is not over the high one). It returns
+// the read side's error if there is one, and ErrConnectionLost once the
+// connection is gone.
+func (w *StreamWriter) Drain(t *Task) error {
+	if w.reader != nil && w.reader.err != nil {
+		return w.reader.err
+	}
+	if w.t.IsClosing() && !w.flow.lost {
+		// Let ConnectionLost run first, as asyncio's drain yields.
+		if err := t.Sleep(0); err != nil {
+			return err
+		}
+	}
+	return w.flow.drain(t)
+}
+
+// Close closes the transport once the buffered data is written.
+func (w *StreamWriter) Close() { w.t.Close() }
+
+// IsClosing reports whether the transport is closing or closed.
+func (w *StreamWriter) IsClosing() bool { return w.t.IsClosing() }
+
+// WaitClosed waits until the connection is closed: nil after a clean
+// close, else what broke it.
+func (w *StreamWriter) WaitClosed(t *Task) error {
+	_, err := t.Await(w.flow.closed)
+	return err
+}
+
+// Transport returns the socket's transport (nil for a subprocess pipe).
+func (w *StreamWriter) Transport() *Transport {
+	tr, _ := w.t.(*Transport)
+	return tr
+}
+
+// PeerAddr returns the remote address of a socket (nil for a pipe).
+func (w *StreamWriter) PeerAddr() net.Addr {
+	if tr := w.Transport(); tr != nil {
+		return tr.PeerAddr()
+	}
+	return nil
+}
+
+// streamProtocol is asyncio's StreamReaderProtocol: it feeds a
+// StreamReader from its transport and gives the StreamWriter its flow.
+type streamProtocol struct {
+	reader    *StreamReader
+	writer    *StreamWriter
+	flow      *flow
+	onConnect func(p *streamProtocol)
+}
+
+func newStreamProtocol(l *Loop, limit int) *streamProtocol {
+	return &streamProtocol{reader: l.NewStreamReader(limit), flow: newFlow(l)}
+}
+
+func (p *streamProtocol) ConnectionMade(t *Transport) {
+	p.reader.feeder = t
+	p.writer = &StreamWriter{t: t, flow: p.flow, reader: p.reader}
+	if p.onConnect != nil {
+		p.onConnect(p)
+	}
+}
+
+func (p *streamProtocol) DataReceived(data []byte) { p.reader.FeedData(data) }
+
+// EOFReceived ends the read side and keeps the write side open.
+func (p *streamProtocol) EOFReceived() bool {
+	p.reader.FeedEOF()
+	return true
+}
+
+func (p *streamProtocol) ConnectionLost(err error) {
+	if err == nil {
+		p.reader.FeedEOF()
+	} else {
+		p.reader.SetException(err)
+	}
+	p.flow.connectionLost(err)
+}
+
+func (p *streamProtocol) PauseWriting()  { p.flow.pause() }
+func (p *streamProtocol) ResumeWriting() { p.flow.resume() }
+
+// OpenConnection connects to address (as CreateConnection: a host name is
+// looked up and its addresses tried in order) and returns the
+// connection's reader and writer, asyncio's open_connection. t is the
+// task that waits.
+func OpenConnection(t *Task, network, address string) (*StreamReader, *StreamWriter, error) {
+	l := t.loop
+	var proto *streamProtocol
+	f := l.CreateConnection(network, address, func() BaseProtocol {
+		proto = newStreamProtocol(l, 0)
+		return proto
+	})
+	v, err := t.Await(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	if proto.writer == nil { // ConnectionMade runs first; keep to the transport if not
+		proto.ConnectionMade(v.(*Transport))
+	}
+	return proto.reader, proto.writer, nil
+}
+
+// StartServer listens on address (as CreateServer) and runs client in a
+// task of its own for each connection, with the connection's reader and
+// writer, asyncio's start_server. When client returns the connection stays
+// as client left it; if client fails (panics), the error goes to the
+// loop's exception handler and the connection is closed.
+func StartServer(l *Loop, network, address string, client func(t *Task, r *StreamReader, w *StreamWriter)) (*Server, error) {
+	return l.CreateServer(network, address, func() BaseProtocol {
+		p := newStreamProtocol(l, 0)
+		p.onConnect = func(p *streamProtocol) {
+			task := l.CreateTask(func(t *Task) (any, error) {
+				client(t, p.reader, p.writer)
+				return nil, nil
+			})
+			task.AddDoneCallback(func(f *Future) {
+				if _, err := f.Result(); err != nil && !errors.Is(err, ErrCancelled) {
+					l.c.report(ExceptionContext{Message: "stream server client task", Err: err})
+					p.writer.Close()
+				}
+			})
+		}
+		return p
+	})
+}
