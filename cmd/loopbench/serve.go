@@ -24,15 +24,17 @@ import (
 
 const serveUsage = `usage: loopbench serve [flags]
 
-Runs an echo server until interrupted (or for -duration): a protocol-style
-or task-style server on a loopbench variant, or gonet, the
-goroutine-per-connection server on the net package. Prints "listening on
-ADDR" once it accepts connections, for loopbench load or another client.
+Runs an echo server until interrupted (or for -duration): a
+protocol-style, task-style or stream-style server on a loopbench variant;
+gonet, the goroutine-per-connection server on the net package; or a peer's
+(asyncio, uvloop, libuv: see loopbench peers). Prints "listening on ADDR"
+once it accepts connections, for loopbench load or another client.
 
 Examples:
   loopbench serve -addr 127.0.0.1:9000
   loopbench serve -variant ready=deque/selector=poll -style task -cpu 0
   loopbench serve -impl gonet -addr 127.0.0.1:9001
+  loopbench serve -impl uvloop -addr localhost:9002 -cpu 0
 
 Flags:
 `
