@@ -95,11 +95,12 @@ type core struct {
 	epoch time.Time
 	clock func() time.Duration // tests inject a clock; nil = monotonic time since epoch
 
-	rbuf       []byte                  // the transports' shared read buffer
-	transports map[*Transport]struct{} // open transports, closed by Close
-	servers    map[*Server]struct{}    // listening servers, closed by Close
-	tasks      *Task                   // unfinished tasks, for Close
-	idle       []*coroutine            // coroutines waiting for a task
+	rbuf       []byte                          // the transports' shared read buffer
+	transports map[*Transport]struct{}         // open transports, closed by Close
+	servers    map[*Server]struct{}            // listening servers, closed by Close
+	datagrams  map[*DatagramTransport]struct{} // open datagram endpoints, closed by Close
+	tasks      *Task                           // unfinished tasks, for Close
+	idle       []*coroutine                    // coroutines waiting for a task
 	exec       executor
 
 	stopping   bool
@@ -128,6 +129,7 @@ func (c *core) init(cfg Config) error {
 	c.stopOnDone = func(*Future) { c.stopping = true }
 	c.transports = map[*Transport]struct{}{}
 	c.servers = map[*Server]struct{}{}
+	c.datagrams = map[*DatagramTransport]struct{}{}
 	c.logger = log.Default()
 	switch cfg.Timers {
 	case "heap2ary":
@@ -621,7 +623,10 @@ func (c *core) closeSockets() {
 	for t := range c.transports {
 		sock.Close(t.fd)
 	}
-	c.servers, c.transports = nil, nil
+	for t := range c.datagrams {
+		sock.Close(t.fd)
+	}
+	c.servers, c.transports, c.datagrams = nil, nil, nil
 }
 
 func (c *core) close() error {

@@ -58,6 +58,17 @@ func TestStreams(t *testing.T) {
 	}
 }
 
+// TestDatagrams runs the datagram suite on every variant in both
+// timer-cancel modes.
+func TestDatagrams(t *testing.T) {
+	for _, cfg := range looptest.Configs() {
+		t.Run(cfg.String(), func(t *testing.T) {
+			t.Parallel()
+			looptest.RunDatagrams(t, cfg)
+		})
+	}
+}
+
 // TestNetLeavesNothing counts fds and goroutines, so it runs alone.
 func TestNetLeavesNothing(t *testing.T) {
 	for _, cfg := range loopbench.Variants() {

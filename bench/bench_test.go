@@ -87,6 +87,11 @@ func BenchmarkIOChain(b *testing.B) { runWorkload(b, "IOChain") }
 // gonet (goroutine-per-connection on net) as the baseline.
 func BenchmarkEcho(b *testing.B) { runWorkload(b, "Echo") }
 
+// BenchmarkUDPEcho: 512-byte datagram round trips over loopback with 1
+// and 10 clients, to a loop's datagram endpoint on each selector and to a
+// net.UDPConn read by one goroutine (impl=udpconn), the baseline.
+func BenchmarkUDPEcho(b *testing.B) { runWorkload(b, "UDPEcho") }
+
 // BenchmarkAwait: the task await round trip and the sleep(0) round trip,
 // 100 tasks at a time, and task spawn+finish, 100 and 1000 tasks at a time
 // (within and beyond the loop's pool of idle coroutines), for each ready

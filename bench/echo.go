@@ -51,11 +51,17 @@ type EchoClients struct {
 	size  int
 }
 
-// DialEcho connects conns clients to addr.
+// DialEcho connects conns TCP clients to addr.
 func DialEcho(addr string, conns, size int) (*EchoClients, error) {
+	return DialEchoNet("tcp", addr, conns, size)
+}
+
+// DialEchoNet connects conns clients to addr over network: tcp, or udp,
+// where each round trip is one datagram each way.
+func DialEchoNet(network, addr string, conns, size int) (*EchoClients, error) {
 	e := &EchoClients{size: size}
 	for range conns {
-		c, err := net.Dial("tcp", addr)
+		c, err := net.Dial(network, addr)
 		if err != nil {
 			e.Close()
 			return nil, err
@@ -103,6 +109,7 @@ func (e *EchoClients) clients(n int, rtts [][]int64) error {
 			msg, got := make([]byte, e.size), make([]byte, e.size)
 			for range k {
 				t0 := time.Now()
+				c.SetDeadline(t0.Add(roundTripTimeout)) // a lost datagram fails the run, never hangs it
 				if _, err := c.Write(msg); err != nil {
 					errs[i] = err
 					return
@@ -123,6 +130,9 @@ func (e *EchoClients) clients(n int, rtts [][]int64) error {
 	}
 	return nil
 }
+
+// roundTripTimeout bounds one round trip of the echo clients.
+const roundTripTimeout = 10 * time.Second
 
 // ServeOn returns the serve function of Run for loop l: the clients run
 // on another goroutine while l runs, until they are done.

@@ -31,7 +31,7 @@ func (c Case) Name() string {
 }
 
 // Workloads are the workload names, in the order the matrix runs them.
-var Workloads = []string{"CallSoon", "ReadyQueue", "RunOnce", "Timers", "IOChain", "Echo", "Await"}
+var Workloads = []string{"CallSoon", "ReadyQueue", "RunOnce", "Timers", "IOChain", "Echo", "UDPEcho", "Await"}
 
 // Options select the matrix.
 type Options struct {
@@ -70,6 +70,9 @@ func Cases(o Options) []Case {
 	}
 	if want("Echo") {
 		echoCases(o, add)
+	}
+	if want("UDPEcho") {
+		udpEchoCases(o, add)
 	}
 	if want("Await") {
 		awaitCases(o, add)
@@ -339,6 +342,47 @@ func echoCases(o Options, add func(Case)) {
 				return nil, nil, err
 			}
 			return func(t Timer, n int) error { return clients.Run(t, n, ServeGoroutines) }, func() { clients.Close(); g.Close() }, nil
+		}})
+	}
+}
+
+// udpEchoSize is the datagram size of UDPEcho.
+const udpEchoSize = 512
+
+// udpEchoCases: datagram round trips over loopback to a loop's datagram
+// endpoint on each selector, and to a net.UDPConn read by one goroutine.
+func udpEchoCases(o Options, add func(Case)) {
+	conns := []int{1, 10}
+	if o.Quick {
+		conns = []int{10}
+	}
+	sels := variants(o, func(c loopbench.Config) loopbench.Config { return loopbench.Config{Selector: c.Selector} })
+	for _, k := range conns {
+		params := fmt.Sprintf("size=%d/conns=%d", udpEchoSize, k)
+		for _, cfg := range sels {
+			add(Case{"UDPEcho", cfg.String(), params, onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+				v, err := l.RunUntilComplete(echo.ServeUDP(l, "udp", "127.0.0.1:0"))
+				if err != nil {
+					return nil, nil, err
+				}
+				clients, err := DialEchoNet("udp", v.(*loopbench.DatagramTransport).LocalAddr().String(), k, udpEchoSize)
+				if err != nil {
+					return nil, nil, err
+				}
+				return func(t Timer, n int) error { return clients.Run(t, n, ServeOn(l)) }, clients.Close, nil
+			})})
+		}
+		add(Case{"UDPEcho", "impl=udpconn", params, func() (func(Timer, int) error, func(), error) {
+			s, err := echo.ServeUDPConn("udp", "127.0.0.1:0")
+			if err != nil {
+				return nil, nil, err
+			}
+			clients, err := DialEchoNet("udp", s.Addr().String(), k, udpEchoSize)
+			if err != nil {
+				s.Close()
+				return nil, nil, err
+			}
+			return func(t Timer, n int) error { return clients.Run(t, n, ServeGoroutines) }, func() { clients.Close(); s.Close() }, nil
 		}})
 	}
 }

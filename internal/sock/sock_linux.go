@@ -33,7 +33,7 @@ func Resolve(network, address string) (Addr, error) {
 	switch network {
 	case "unix":
 		return Addr{&unix.SockaddrUnix{Name: address}, unix.AF_UNIX}, nil
-	case "tcp", "tcp4", "tcp6":
+	case "tcp", "tcp4", "tcp6", "udp", "udp4", "udp6":
 		ap, err := netip.ParseAddrPort(address)
 		if err != nil {
 			return Addr{}, fmt.Errorf("%s address %q: want a literal IP and port: %w", network, address, err)
@@ -43,8 +43,36 @@ func Resolve(network, address string) (Addr, error) {
 		}
 		return Addr{&unix.SockaddrInet6{Port: int(ap.Port()), Addr: ap.Addr().As16()}, unix.AF_INET6}, nil
 	}
-	return Addr{}, fmt.Errorf("unsupported network %q (tcp, tcp4, tcp6, unix)", network)
+	return Addr{}, fmt.Errorf("unsupported network %q (tcp, tcp4, tcp6, udp, udp4, udp6, unix)", network)
 }
+
+// AddrFrom converts a *net.UDPAddr or *net.TCPAddr to an Addr.
+func AddrFrom(a net.Addr) (Addr, error) {
+	var ap netip.AddrPort
+	switch a := a.(type) {
+	case *net.UDPAddr:
+		ap = a.AddrPort()
+	case *net.TCPAddr:
+		ap = a.AddrPort()
+	default:
+		return Addr{}, fmt.Errorf("address %v (%T): want a *net.UDPAddr", a, a)
+	}
+	if ip := ap.Addr().Unmap(); ip.Is4() {
+		return Addr{&unix.SockaddrInet4{Port: int(ap.Port()), Addr: ip.As4()}, unix.AF_INET}, nil
+	}
+	return Addr{&unix.SockaddrInet6{Port: int(ap.Port()), Addr: ap.Addr().As16()}, unix.AF_INET6}, nil
+}
+
+// String formats a as "ip:port" (or its path).
+func (a Addr) String() string {
+	if na := toAddr(a.sa); na != nil {
+		return na.String()
+	}
+	return "?"
+}
+
+// Domain returns the address family of a.
+func (a Addr) Domain() int { return a.domain }
 
 // Socket returns a non-blocking, close-on-exec stream socket for a.
 func (a Addr) Socket() (int, error) { return Socket(a.domain) }
@@ -196,6 +224,7 @@ func PeerAddr(fd int) net.Addr {
 	return toAddr(sa)
 }
 
+// toAddr converts a socket address to a *net.TCPAddr (or *net.UnixAddr).
 func toAddr(sa unix.Sockaddr) net.Addr {
 	switch a := sa.(type) {
 	case *unix.SockaddrInet4:

@@ -1,0 +1,352 @@
+package loopbench
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+
+	"github.com/loopbench/loopbench/internal/sock"
+)
+
+// DatagramProtocol receives a datagram endpoint's traffic: asyncio's
+// DatagramProtocol. The transport calls its methods on the loop's
+// goroutine.
+type DatagramProtocol interface {
+	// ConnectionMade is called once the endpoint is set up.
+	ConnectionMade(t *DatagramTransport)
+	// DatagramReceived is called with each datagram and its sender. data
+	// is the loop's read buffer: valid only during the call.
+	DatagramReceived(data []byte, addr net.Addr)
+	// ErrorReceived is called when a send or a receive fails, such as
+	// ECONNREFUSED after a datagram to a closed port; the endpoint stays.
+	ErrorReceived(err error)
+	// ConnectionLost is called once, when the endpoint is closed.
+	ConnectionLost(err error)
+}
+
+// DatagramProtocolBase implements every DatagramProtocol method as a
+// no-op. Embed it and override what you need.
+type DatagramProtocolBase struct{}
+
+// ConnectionMade does nothing.
+func (DatagramProtocolBase) ConnectionMade(*DatagramTransport) {}
+
+// DatagramReceived does nothing.
+func (DatagramProtocolBase) DatagramReceived([]byte, net.Addr) {}
+
+// ErrorReceived does nothing.
+func (DatagramProtocolBase) ErrorReceived(error) {}
+
+// ConnectionLost does nothing.
+func (DatagramProtocolBase) ConnectionLost(error) {}
+
+// maxDatagram is the read buffer of a datagram endpoint: the largest UDP
+// payload.
+const maxDatagram = 65535
+
+// ErrNotConnected is returned by SendTo with no address on an endpoint
+// that has no remote address, and ErrAddressGiven with an address other
+// than the remote one of an endpoint that has.
+var (
+	ErrNotConnected  = errors.New("loopbench: SendTo without an address on an endpoint with no remote address")
+	ErrAddressGiven  = errors.New("loopbench: SendTo an address other than the endpoint's remote address")
+	errDatagramEmpty = errors.New("loopbench: CreateDatagramEndpoint needs a local or a remote address")
+)
+
+// DatagramTransport is a UDP endpoint driven by the loop: asyncio's
+// datagram transport. Its methods are for the loop's goroutine.
+type DatagramTransport struct {
+	loop          *Loop
+	fd            int
+	proto         DatagramProtocol
+	remote        *sock.Addr // set when connected
+	local, peer   net.Addr
+	pending       []pendingDatagram // sends the socket did not take yet
+	lastTo        *net.UDPAddr      // the last SendTo address and its conversion:
+	lastSock      sock.Addr         // an echo answers one peer many times
+	writing       bool
+	closing, lost bool
+	readFn, wrFn  func()
+}
+
+type pendingDatagram struct {
+	data []byte
+	to   *sock.Addr
+}
+
+// CreateDatagramEndpoint creates a UDP endpoint ("udp", "udp4" or "udp6")
+// bound to localAddr and, if remoteAddr is given, connected to it (then
+// SendTo takes no address and only that peer's datagrams arrive); either
+// may be empty, not both. Host names are looked up off the loop. The
+// future's result is the *DatagramTransport; ConnectionMade runs first.
+func (l *Loop) CreateDatagramEndpoint(network, localAddr, remoteAddr string, factory func() DatagramProtocol) *Future {
+	f := l.CreateFuture()
+	fail := func(err error) {
+		if !f.Done() {
+			f.SetException(fmt.Errorf("loopbench: CreateDatagramEndpoint(%s, %q, %q): %w", network, localAddr, remoteAddr, err))
+		}
+	}
+	if localAddr == "" && remoteAddr == "" {
+		fail(errDatagramEmpty)
+		return f
+	}
+	var local, remote *sock.Addr
+	pending := 0
+	finish := func() {
+		if pending > 0 || f.Done() {
+			return
+		}
+		t, err := l.newDatagramTransport(local, remote, factory())
+		if err != nil {
+			fail(err)
+			return
+		}
+		f.SetResult(t)
+	}
+	for _, a := range []struct {
+		addr string
+		dst  **sock.Addr
+	}{{localAddr, &local}, {remoteAddr, &remote}} {
+		if a.addr == "" {
+			continue
+		}
+		pending++
+		dst := a.dst
+		resolve := l.resolveDatagram(network, a.addr)
+		resolve.AddDoneCallback(func(r *Future) {
+			pending--
+			v, err := r.Result()
+			if err != nil {
+				fail(err)
+				return
+			}
+			sa := v.(sock.Addr)
+			*dst = &sa
+			finish()
+		})
+	}
+	return f
+}
+
+// resolveDatagram resolves a literal or, off the loop, a named address;
+// the result is a sock.Addr.
+func (l *Loop) resolveDatagram(network, address string) *Future {
+	f := l.CreateFuture()
+	if isLiteral(network, address) {
+		a, err := sock.Resolve(network, address)
+		if err != nil {
+			f.SetException(err)
+		} else {
+			f.SetResult(a)
+		}
+		return f
+	}
+	host, port, _ := net.SplitHostPort(address)
+	l.GetAddrInfo(host, port).AddDoneCallback(func(r *Future) {
+		v, err := r.Result()
+		if err != nil {
+			f.SetException(err)
+			return
+		}
+		for _, ap := range v.([]netip.AddrPort) {
+			if a, err := sock.Resolve(network, ap.String()); err == nil {
+				f.SetResult(a)
+				return
+			}
+		}
+		f.SetException(fmt.Errorf("%w %s for network %s", ErrNoAddress, host, network))
+	})
+	return f
+}
+
+func (l *Loop) newDatagramTransport(local, remote *sock.Addr, proto DatagramProtocol) (*DatagramTransport, error) {
+	if l.c.closed.Load() {
+		return nil, closedError("CreateDatagramEndpoint")
+	}
+	domain := 0
+	for _, a := range []*sock.Addr{local, remote} {
+		if a != nil {
+			domain = a.Domain()
+		}
+	}
+	fd, err := sock.DgramSocket(domain)
+	if err != nil {
+		return nil, err
+	}
+	if local != nil {
+		if err := sock.Bind(fd, *local); err != nil {
+			sock.Close(fd)
+			return nil, err
+		}
+	}
+	if remote != nil {
+		if err := sock.ConnectDgram(fd, *remote); err != nil {
+			sock.Close(fd)
+			return nil, err
+		}
+	}
+	t := &DatagramTransport{loop: l, fd: fd, proto: proto, remote: remote, local: sock.UDPLocalAddr(fd), peer: sock.UDPPeerAddr(fd)}
+	t.readFn, t.wrFn = t.readReady, t.writeReady
+	l.c.datagrams[t] = struct{}{}
+	l.CallSoon(func() { proto.ConnectionMade(t) })
+	l.CallSoon(func() {
+		if !t.closing {
+			if err := l.AddReader(fd, t.readFn); err != nil {
+				t.forceClose(err)
+			}
+		}
+	})
+	return t, nil
+}
+
+// LocalAddr returns the endpoint's local address.
+func (t *DatagramTransport) LocalAddr() net.Addr { return t.local }
+
+// PeerAddr returns the remote address of a connected endpoint, else nil.
+func (t *DatagramTransport) PeerAddr() net.Addr { return t.peer }
+
+// IsClosing reports whether the endpoint is closing or closed.
+func (t *DatagramTransport) IsClosing() bool { return t.closing }
+
+func (t *DatagramTransport) readReady() {
+	if t.closing {
+		return
+	}
+	buf := t.loop.c.readBuffer()[:maxDatagram]
+	n, addr, err := sock.RecvFrom(t.fd, buf)
+	switch {
+	case sock.IsAgain(err):
+	case err != nil:
+		t.proto.ErrorReceived(err)
+	default:
+		t.proto.DatagramReceived(buf[:n], addr)
+	}
+}
+
+// SendTo sends data as one datagram to addr (a *net.UDPAddr), or to the
+// remote address when the endpoint has one and addr is nil. It tries the
+// socket at once and keeps a copy to send when the socket is writable if
+// it is full. A failed send goes to ErrorReceived, as in asyncio.
+func (t *DatagramTransport) SendTo(data []byte, addr net.Addr) error {
+	if t.closing || t.loop.IsClosed() {
+		return ErrTransportClosed
+	}
+	var to *sock.Addr
+	switch {
+	case addr == nil && t.remote == nil:
+		return ErrNotConnected
+	case addr != nil:
+		a, err := t.sockAddr(addr)
+		if err != nil {
+			return err
+		}
+		if t.remote != nil && a.String() != t.remote.String() {
+			return ErrAddressGiven
+		}
+		if t.remote == nil {
+			to = &a
+		}
+	}
+	if !t.writing {
+		err := sock.SendTo(t.fd, data, to)
+		if !sock.IsAgain(err) {
+			if err != nil {
+				t.proto.ErrorReceived(err)
+			}
+			return nil
+		}
+		if err := t.loop.AddWriter(t.fd, t.wrFn); err != nil {
+			return err
+		}
+		t.writing = true
+	}
+	t.pending = append(t.pending, pendingDatagram{append([]byte(nil), data...), to})
+	return nil
+}
+
+// sockAddr converts addr, reusing the last conversion for the same peer.
+func (t *DatagramTransport) sockAddr(addr net.Addr) (sock.Addr, error) {
+	if u, ok := addr.(*net.UDPAddr); ok && t.lastTo != nil && u.Port == t.lastTo.Port && u.IP.Equal(t.lastTo.IP) && u.Zone == t.lastTo.Zone {
+		return t.lastSock, nil
+	}
+	a, err := sock.AddrFrom(addr)
+	if u, ok := addr.(*net.UDPAddr); ok && err == nil {
+		t.lastTo, t.lastSock = u, a
+	}
+	return a, err
+}
+
+func (t *DatagramTransport) writeReady() {
+	for len(t.pending) > 0 {
+		p := t.pending[0]
+		err := sock.SendTo(t.fd, p.data, p.to)
+		if sock.IsAgain(err) {
+			return
+		}
+		if err != nil {
+			t.proto.ErrorReceived(err)
+		}
+		t.pending[0] = pendingDatagram{}
+		t.pending = t.pending[1:]
+	}
+	t.pending = nil
+	t.loop.RemoveWriter(t.fd)
+	t.writing = false
+	if t.closing {
+		t.scheduleLost(nil)
+	}
+}
+
+// BufferSize returns the bytes of the datagrams waiting to be sent.
+func (t *DatagramTransport) BufferSize() int {
+	n := 0
+	for _, p := range t.pending {
+		n += len(p.data)
+	}
+	return n
+}
+
+// Close stops receiving, sends what waits, then closes the socket and
+// calls ConnectionLost(nil).
+func (t *DatagramTransport) Close() {
+	if t.closing || t.loop.IsClosed() {
+		return
+	}
+	t.closing = true
+	t.loop.RemoveReader(t.fd)
+	if !t.writing {
+		t.scheduleLost(nil)
+	}
+}
+
+// Abort closes the socket at once, dropping what waits to be sent.
+func (t *DatagramTransport) Abort() { t.forceClose(nil) }
+
+func (t *DatagramTransport) forceClose(err error) {
+	if t.lost || t.loop.IsClosed() {
+		return
+	}
+	t.closing = true
+	t.loop.RemoveReader(t.fd)
+	if t.writing {
+		t.loop.RemoveWriter(t.fd)
+		t.writing = false
+	}
+	t.pending = nil
+	t.scheduleLost(err)
+}
+
+func (t *DatagramTransport) scheduleLost(err error) {
+	if t.lost {
+		return
+	}
+	t.lost = true
+	t.loop.CallSoon(func() {
+		defer func() {
+			sock.Close(t.fd)
+			delete(t.loop.c.datagrams, t)
+		}()
+		t.proto.ConnectionLost(err)
+	})
+}
