@@ -15,7 +15,7 @@ type udpProtocol struct {
 }
 
 func (p *udpProtocol) ConnectionMade(t *loopbench.DatagramTransport) { p.t = t }
-func (p *udpProtocol) DatagramReceived(data []byte, addr net.Addr) { p.t.SendTo(data, addr) }
+func (p *udpProtocol) DatagramReceived(data []byte, addr net.Addr)   { p.t.SendTo(data, addr) }
 
 // ServeUDP starts a datagram echo endpoint on l; the future's result is
 // its *loopbench.DatagramTransport.
