@@ -90,7 +90,8 @@ type core struct {
 	fds     []fdEntry
 	watched int // fds registered with sel for callbacks (not the wakeup fd)
 
-	ts threadsafe
+	ts      threadsafe
+	signals signalHandlers
 
 	epoch time.Time
 	clock func() time.Duration // tests inject a clock; nil = monotonic time since epoch
@@ -636,6 +637,7 @@ func (c *core) close() error {
 	if c.closed.Load() {
 		return nil
 	}
+	c.closeSignals()
 	c.stopTasks()
 	c.stopIdle()
 	c.exec.shutdown()

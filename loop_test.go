@@ -69,6 +69,14 @@ func TestDatagrams(t *testing.T) {
 	}
 }
 
+// TestSignals runs the signal suite on every variant, one at a time: the
+// signals go to the whole process.
+func TestSignals(t *testing.T) {
+	for _, cfg := range loopbench.Variants() {
+		t.Run(cfg.String(), func(t *testing.T) { looptest.RunSignals(t, cfg) })
+	}
+}
+
 // TestNetLeavesNothing counts fds and goroutines, so it runs alone.
 func TestNetLeavesNothing(t *testing.T) {
 	for _, cfg := range loopbench.Variants() {

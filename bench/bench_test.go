@@ -92,6 +92,11 @@ func BenchmarkEcho(b *testing.B) { runWorkload(b, "Echo") }
 // net.UDPConn read by one goroutine (impl=udpconn), the baseline.
 func BenchmarkUDPEcho(b *testing.B) { runWorkload(b, "UDPEcho") }
 
+// BenchmarkSignal: a signal sent to the process, delivered to a loop's
+// handler on each selector; and signalfd with the signal sent to a
+// thread that blocks it (impl=signalfd-thread), the kernel's own path.
+func BenchmarkSignal(b *testing.B) { runWorkload(b, "Signal") }
+
 // BenchmarkAwait: the task await round trip and the sleep(0) round trip,
 // 100 tasks at a time, and task spawn+finish, 100 and 1000 tasks at a time
 // (within and beyond the loop's pool of idle coroutines), for each ready

@@ -31,7 +31,7 @@ func (c Case) Name() string {
 }
 
 // Workloads are the workload names, in the order the matrix runs them.
-var Workloads = []string{"CallSoon", "ReadyQueue", "RunOnce", "Timers", "IOChain", "Echo", "UDPEcho", "Await"}
+var Workloads = []string{"CallSoon", "ReadyQueue", "RunOnce", "Timers", "IOChain", "Echo", "UDPEcho", "Signal", "Await"}
 
 // Options select the matrix.
 type Options struct {
@@ -73,6 +73,9 @@ func Cases(o Options) []Case {
 	}
 	if want("UDPEcho") {
 		udpEchoCases(o, add)
+	}
+	if want("Signal") {
+		signalCases(o, add)
 	}
 	if want("Await") {
 		awaitCases(o, add)
@@ -385,6 +388,17 @@ func udpEchoCases(o Options, add func(Case)) {
 			return func(t Timer, n int) error { return clients.Run(t, n, ServeGoroutines) }, func() { clients.Close(); s.Close() }, nil
 		}})
 	}
+}
+
+// signalCases: a signal's delivery to a loop's handler on each selector,
+// and the signalfd path as far as a Go process can take it.
+func signalCases(o Options, add func(Case)) {
+	for _, cfg := range variants(o, func(c loopbench.Config) loopbench.Config { return loopbench.Config{Selector: c.Selector} }) {
+		add(Case{"Signal", cfg.String(), "op=deliver", onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+			return func(t Timer, n int) error { return SignalNotify(t, l, n) }, nil, nil
+		})})
+	}
+	add(Case{"Signal", "impl=signalfd-thread", "op=deliver", plain(func(t Timer, n int) error { return SignalfdThread(t, n) })})
 }
 
 const awaitTasks = 100
