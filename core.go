@@ -92,6 +92,10 @@ type core struct {
 
 	ts      threadsafe
 	signals signalHandlers
+	sigchld sigchld
+
+	children     map[*SubprocessTransport]struct{} // running or not yet reported children
+	forceSigchld bool                              // tests: watch exits with SIGCHLD, not pidfds
 
 	epoch time.Time
 	clock func() time.Duration // tests inject a clock; nil = monotonic time since epoch
@@ -131,6 +135,7 @@ func (c *core) init(cfg Config) error {
 	c.transports = map[*Transport]struct{}{}
 	c.servers = map[*Server]struct{}{}
 	c.datagrams = map[*DatagramTransport]struct{}{}
+	c.children = map[*SubprocessTransport]struct{}{}
 	c.logger = log.Default()
 	switch cfg.Timers {
 	case "heap2ary":
@@ -641,6 +646,7 @@ func (c *core) close() error {
 	c.stopTasks()
 	c.stopIdle()
 	c.exec.shutdown()
+	c.closeChildren()
 	c.closeSockets()
 	c.closed.Store(true)
 	err := errors.Join(c.ts.close(), c.sel.Close())

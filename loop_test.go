@@ -77,6 +77,14 @@ func TestSignals(t *testing.T) {
 	}
 }
 
+// TestSubprocess runs the subprocess suite on every variant, one at a
+// time: it counts the process's fds.
+func TestSubprocess(t *testing.T) {
+	for _, cfg := range looptest.Configs() {
+		t.Run(cfg.String(), func(t *testing.T) { looptest.RunSubprocess(t, cfg) })
+	}
+}
+
 // TestNetLeavesNothing counts fds and goroutines, so it runs alone.
 func TestNetLeavesNothing(t *testing.T) {
 	for _, cfg := range loopbench.Variants() {

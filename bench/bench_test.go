@@ -97,6 +97,10 @@ func BenchmarkUDPEcho(b *testing.B) { runWorkload(b, "UDPEcho") }
 // thread that blocks it (impl=signalfd-thread), the kernel's own path.
 func BenchmarkSignal(b *testing.B) { runWorkload(b, "Signal") }
 
+// BenchmarkSubprocess: a child that exits at once, spawned and waited for
+// by a task on each selector, and by os/exec's Cmd.Run (impl=osexec).
+func BenchmarkSubprocess(b *testing.B) { runWorkload(b, "Subprocess") }
+
 // BenchmarkAwait: the task await round trip and the sleep(0) round trip,
 // 100 tasks at a time, and task spawn+finish, 100 and 1000 tasks at a time
 // (within and beyond the loop's pool of idle coroutines), for each ready

@@ -31,7 +31,7 @@ func (c Case) Name() string {
 }
 
 // Workloads are the workload names, in the order the matrix runs them.
-var Workloads = []string{"CallSoon", "ReadyQueue", "RunOnce", "Timers", "IOChain", "Echo", "UDPEcho", "Signal", "Await"}
+var Workloads = []string{"CallSoon", "ReadyQueue", "RunOnce", "Timers", "IOChain", "Echo", "UDPEcho", "Signal", "Subprocess", "Await"}
 
 // Options select the matrix.
 type Options struct {
@@ -76,6 +76,9 @@ func Cases(o Options) []Case {
 	}
 	if want("Signal") {
 		signalCases(o, add)
+	}
+	if want("Subprocess") {
+		subprocessCases(o, add)
 	}
 	if want("Await") {
 		awaitCases(o, add)
@@ -399,6 +402,17 @@ func signalCases(o Options, add func(Case)) {
 		})})
 	}
 	add(Case{"Signal", "impl=signalfd-thread", "op=deliver", plain(func(t Timer, n int) error { return SignalfdThread(t, n) })})
+}
+
+// subprocessCases: a child spawned and waited for, on each selector, and
+// with os/exec.
+func subprocessCases(o Options, add func(Case)) {
+	for _, cfg := range variants(o, func(c loopbench.Config) loopbench.Config { return loopbench.Config{Selector: c.Selector} }) {
+		add(Case{"Subprocess", cfg.String(), "op=spawn-wait", onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+			return func(t Timer, n int) error { return SubprocessSpawnWait(t, l, n) }, nil, nil
+		})})
+	}
+	add(Case{"Subprocess", "impl=osexec", "op=spawn-wait", plain(func(t Timer, n int) error { return OSExecSpawnWait(t, n) })})
 }
 
 const awaitTasks = 100

@@ -1,0 +1,208 @@
+package loopbench
+
+import (
+	"errors"
+
+	"github.com/loopbench/loopbench/internal/proc"
+)
+
+// PipeTransport is one standard stream of a subprocess, the parent's end
+// of a pipe driven by the loop: asyncio's read and write pipe transports.
+// The child's stdout and stderr are read pipes: their data goes to the
+// protocol's PipeDataReceived. Its stdin is a write pipe: Write tries the
+// pipe at once and buffers the rest. Its methods are for the loop's
+// goroutine.
+type PipeTransport struct {
+	sub     *SubprocessTransport
+	fd      int // the pipe's descriptor in this process
+	stdFd   int // 0, 1 or 2: which stream of the child
+	write   bool
+	closing bool
+	closed  bool
+	reading bool
+	paused  bool
+
+	wbuf         []byte // a write pipe's unwritten data: wbuf[wpos:]
+	wpos         int
+	writing      bool
+	eofPending   bool
+	flow         *flow // a write pipe's flow control, when a StreamWriter uses it
+	readFn, wrFn func()
+}
+
+// pipeHighWater is a write pipe's high-water mark; the low one is a quarter.
+const pipeHighWater = 64 << 10
+
+func newPipeTransport(sub *SubprocessTransport, fd, stdFd int, write bool) *PipeTransport {
+	p := &PipeTransport{sub: sub, fd: fd, stdFd: stdFd, write: write}
+	p.readFn, p.wrFn = p.readReady, p.writeReady
+	return p
+}
+
+// Fd returns which standard stream of the child the pipe is: 0, 1 or 2.
+func (p *PipeTransport) Fd() int { return p.stdFd }
+
+// IsClosing reports whether the pipe is closing or closed.
+func (p *PipeTransport) IsClosing() bool { return p.closing }
+
+// IsReading reports whether a read pipe is being read (not paused, not
+// closed).
+func (p *PipeTransport) IsReading() bool { return p.reading && !p.paused }
+
+func (p *PipeTransport) loop() *Loop { return p.sub.loop }
+
+func (p *PipeTransport) startReading() {
+	if p.closing || p.write {
+		return
+	}
+	if err := p.loop().AddReader(p.fd, p.readFn); err != nil {
+		p.lost(err)
+		return
+	}
+	p.reading = true
+}
+
+func (p *PipeTransport) readReady() {
+	buf := p.loop().c.readBuffer()
+	n, err := proc.Read(p.fd, buf)
+	switch {
+	case proc.IsAgain(err):
+	case err != nil:
+		p.lost(err)
+	case n == 0:
+		p.lost(nil)
+	default:
+		p.sub.proto.PipeDataReceived(p.stdFd, buf[:n])
+	}
+}
+
+// PauseReading stops reading a read pipe until ResumeReading: the child
+// blocks once the pipe is full.
+func (p *PipeTransport) PauseReading() {
+	if p.write || p.closing || p.paused {
+		return
+	}
+	p.paused = true
+	p.loop().RemoveReader(p.fd)
+}
+
+// ResumeReading reads a paused read pipe again.
+func (p *PipeTransport) ResumeReading() {
+	if p.write || p.closing || !p.paused {
+		return
+	}
+	p.paused = false
+	if err := p.loop().AddReader(p.fd, p.readFn); err != nil {
+		p.lost(err)
+	}
+}
+
+// ErrReadPipe is returned by Write on a read pipe.
+var ErrReadPipe = errors.New("loopbench: Write on the read end of a pipe")
+
+// Write writes data to a write pipe (the child's stdin): at once as far as
+// the pipe takes it, the rest when it is writable again.
+func (p *PipeTransport) Write(data []byte) error {
+	switch {
+	case !p.write:
+		return ErrReadPipe
+	case p.closing || p.eofPending:
+		return ErrTransportClosed
+	case len(data) == 0:
+		return nil
+	}
+	if !p.writing {
+		n, err := proc.Write(p.fd, data)
+		if err != nil && !proc.IsAgain(err) {
+			p.lost(err)
+			return err
+		}
+		if data = data[n:]; len(data) == 0 {
+			return nil
+		}
+		if err := p.loop().AddWriter(p.fd, p.wrFn); err != nil {
+			p.lost(err)
+			return err
+		}
+		p.writing = true
+	}
+	p.wbuf = append(p.wbuf, data...)
+	if p.flow != nil && !p.flow.paused && p.WriteBufferSize() > pipeHighWater {
+		p.flow.pause()
+	}
+	return nil
+}
+
+// WriteBufferSize returns how many bytes wait to be written.
+func (p *PipeTransport) WriteBufferSize() int { return len(p.wbuf) - p.wpos }
+
+func (p *PipeTransport) writeReady() {
+	n, err := proc.Write(p.fd, p.wbuf[p.wpos:])
+	if err != nil && !proc.IsAgain(err) {
+		p.lost(err)
+		return
+	}
+	p.wpos += n
+	if p.flow != nil && p.flow.paused && p.WriteBufferSize() <= pipeHighWater/4 {
+		p.flow.resume()
+	}
+	if p.wpos < len(p.wbuf) {
+		return
+	}
+	p.wbuf, p.wpos = p.wbuf[:0], 0
+	p.loop().RemoveWriter(p.fd)
+	p.writing = false
+	if p.eofPending || p.closing {
+		p.lost(nil)
+	}
+}
+
+// WriteEOF closes a write pipe once its buffered data is written: the
+// child reads the end of its input.
+func (p *PipeTransport) WriteEOF() {
+	if !p.write || p.closing || p.eofPending {
+		return
+	}
+	if p.writing {
+		p.eofPending = true
+		return
+	}
+	p.lost(nil)
+}
+
+// Close closes the pipe: a write pipe once its data is written, a read
+// pipe at once.
+func (p *PipeTransport) Close() {
+	if p.closing {
+		return
+	}
+	if p.write && p.writing {
+		p.closing = true
+		return
+	}
+	p.lost(nil)
+}
+
+// lost closes the pipe's descriptor and reports the pipe's end to the
+// process's protocol on the next iteration.
+func (p *PipeTransport) lost(err error) {
+	if p.closed {
+		return
+	}
+	p.closing, p.closed = true, true
+	if p.reading && !p.paused {
+		p.loop().RemoveReader(p.fd)
+	}
+	if p.writing {
+		p.loop().RemoveWriter(p.fd)
+		p.writing = false
+	}
+	p.reading = false
+	proc.Close(p.fd)
+	if p.flow != nil {
+		p.flow.connectionLost(err)
+	}
+	if !p.loop().IsClosed() {
+		p.loop().CallSoon(func() { p.sub.pipeLost(p, err) })
+	}
+}

@@ -1,0 +1,77 @@
+package loopbench
+
+import (
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/loopbench/loopbench/internal/proc"
+)
+
+// sigchld is a loop's watch for children's exits where no pidfd can be
+// had: os/signal relays SIGCHLD, and the loop reaps each of its children
+// that exited, without blocking (asyncio's ThreadedChildWatcher waits in a
+// thread per child instead; the loop keeps none).
+type sigchld struct {
+	mu   sync.Mutex
+	ch   chan os.Signal
+	done chan struct{}
+	wg   sync.WaitGroup
+}
+
+// watchSigchld starts the watch, once.
+func (c *core) watchSigchld() {
+	s := &c.sigchld
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ch != nil {
+		return
+	}
+	s.ch, s.done = make(chan os.Signal, 1), make(chan struct{})
+	signal.Notify(s.ch, syscall.SIGCHLD)
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			select {
+			case <-s.ch:
+				c.tryCallSoonThreadsafe(c.reapChildren)
+			case <-s.done:
+				return
+			}
+		}
+	}()
+	// A child may have exited before the watch began.
+	c.tryCallSoonThreadsafe(c.reapChildren)
+}
+
+// reapChildren reaps every child of the loop that exited and has no pidfd.
+func (c *core) reapChildren() {
+	for t := range c.children {
+		if t.exited || t.pidfd >= 0 {
+			continue
+		}
+		if done, code, err := proc.Reap(t.pid); done || err != nil {
+			if err != nil {
+				code = -int(syscall.SIGKILL)
+			}
+			t.processExited(code)
+		}
+	}
+}
+
+// stopSigchld ends the watch, at Close.
+func (c *core) stopSigchld() {
+	s := &c.sigchld
+	s.mu.Lock()
+	ch, done := s.ch, s.done
+	s.ch = nil
+	s.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	signal.Stop(ch)
+	close(done)
+	s.wg.Wait()
+}

@@ -1,0 +1,343 @@
+package loopbench
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"syscall"
+
+	"github.com/loopbench/loopbench/internal/proc"
+)
+
+// Redirect says what a child's standard stream is connected to.
+type Redirect int
+
+const (
+	// Default is the call's own default: Pipe for SubprocessExec, Inherit
+	// for CreateSubprocessExec, as in asyncio.
+	Default Redirect = iota
+	// Pipe connects the stream to a pipe of the loop's.
+	Pipe
+	// DevNull connects it to /dev/null.
+	DevNull
+	// Inherit leaves it this process's.
+	Inherit
+	// Stdout sends stderr where stdout goes (for Stderr only).
+	Stdout
+)
+
+// ProcessOptions are how a child is started.
+type ProcessOptions struct {
+	Stdin, Stdout, Stderr Redirect
+	Dir                   string   // working directory; "" is this process's
+	Env                   []string // environment; nil is this process's
+}
+
+// SubprocessProtocol receives a child's output and life: asyncio's
+// SubprocessProtocol. The transport calls its methods on the loop's
+// goroutine.
+type SubprocessProtocol interface {
+	// ConnectionMade is called once the child is started.
+	ConnectionMade(t *SubprocessTransport)
+	// PipeDataReceived is called with what the child wrote to its stdout
+	// (fd 1) or stderr (fd 2); data is valid only during the call.
+	PipeDataReceived(fd int, data []byte)
+	// PipeConnectionLost is called when one of the child's pipes closes.
+	PipeConnectionLost(fd int, err error)
+	// ProcessExited is called when the child exits.
+	ProcessExited()
+	// ConnectionLost is called last, once the child exited and every pipe
+	// closed.
+	ConnectionLost(err error)
+}
+
+// SubprocessProtocolBase implements every SubprocessProtocol method as a
+// no-op. Embed it and override what you need.
+type SubprocessProtocolBase struct{}
+
+// ConnectionMade does nothing.
+func (SubprocessProtocolBase) ConnectionMade(*SubprocessTransport) {}
+
+// PipeDataReceived does nothing.
+func (SubprocessProtocolBase) PipeDataReceived(int, []byte) {}
+
+// PipeConnectionLost does nothing.
+func (SubprocessProtocolBase) PipeConnectionLost(int, error) {}
+
+// ProcessExited does nothing.
+func (SubprocessProtocolBase) ProcessExited() {}
+
+// ConnectionLost does nothing.
+func (SubprocessProtocolBase) ConnectionLost(error) {}
+
+// SubprocessTransport is a child process driven by the loop: asyncio's
+// subprocess transport. Its exit is seen through a pidfd the selector
+// watches (a SIGCHLD watcher where the system has none), never by a
+// goroutine blocked in wait; the child is reaped as it exits. Its methods
+// are for the loop's goroutine.
+type SubprocessTransport struct {
+	loop     *Loop
+	pid      int
+	proto    SubprocessProtocol
+	pipes    [3]*PipeTransport
+	open     int // pipes not yet lost
+	pidfd    int
+	exited   bool // reaped
+	reported bool // ProcessExited called
+	code     int
+	finished bool
+	closed   bool
+	exitWait []*Future
+}
+
+// SubprocessExec starts argv[0] (looked up in PATH unless it holds a
+// slash) with arguments argv, its standard streams as opts says (pipes by
+// default), and returns a future whose result is the *SubprocessTransport;
+// protocol comes from factory. A missing executable fails the future and
+// leaves nothing open.
+func (l *Loop) SubprocessExec(factory func() SubprocessProtocol, argv []string, opts ProcessOptions) *Future {
+	f := l.CreateFuture()
+	t, err := l.spawn(factory(), argv, opts, Pipe)
+	if err != nil {
+		f.SetException(err)
+		return f
+	}
+	f.SetResult(t)
+	return f
+}
+
+// spawn starts the child and sets up its pipes and exit watch.
+func (l *Loop) spawn(proto SubprocessProtocol, argv []string, opts ProcessOptions, def Redirect) (*SubprocessTransport, error) {
+	if l.c.closed.Load() {
+		return nil, closedError("SubprocessExec")
+	}
+	if len(argv) == 0 {
+		return nil, errors.New("loopbench: SubprocessExec with no command")
+	}
+	path := argv[0]
+	if !strings.Contains(path, "/") {
+		p, err := exec.LookPath(path)
+		if err != nil {
+			return nil, fmt.Errorf("loopbench: %w", err)
+		}
+		path = p
+	}
+	red := [3]Redirect{opts.Stdin, opts.Stdout, opts.Stderr}
+	var child [3]int
+	parent := [3]int{-1, -1, -1}
+	var toClose []int
+	fail := func(err error) (*SubprocessTransport, error) {
+		for _, fd := range toClose {
+			proc.Close(fd)
+		}
+		for _, fd := range parent {
+			if fd >= 0 {
+				proc.Close(fd)
+			}
+		}
+		return nil, err
+	}
+	for i, r := range red {
+		if r == Default {
+			r = def
+		}
+		switch r {
+		case Pipe:
+			p, c, err := proc.Pipe(i != 0)
+			if err != nil {
+				return fail(err)
+			}
+			parent[i], child[i] = p, c
+			toClose = append(toClose, c)
+		case DevNull:
+			fd, err := proc.DevNull()
+			if err != nil {
+				return fail(err)
+			}
+			child[i] = fd
+			toClose = append(toClose, fd)
+		case Inherit:
+			child[i] = i
+		case Stdout:
+			if i != 2 {
+				return fail(fmt.Errorf("loopbench: Stdout is a redirect for Stderr only"))
+			}
+			child[i] = child[1]
+		default:
+			return fail(fmt.Errorf("loopbench: unknown redirect %d", r))
+		}
+	}
+	pid, err := proc.Start(path, argv, child, opts.Dir, opts.Env)
+	if err != nil {
+		return fail(fmt.Errorf("loopbench: %w", err))
+	}
+	for _, fd := range toClose {
+		proc.Close(fd)
+	}
+	t := &SubprocessTransport{loop: l, pid: pid, proto: proto, pidfd: -1}
+	for i, fd := range parent {
+		if fd >= 0 {
+			t.pipes[i] = newPipeTransport(t, fd, i, i == 0)
+			t.open++
+		}
+	}
+	l.c.children[t] = struct{}{}
+	t.watchExit()
+	l.CallSoon(func() {
+		proto.ConnectionMade(t)
+		for _, p := range t.pipes {
+			if p != nil && !p.write {
+				p.startReading()
+			}
+		}
+	})
+	return t, nil
+}
+
+// watchExit watches for the child's exit with a pidfd, or with the
+// loop's SIGCHLD watcher when there is none.
+func (t *SubprocessTransport) watchExit() {
+	if !t.loop.c.forceSigchld {
+		if fd, err := proc.PidFD(t.pid); err == nil {
+			t.pidfd = fd
+			if err := t.loop.AddReader(fd, t.exitReady); err == nil {
+				return
+			}
+			proc.Close(fd)
+			t.pidfd = -1
+		}
+	}
+	t.loop.c.watchSigchld()
+}
+
+// exitReady reaps the child once its pidfd says it exited.
+func (t *SubprocessTransport) exitReady() {
+	if done, code, err := proc.Reap(t.pid); done || err != nil {
+		if err != nil {
+			code = -int(syscall.SIGKILL) // gone, status unknown
+		}
+		t.processExited(code)
+	}
+}
+
+// processExited records the exit, tells the protocol and the waiters,
+// and finishes once the pipes are closed too.
+func (t *SubprocessTransport) processExited(code int) {
+	if t.exited {
+		return
+	}
+	t.exited, t.code = true, code
+	if t.pidfd >= 0 {
+		t.loop.RemoveReader(t.pidfd)
+		proc.Close(t.pidfd)
+		t.pidfd = -1
+	}
+	t.loop.CallSoon(func() {
+		t.reported = true
+		t.proto.ProcessExited()
+		for _, w := range t.exitWait {
+			w.SetResult(code)
+		}
+		t.exitWait = nil
+		t.tryFinish()
+	})
+}
+
+func (t *SubprocessTransport) pipeLost(p *PipeTransport, err error) {
+	t.open--
+	t.proto.PipeConnectionLost(p.stdFd, err)
+	t.tryFinish()
+}
+
+func (t *SubprocessTransport) tryFinish() {
+	if t.finished || !t.reported || t.open > 0 {
+		return
+	}
+	t.finished = true
+	delete(t.loop.c.children, t)
+	t.proto.ConnectionLost(nil)
+}
+
+// Pid returns the child's process id.
+func (t *SubprocessTransport) Pid() int { return t.pid }
+
+// ReturnCode returns the child's exit status, or minus the signal that
+// killed it (as asyncio's returncode); ok is false while it runs.
+func (t *SubprocessTransport) ReturnCode() (code int, ok bool) { return t.code, t.exited }
+
+// PipeTransport returns the pipe of the child's standard stream fd (0, 1
+// or 2), or nil when that stream is not a pipe.
+func (t *SubprocessTransport) PipeTransport(fd int) *PipeTransport {
+	if fd < 0 || fd > 2 {
+		return nil
+	}
+	return t.pipes[fd]
+}
+
+// Wait returns a future completed with the exit status (an int) once the
+// child exits.
+func (t *SubprocessTransport) Wait() *Future {
+	f := t.loop.CreateFuture()
+	if t.exited {
+		f.SetResult(t.code)
+		return f
+	}
+	t.exitWait = append(t.exitWait, f)
+	return f
+}
+
+// SendSignal sends sig to the child; a child that already exited is no
+// error.
+func (t *SubprocessTransport) SendSignal(sig syscall.Signal) error {
+	if t.exited {
+		return nil
+	}
+	return proc.Signal(t.pid, sig)
+}
+
+// Terminate sends SIGTERM to the child.
+func (t *SubprocessTransport) Terminate() error { return t.SendSignal(syscall.SIGTERM) }
+
+// Kill sends SIGKILL to the child.
+func (t *SubprocessTransport) Kill() error { return t.SendSignal(syscall.SIGKILL) }
+
+// Close closes the child's pipes and kills it if it still runs, as
+// asyncio's close does; the exit is still reaped and reported.
+func (t *SubprocessTransport) Close() {
+	if t.closed {
+		return
+	}
+	t.closed = true
+	for _, p := range t.pipes {
+		if p != nil {
+			p.lost(nil)
+		}
+	}
+	if !t.exited {
+		t.Kill()
+	}
+}
+
+// closeChildren kills and reaps every child still running and closes
+// what they hold, at the loop's Close: no zombie, no fd is left.
+func (c *core) closeChildren() {
+	for t := range c.children {
+		for _, p := range t.pipes {
+			if p != nil && !p.closed {
+				p.closed = true
+				proc.Close(p.fd)
+			}
+		}
+		if !t.exited {
+			proc.Signal(t.pid, syscall.SIGKILL)
+			proc.WaitBlocking(t.pid)
+			t.exited = true
+		}
+		if t.pidfd >= 0 {
+			proc.Close(t.pidfd)
+		}
+	}
+	c.children = nil
+	c.stopSigchld()
+}
