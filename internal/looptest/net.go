@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/signal"
 	"runtime"
 	"sync"
 	"syscall"
@@ -411,10 +412,16 @@ func openFds(t *testing.T) int {
 	return len(ents)
 }
 
-// NetLeavesNothing runs echo traffic through both server styles and a
-// loop client, closes everything, and checks that no fd or goroutine is
-// left. It counts process-wide, so it must not run in parallel.
+// NetLeavesNothing runs echo traffic through the three server styles, a
+// datagram endpoint and a child process, leaves some of each open, closes
+// the loop, and checks that no fd or goroutine is left. It counts
+// process-wide, so it must not run in parallel.
 func NetLeavesNothing(t *testing.T, cfg loopbench.Config) {
+	// os/signal starts one goroutine of its own, for good, on its first
+	// use: start it before counting.
+	prime := make(chan os.Signal, 1)
+	signal.Notify(prime, syscall.SIGUSR2)
+	signal.Stop(prime)
 	fds, gs := openFds(t), runtime.NumGoroutine()
 	func() {
 		l, err := loopbench.New(cfg)
@@ -430,11 +437,27 @@ func NetLeavesNothing(t *testing.T, cfg loopbench.Config) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, addr := range []string{ps.Addr().String(), ts.Addr().String()} {
+		ss, err := echo.ServeStream(l, "tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, addr := range []string{ps.Addr().String(), ts.Addr().String(), ss.Addr().String()} {
 			testManyConns(t, l, addr)
 		}
 		// A connection left open when the loop closes.
 		whileClient(t, l, func() error { return echoAndClose(ps.Addr().String(), []byte("left open"), false) })
+		// A datagram endpoint, a signal handler and a running child, too.
+		v, err := complete(t, l, echo.ServeUDP(l, "udp", "127.0.0.1:0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		whileClient(t, l, func() error { return udpClient(v.(*loopbench.DatagramTransport).LocalAddr(), 3, []byte("udp")) })
+		guard(t, syscall.SIGUSR2)
+		l.AddSignalHandler(syscall.SIGUSR2, func() {})
+		if _, err := complete(t, l, l.SubprocessExec(func() loopbench.SubprocessProtocol { return loopbench.SubprocessProtocolBase{} },
+			[]string{"sleep", "30"}, loopbench.ProcessOptions{})); err != nil {
+			t.Fatal(err)
+		}
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for (openFds(t) > fds || runtime.NumGoroutine() > gs) && time.Now().Before(deadline) {
