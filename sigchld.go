@@ -28,16 +28,17 @@ func (c *core) watchSigchld() {
 	if s.ch != nil {
 		return
 	}
-	s.ch, s.done = make(chan os.Signal, 1), make(chan struct{})
-	signal.Notify(s.ch, syscall.SIGCHLD)
+	ch, done := make(chan os.Signal, 1), make(chan struct{})
+	s.ch, s.done = ch, done
+	signal.Notify(ch, syscall.SIGCHLD)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		for {
 			select {
-			case <-s.ch:
+			case <-ch:
 				c.tryCallSoonThreadsafe(c.reapChildren)
-			case <-s.done:
+			case <-done:
 				return
 			}
 		}
