@@ -12,7 +12,7 @@ var (
 	ErrCancelled         = errors.New("loopbench: cancelled")
 	ErrInvalidState      = errors.New("loopbench: invalid state")
 	ErrStoppedBeforeDone = errors.New("loopbench: loop stopped before the future completed")
-	ErrTimeout           = errors.New("loopbench: timeout") // WaitFor's timeout expired
+	ErrTimeout           = errors.New("loopbench: timeout") // a WaitFor or WithTimeout deadline passed (asyncio's TimeoutError)
 )
 
 // closedError is what the scheduling calls panic with after Close.

@@ -91,3 +91,15 @@ func TestNetLeavesNothing(t *testing.T) {
 		t.Run(cfg.String(), func(t *testing.T) { looptest.NetLeavesNothing(t, cfg) })
 	}
 }
+
+// TestCoordination runs the coordination suite (locks, queues, task
+// groups, wait, timeouts) on every variant in both timer-cancel modes.
+func TestCoordination(t *testing.T) {
+	looptest.WakeInvariant = loopbench.WakeInvariant
+	for _, cfg := range looptest.Configs() {
+		t.Run(cfg.String(), func(t *testing.T) {
+			t.Parallel()
+			looptest.RunCoordination(t, cfg)
+		})
+	}
+}

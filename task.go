@@ -1,6 +1,7 @@
 package loopbench
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -38,6 +39,9 @@ type Task struct {
 	sleepF             *Future // reused by Sleep
 	sleepFn            func()  // completes sleepF, bound once
 	prevTask, nextTask *Task   // the loop's list of unfinished tasks
+
+	ctx       context.Context // Context, made on first use
+	ctxCancel context.CancelCauseFunc
 }
 
 // Errors of the task layer.
@@ -182,6 +186,9 @@ func (e *PanicError) Unwrap() error {
 // asyncio's handling of StopIteration and CancelledError in __step.
 func (t *Task) finishTask(res any, err error) {
 	t.loop.c.removeTask(t)
+	if t.ctxCancel != nil {
+		t.ctxCancel(nil)
+	}
 	switch {
 	case t.state != pending:
 	case t.mustCancel:
@@ -294,6 +301,9 @@ func (t *Task) Cancel(msg string) bool {
 		return false
 	}
 	t.ncancels++
+	if t.ctxCancel != nil {
+		t.ctxCancel(cancelledError(msg))
+	}
 	if w := t.waiter; w != nil && w.Cancel(msg) {
 		return true
 	}

@@ -1,0 +1,123 @@
+package loopbench
+
+import (
+	"errors"
+)
+
+// TaskGroup is asyncio's TaskGroup: tasks started in a group are awaited
+// together, and the first that fails cancels the others. Use it through
+// WithTaskGroup. Its methods are for the loop's goroutine.
+type TaskGroup struct {
+	parent   *Task
+	running  int
+	tasks    []*Task // in creation order, done ones compacted away
+	ndone    int     // done tasks still in tasks
+	errs     []error
+	aborting bool
+	exiting  bool // the parent waits for the tasks
+	finished bool
+	// cancelledParent: a failure cancelled the parent in its body, a
+	// cancellation the group withdraws before it returns.
+	cancelledParent bool
+	allDone         *Future
+}
+
+// WithTaskGroup runs body with a new group in task t, then waits for every
+// task body started in it: asyncio's `async with TaskGroup() as tg`. The
+// first task that fails (body's own error counts too) cancels the others,
+// and body at its next await. WithTaskGroup returns, once every task is
+// done, the errors joined with errors.Join (asyncio's ExceptionGroup),
+// cancellations left out; if t itself is cancelled meanwhile, the group's
+// tasks are cancelled and it returns an error wrapping ErrCancelled. A
+// group may be nested in a task of another.
+func WithTaskGroup(t *Task, body func(g *TaskGroup) error) error {
+	g := &TaskGroup{parent: t}
+	err := body(g)
+	var cancelled error
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrCancelled):
+		cancelled = err
+		g.abort()
+	default:
+		g.errs = append(g.errs, err)
+		g.abort()
+	}
+	g.exiting = true
+	for g.running > 0 {
+		g.allDone = t.loop.CreateFuture()
+		if _, err := t.Await(g.allDone); err != nil {
+			// t was cancelled while waiting: cancel the group, keep waiting.
+			if cancelled == nil {
+				cancelled = err
+			}
+			g.abort()
+		}
+	}
+	g.finished = true
+	if g.cancelledParent && t.Uncancel() == 0 {
+		cancelled = nil // only the group's own cancellation reached body: withdrawn
+	}
+	if len(g.errs) > 0 {
+		return errors.Join(g.errs...)
+	}
+	return cancelled
+}
+
+// CreateTask starts fn as a task of the group. It panics when the group
+// has finished (asyncio raises RuntimeError).
+func (g *TaskGroup) CreateTask(fn func(t *Task) (any, error)) *Task {
+	if g.finished {
+		panic("loopbench: TaskGroup.CreateTask after the group finished")
+	}
+	task := g.parent.loop.CreateTask(fn)
+	g.running++
+	g.tasks = append(g.tasks, task)
+	if g.aborting {
+		task.Cancel("")
+	}
+	task.AddDoneCallback(func(f *Future) { g.taskDone(task, f) })
+	return task
+}
+
+func (g *TaskGroup) taskDone(task *Task, f *Future) {
+	g.running--
+	if g.ndone++; g.ndone > len(g.tasks)/2 {
+		g.compact()
+	}
+	if _, err := f.Result(); err != nil && !errors.Is(err, ErrCancelled) {
+		g.errs = append(g.errs, err)
+		if !g.aborting {
+			g.abort()
+			if !g.exiting && g.parent.state == pending {
+				g.parent.Cancel("")
+				g.cancelledParent = true
+			}
+		}
+	}
+	if g.exiting && g.running == 0 && g.allDone != nil && !g.allDone.Done() {
+		g.allDone.SetResult(nil)
+	}
+}
+
+// compact drops the done tasks, keeping the order: amortised O(1) per
+// task, so a long-lived group holds only what still runs.
+func (g *TaskGroup) compact() {
+	live := g.tasks[:0]
+	for _, task := range g.tasks {
+		if !task.Done() {
+			live = append(live, task)
+		}
+	}
+	clear(g.tasks[len(live):])
+	g.tasks, g.ndone = live, 0
+}
+
+// abort cancels every task of the group still running, in the order they
+// were created.
+func (g *TaskGroup) abort() {
+	g.aborting = true
+	for _, task := range g.tasks {
+		task.Cancel("")
+	}
+}
