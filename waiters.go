@@ -86,7 +86,6 @@ func (w *waitList) wakeAll() {
 	}
 }
 
-
 // mustWait reports whether a newcomer, with available things to take,
 // queues: when waiters are pending, or those woken take them all.
 func (w *waitList) mustWait(available int) bool {
