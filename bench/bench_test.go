@@ -109,3 +109,10 @@ func BenchmarkSubprocess(b *testing.B) { runWorkload(b, "Subprocess") }
 // stepped by a CallSoon callback (op=pullstep) and by two in a row, as an
 // await takes (op=pullwake), with no Task or Future.
 func BenchmarkAwait(b *testing.B) { runWorkload(b, "Await") }
+
+// BenchmarkCoordination: a Queue ping-pong between two tasks, a Lock
+// acquired and released by one task, and a Lock contended by four tasks
+// that yield while they hold it, on each ready queue; the same shapes
+// with a channel between two goroutines (impl=chan) and a sync.Mutex
+// (impl=mutex).
+func BenchmarkCoordination(b *testing.B) { runWorkload(b, "Coordination") }

@@ -16,7 +16,7 @@ import (
 // socketpairs, connected clients) and returns the operation to time and
 // what to close afterwards. go test and the CLI run the same cases.
 type Case struct {
-	Workload string // CallSoon, ReadyQueue, Timers, IOChain, Echo, Await
+	Workload string // one of Workloads
 	Variant  string // Config.String(), or impl=<baseline>, or ready=<queue> for the bare queues
 	Params   string // key=value segments, "/"-separated
 	Setup    func() (run func(t Timer, n int) error, cleanup func(), err error)
@@ -31,7 +31,7 @@ func (c Case) Name() string {
 }
 
 // Workloads are the workload names, in the order the matrix runs them.
-var Workloads = []string{"CallSoon", "ReadyQueue", "RunOnce", "Timers", "IOChain", "Echo", "UDPEcho", "Signal", "Subprocess", "Await"}
+var Workloads = []string{"CallSoon", "ReadyQueue", "RunOnce", "Timers", "IOChain", "Echo", "UDPEcho", "Signal", "Subprocess", "Await", "Coordination"}
 
 // Options select the matrix.
 type Options struct {
@@ -47,7 +47,7 @@ type Options struct {
 // Cases returns the matrix: each workload on every variant (o.Every) or on
 // the variants that differ in the part it exercises, the other parts at
 // their defaults (CallSoon: every variant; Timers: the heaps; IOChain and
-// Echo: the selectors; Await: the ready queues), timers in both cancel
+// Echo: the selectors; Await and Coordination: the ready queues), timers in both cancel
 // modes, restricted to o.Variants when given, plus the baselines.
 func Cases(o Options) []Case {
 	var cs []Case
@@ -82,6 +82,9 @@ func Cases(o Options) []Case {
 	}
 	if want("Await") {
 		awaitCases(o, add)
+	}
+	if want("Coordination") {
+		coordinationCases(o, add)
 	}
 	return cs
 }
