@@ -74,8 +74,12 @@ func BenchmarkReadyQueue(b *testing.B) { runWorkload(b, "ReadyQueue") }
 func BenchmarkRunOnce(b *testing.B) { runWorkload(b, "RunOnce") }
 
 // BenchmarkTimers: with p timers pending, schedule+fire, schedule+cancel
-// and a churn of mostly cancelled timeouts, for each heap in eager and lazy
-// cancel mode; time.AfterFunc as the baseline.
+// and a churn of mostly cancelled timeouts (the best cases); k timers from
+// cold on a fresh loop, fired or cancelled (op=cold-fire, op=cold-cancel),
+// and idle timeouts re-armed on random connections (op=churn-random), the
+// natural uses; for each timer queue in eager and lazy cancel mode, with
+// time.AfterFunc (and Stop+AfterFunc or Reset, impl=afterfunc-reset) as
+// the baseline.
 func BenchmarkTimers(b *testing.B) { runWorkload(b, "Timers") }
 
 // BenchmarkIOChain: libevent's bench.c, p socketpairs and a active chains

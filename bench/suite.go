@@ -236,7 +236,11 @@ func naturalTimerCases(o Options, heaps []loopbench.Config, add func(Case)) {
 				return func(t Timer, n int) error { return TimerChurnRandom(t, l, n, hs, idx) }, nil, nil
 			})})
 		})
-		for impl, churn := range map[string]func(Timer, int, []*time.Timer, []uint32){"afterfunc": AfterFuncChurnRandom, "afterfunc-reset": AfterFuncResetChurnRandom} {
+		for _, b := range []struct {
+			impl  string
+			churn func(Timer, int, []*time.Timer, []uint32)
+		}{{"afterfunc", AfterFuncChurnRandom}, {"afterfunc-reset", AfterFuncResetChurnRandom}} {
+			impl, churn := b.impl, b.churn
 			add(Case{"Timers", "impl=" + impl, fmt.Sprintf("op=churn-random/p=%d", p), func() (func(Timer, int) error, func(), error) {
 				ts, stop := FillAfterFuncs(p)
 				idx := RandomIndices(p, churnIndices)
