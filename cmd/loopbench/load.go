@@ -47,6 +47,8 @@ and the benchfmt output carries it as a config line); 2 a usage error.
 Examples:
   loopbench load -addr 127.0.0.1:9000 -conns 10 -rate 20000 -duration 10s
   loopbench load -addr 127.0.0.1:9000 -count 10 -format benchfmt > load.txt
+  loopbench load -addr server:9000 -rate 20000 -start-at 2026-11-23T10:00:00Z -out gen1.json
+  loopbench merge gen1.json gen2.json gen3.json
 
 Flags:
 `
@@ -59,6 +61,9 @@ type loadFlags struct {
 	maxErrors string
 	maxErr    float64
 	reportDir string
+	out       string // -out: the mergeable result ("-": stdout)
+	name      string // -name
+	startAt   string // -start-at, as given
 }
 
 func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
@@ -80,6 +85,9 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.StringVar(&f.format, "format", "table", "output: table, benchfmt or json")
 	fs.StringVar(&f.cpus, "cpu", "", "pin the generator to these CPUs (e.g. 1 or 2-3)")
 	fs.StringVar(&f.reportDir, "report", "", "write the latency percentile spectrum (latency.svg) to this directory")
+	fs.StringVar(&f.out, "out", "", "write the mergeable result (histograms, window, counts, CPU) to this file, one JSON line; - for stdout, after the table (see loopbench merge)")
+	fs.StringVar(&f.name, "name", "", "names this generator in -out (default: the host name)")
+	fs.StringVar(&f.startAt, "start-at", "", "start sending at this wall-clock instant (RFC 3339), connections opened before: give N generators the same one")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return f, err
 	}
@@ -103,6 +111,19 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 		return f, usageError{fmt.Sprintf("-max-errors %q: want a percentage below 100%%, such as 1%%", f.maxErrors)}
 	}
 	f.maxErr = e
+	if f.startAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, f.startAt)
+		if err != nil {
+			return f, usageError{fmt.Sprintf("-start-at %q: want an RFC 3339 time such as 2026-11-23T10:00:00Z", f.startAt)}
+		}
+		c.StartAt = t
+	}
+	if f.out != "" && f.count > 1 {
+		return f, usageError{"-out holds one run: use -count 1 (run N generators side by side and merge them instead)"}
+	}
+	if f.name == "" {
+		f.name, _ = os.Hostname()
+	}
 	if c.Label == "" {
 		c.Label = c.Addr
 	}
@@ -136,6 +157,11 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := writeLoad(stdout, f, reps); err != nil {
 		return err
+	}
+	if f.out != "" && len(reps) > 0 {
+		if err := writeLoadResult(stdout, f, reps[0]); err != nil {
+			return err
+		}
 	}
 	if f.reportDir != "" {
 		if err := writeSpectrum(f.reportDir, f.cfg, reps); err != nil {

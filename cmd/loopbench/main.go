@@ -86,6 +86,7 @@ Commands:
   run       run every workload on every variant, interleaved, and summarize
   serve     run an echo server on a variant (or gonet) for load
   load      load an echo server: open or closed loop, HDR percentiles
+  merge     merge the results of N load generators into one
   compare   compare two results files; exit 1 on a significant regression
   gate      measure two git revisions interleaved and decide; exit 1 on a regression
   report    summary.md, SVG plots and report.html from results files
@@ -112,6 +113,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		"peers":   runPeers,
 		"serve":   runServe,
 		"load":    runLoad,
+		"merge":   runMerge,
 		"version": runVersion,
 	}
 	cmd, ok := cmds[args[0]]

@@ -45,6 +45,10 @@ type Config struct {
 	Timeout  time.Duration // per request; 0 means 2 s
 	Rate     float64       // requests per second over all connections; 0 = closed loop
 	Requests int64         // stop after this many measured responses (0: no limit)
+	// StartAt, when set, is the wall-clock instant the run starts sending,
+	// its connections opened before: N generators given one StartAt keep
+	// schedules that line up. An instant already past starts at once.
+	StartAt time.Time
 	// Dial opens a connection; default: TCP with Timeout.
 	Dial func(addr string) (net.Conn, error) `json:"-"`
 }
@@ -147,8 +151,6 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	rep := Report{Label: cfg.Label, Duration: cfg.Duration}
 	errs := newErrorLog()
-	cpu0 := processCPU()
-	wall0 := time.Now()
 	var conns []*conn
 	for range cfg.Conns {
 		c, err := cfg.Dial(cfg.Addr)
@@ -161,7 +163,22 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if len(conns) == 0 {
 		return rep, fmt.Errorf("cannot connect to %s: %s", cfg.Addr, errs.first())
 	}
-	start := time.Now()
+	if wait := time.Until(cfg.StartAt); !cfg.StartAt.IsZero() && wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			for _, c := range conns {
+				c.close()
+			}
+			rep.Interrupted = true
+			return rep, fmt.Errorf("interrupted while waiting for the start at %s", cfg.StartAt.Format(time.RFC3339Nano))
+		}
+	}
+	cpu0 := processCPU()
+	wall0 := time.Now()
+	start := wall0
 	s := &schedule{start: start, measure: start.Add(cfg.Warmup), end: start.Add(cfg.Warmup + cfg.Duration), timeout: cfg.Timeout}
 	if cfg.Rate > 0 {
 		s.interval = time.Duration(float64(time.Second) * float64(len(conns)) / cfg.Rate)
