@@ -27,8 +27,10 @@ func testGroupResults(t *testing.T, l *loopbench.Loop) {
 	var a, b *loopbench.Task
 	_, err := complete(t, l, run(l, func(t *loopbench.Task) error {
 		return loopbench.WithTaskGroup(t, func(g *loopbench.TaskGroup) error {
+			// b yields one iteration, a waits for a timer: b is done
+			// first however slow the machine (a deadline gap is not).
 			a = child(g, &lg, "a", 2*time.Millisecond, 1, nil)
-			b = child(g, &lg, "b", time.Millisecond, 2, nil)
+			b = child(g, &lg, "b", 0, 2, nil)
 			return nil
 		})
 	}))
@@ -233,7 +235,7 @@ func testWaitTimeout(t *testing.T, l *loopbench.Loop) {
 }
 
 func testAsCompleted(t *testing.T, l *loopbench.Loop) {
-	c, a, b := sleeper(l, 3*time.Millisecond, "c", nil), sleeper(l, time.Millisecond, "a", nil), sleeper(l, 2*time.Millisecond, "b", nil)
+	c, a, b := sleeper(l, 15*time.Millisecond, "c", nil), sleeper(l, 5*time.Millisecond, "a", nil), sleeper(l, 10*time.Millisecond, "b", nil)
 	var got []any
 	_, err := complete(t, l, run(l, func(t *loopbench.Task) error {
 		for f, err := range loopbench.AsCompleted(t, c, a, b) {
