@@ -5,12 +5,19 @@ package selectors
 import (
 	"math/bits"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
 // fdSetSize is FD_SETSIZE: select(2) cannot watch fds at or above it.
-const fdSetSize = len(unix.FdSet{}.Bits) * 64
+const fdSetSize = len(unix.FdSet{}.Bits) * wordBits
+
+// wordBits is the bits in one word of an FdSet: 64, or 32 on 32-bit
+// platforms, where a word is an int32 that must not be sign-extended.
+const wordBits = int(unsafe.Sizeof(unix.FdSet{}.Bits[0])) * 8
+
+const wordMask = 1<<wordBits - 1
 
 // selectSel is the select(2) backend: the kernel scans fds up to the
 // highest registered one; fds >= FD_SETSIZE are refused.
@@ -90,11 +97,11 @@ func (s *selectSel) Select(timeout time.Duration, buf []Event) ([]Event, error) 
 		return buf, err
 	}
 	for i := range r.Bits {
-		word := uint64(r.Bits[i]) | uint64(w.Bits[i])
+		word := uint64(r.Bits[i]|w.Bits[i]) & wordMask
 		for word != 0 {
 			b := bits.TrailingZeros64(word)
 			word &= word - 1
-			fd := i*64 + b
+			fd := i*wordBits + b
 			var got Events
 			if r.IsSet(fd) {
 				got |= Read

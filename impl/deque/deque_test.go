@@ -2,6 +2,7 @@ package deque_test
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/loopbench/loopbench/impl/deque"
 	"github.com/loopbench/loopbench/internal/queuetest"
@@ -30,7 +31,8 @@ func TestBurstReusesBlocks(t *testing.T) {
 func TestFreeCacheBounded(t *testing.T) {
 	var d deque.Deque
 	queuetest.Fill(&d, 1<<20)
-	const blockBytes = deque.BlockLen*8 + 8
+	const ptr = int(unsafe.Sizeof(uintptr(0))) // a func value and the next link: a word each
+	const blockBytes = deque.BlockLen*ptr + ptr
 	if got := d.FreeBlocks() * blockBytes; got > deque.MaxFreeBytes {
 		t.Fatalf("free-block cache holds %d bytes, bound is %d", got, deque.MaxFreeBytes)
 	}
