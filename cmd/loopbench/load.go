@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -183,7 +182,7 @@ func writeSpectrum(dir string, cfg load.Config, reps []load.Report) error {
 		{"corrected (from the intended send)", func(r load.Report) *hdrhistogram.Histogram { return r.CorrectedHist }},
 		{"uncorrected (from the actual send)", func(r load.Report) *hdrhistogram.Histogram { return r.UncorrectedHist }},
 	} {
-		merged := hdrhistogram.New(1, 60_000_000, 3)
+		merged := load.NewHistogram()
 		for _, r := range reps {
 			if h := m.h(r); h != nil {
 				merged.Merge(h)
@@ -378,30 +377,31 @@ func writeTable(w io.Writer, cfg load.Config, rep load.Report) error {
 	for _, e := range rep.ErrorTexts {
 		fmt.Fprintf(w, "  %dx %s\n", e.Count, e.Text)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "latency\tp50\tp90\tp99\tp99.9\tmax\t")
-	row := func(name string, l load.Latencies) {
-		fmt.Fprintf(tw, "%s\t%v\t%v\t%v\t%v\t%v\t\n", name, l.P50, l.P90, l.P99, l.P999, l.Max)
-	}
-	row("corrected", rep.Corrected)
-	row("uncorrected", rep.Uncorrected)
-	if err := tw.Flush(); err != nil {
+	if err := writeLatencies(w, "latency", rep.Corrected, rep.Uncorrected); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "generator CPU: %.2f cores over %v\n", rep.Cores(), rep.Wall.Round(time.Millisecond))
 	return err
 }
 
+// writeLatencies writes the corrected and uncorrected percentiles as a
+// table headed title.
+func writeLatencies(w io.Writer, title string, corrected, uncorrected load.Latencies) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%s\tp50\tp90\tp99\tp99.9\tmax\t\n", title)
+	for _, r := range []struct {
+		name string
+		l    load.Latencies
+	}{{"corrected", corrected}, {"uncorrected", uncorrected}} {
+		fmt.Fprintf(tw, "%s\t%v\t%v\t%v\t%v\t%v\t\n", r.name, r.l.P50, r.l.P90, r.l.P99, r.l.P999, r.l.Max)
+	}
+	return tw.Flush()
+}
+
 // benchName is the run's benchmark name: the label is a name segment, so
 // runs against two servers never merge.
 func benchName(cfg load.Config) string {
-	label := strings.Map(func(r rune) rune {
-		if r == '/' || r == ' ' || r == '\t' {
-			return '_'
-		}
-		return r
-	}, cfg.Label)
-	return fmt.Sprintf("BenchmarkLoad/label=%s/size=%d/conns=%d/rate=%.0f-%d", label, cfg.Size, cfg.Conns, cfg.Rate, runtime.GOMAXPROCS(0))
+	return fmt.Sprintf("BenchmarkLoad/label=%s/size=%d/conns=%d/rate=%.0f-%d", nameSegment(cfg.Label), cfg.Size, cfg.Conns, cfg.Rate, runtime.GOMAXPROCS(0))
 }
 
 // writeBenchfmt writes the runs as benchmark results, one line each, with

@@ -134,18 +134,11 @@ func writeMergedTable(w io.Writer, m loadresult.Merged) error {
 		fmt.Fprintf(w, " (%.3g%%)", 100*m.ErrorRate())
 	}
 	fmt.Fprintf(w, "; common window %v (%.0f%% of the longest)\n", commonWindow(m), 100*m.Overlap)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "merged latency\tp50\tp90\tp99\tp99.9\tmax\t")
-	row := func(name string, l load.Latencies) {
-		fmt.Fprintf(tw, "%s\t%v\t%v\t%v\t%v\t%v\t\n", name, l.P50, l.P90, l.P99, l.P999, l.Max)
-	}
-	row("corrected", m.Corrected)
-	row("uncorrected", m.Uncorrected)
-	if err := tw.Flush(); err != nil {
+	if err := writeLatencies(w, "merged latency", m.Corrected, m.Uncorrected); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "generator\trequests\treq/s\terrors\tp50\tp99\tmax\tcores\tstart\twindow\t")
 	for _, r := range m.Generators {
 		p := load.Percentiles(r.Corrected())
@@ -231,10 +224,11 @@ func writeMergedBenchfmt(w io.Writer, m loadresult.Merged) error {
 	return nil
 }
 
-// nameSegment makes s usable as a benchmark name segment's value.
+// nameSegment makes s usable as a benchmark name segment's value: no
+// slash, which separates segments, and no blank, which ends the name.
 func nameSegment(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r == '/' || r == ' ' || r == '\t' || r == '=' {
+		if r == '/' || r == ' ' || r == '\t' {
 			return '_'
 		}
 		return r

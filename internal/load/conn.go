@@ -27,7 +27,7 @@ type conn struct {
 }
 
 func newConn(c net.Conn) *conn {
-	return &conn{c: c, corrected: newHistogram(), uncorrected: newHistogram(), lag: newHistogram()}
+	return &conn{c: c, corrected: NewHistogram(), uncorrected: NewHistogram(), lag: NewHistogram()}
 }
 
 // interrupt makes the pending read or write fail now, and every later one.

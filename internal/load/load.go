@@ -107,8 +107,10 @@ func (r Report) ErrorRate() float64 {
 	return 0
 }
 
-// histogram bounds: 1 µs to 60 s, 3 significant digits, in µs.
-func newHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(1, 60_000_000, 3) }
+// NewHistogram returns a latency histogram as the runs record them: in
+// µs, 1 µs to 60 s, 3 significant digits. Histograms merged with a run's
+// must have these bounds.
+func NewHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(1, 60_000_000, 3) }
 
 // Validate reports the first field out of range, naming its flag.
 func (cfg Config) Validate() error {
@@ -303,7 +305,7 @@ func (l *limiter) take() (ok, last bool) {
 
 // merge combines the connections' histograms into the report.
 func (rep Report) merge(conns []*conn) Report {
-	corrected, uncorrected, lag := newHistogram(), newHistogram(), newHistogram()
+	corrected, uncorrected, lag := NewHistogram(), NewHistogram(), NewHistogram()
 	for _, c := range conns {
 		corrected.Merge(c.corrected)
 		uncorrected.Merge(c.uncorrected)

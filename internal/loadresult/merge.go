@@ -45,7 +45,7 @@ func Merge(rs []Result) (Merged, error) {
 	}
 	m := Merged{
 		Generators:    rs,
-		CorrectedHist: hdrhistogram.New(1, 60_000_000, 3), UncorrectedHist: hdrhistogram.New(1, 60_000_000, 3),
+		CorrectedHist: load.NewHistogram(), UncorrectedHist: load.NewHistogram(),
 	}
 	var longest time.Duration
 	for i, r := range rs {
