@@ -28,31 +28,38 @@ func Wait(t *Task, futs []Awaitable, mode WaitMode, timeout time.Duration) (done
 	for i, a := range futs {
 		fs[i] = a.future()
 	}
+	// Counted as they finish, so that a completion costs O(1), not a
+	// scan of every future.
+	ndone, failed := 0, false
+	note := func(f *Future) {
+		ndone++
+		failed = failed || !f.Cancelled() && f.err != nil
+	}
 	met := func() bool {
-		ndone := 0
-		for _, f := range fs {
-			if f.Done() {
-				ndone++
-				if mode == FirstCompleted {
-					return true
-				}
-				if mode == FirstException && !f.Cancelled() && f.err != nil {
-					return true
-				}
-			}
+		switch {
+		case mode == FirstCompleted && ndone > 0, mode == FirstException && failed:
+			return true
 		}
 		return ndone == len(fs)
 	}
+	for _, f := range fs {
+		if f.Done() {
+			note(f)
+		}
+	}
 	if !met() && len(fs) > 0 {
 		w := t.loop.CreateFuture()
-		check := func(*Future) {
+		check := func(f *Future) {
+			note(f)
 			if !w.Done() && met() {
 				w.SetResult(nil)
 			}
 		}
 		toks := make([]CallbackToken, len(fs))
 		for i, f := range fs {
-			toks[i] = f.AddDoneCallback(check)
+			if !f.Done() {
+				toks[i] = f.AddDoneCallback(check)
+			}
 		}
 		var h TimerHandle
 		if timeout > 0 {
@@ -65,7 +72,9 @@ func Wait(t *Task, futs []Awaitable, mode WaitMode, timeout time.Duration) (done
 		_, err = t.Await(w)
 		h.Cancel()
 		for i, f := range fs {
-			f.RemoveDoneCallback(toks[i])
+			if toks[i] != 0 {
+				f.RemoveDoneCallback(toks[i])
+			}
 		}
 		if err != nil {
 			return nil, nil, err

@@ -220,6 +220,21 @@ func testWaitModes(t *testing.T, l *loopbench.Loop) {
 	}
 }
 
+// testWaitAlreadyDone: futures done before Wait count at once.
+func testWaitAlreadyDone(t *testing.T, l *loopbench.Loop) {
+	failed, pending := l.CreateFuture(), l.CreateFuture()
+	failed.SetException(errors.New("bad"))
+	var done, left []*loopbench.Future
+	complete(t, l, run(l, func(t *loopbench.Task) error {
+		var err error
+		done, left, err = loopbench.Wait(t, []loopbench.Awaitable{pending, failed}, loopbench.FirstException, 0)
+		return err
+	}))
+	if len(done) != 1 || done[0] != failed || len(left) != 1 || left[0] != pending {
+		t.Fatalf("Wait with a failed future already done: done %v pending %v", done, left)
+	}
+}
+
 func testWaitTimeout(t *testing.T, l *loopbench.Loop) {
 	never := l.CreateFuture()
 	quick := sleeper(l, 0, 1, nil)

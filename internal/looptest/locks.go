@@ -43,6 +43,7 @@ func RunCoordination(t *testing.T, cfg loopbench.Config) {
 		{"TaskGroupClosed", testGroupClosed},
 		{"WaitModes", testWaitModes},
 		{"WaitTimeout", testWaitTimeout},
+		{"WaitAlreadyDone", testWaitAlreadyDone},
 		{"AsCompleted", testAsCompleted},
 		{"Shield", testShield},
 		{"TimeoutExpires", testTimeoutExpires},
