@@ -1,37 +1,16 @@
 //go:build linux
 
-// Package cpu pins the process to CPUs, so that a server and a load
-// generator on one machine can be kept apart.
 package cpu
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
-
-// Parse reads a CPU list such as "0", "1,3" or "0-3".
-func Parse(s string) ([]int, error) {
-	var cpus []int
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
-		a, err := strconv.Atoi(lo)
-		b := a
-		if err == nil && isRange {
-			b, err = strconv.Atoi(hi)
-		}
-		if err != nil || a < 0 || b < a {
-			return nil, fmt.Errorf("cpu list %q: want numbers and ranges such as 0,2-3", s)
-		}
-		for c := a; c <= b; c++ {
-			cpus = append(cpus, c)
-		}
-	}
-	return cpus, nil
-}
 
 // Pin restricts every thread of the process (and the threads it starts
 // later, which inherit it) to cpus.
@@ -90,20 +69,6 @@ func usable(set *unix.CPUSet) []int {
 	return out
 }
 
-// Format prints a CPU list as Parse reads it: "0-3,6".
-func Format(cpus []int) string {
-	var parts []string
-	for i := 0; i < len(cpus); {
-		j := i
-		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
-			j++
-		}
-		if j > i {
-			parts = append(parts, fmt.Sprintf("%d-%d", cpus[i], cpus[j]))
-		} else {
-			parts = append(parts, strconv.Itoa(cpus[i]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ",")
-}
+// ErrUnsupported is returned where the system offers no CPU affinity
+// call; on Linux it is never returned.
+var ErrUnsupported = errors.New("CPU pinning is not supported on " + runtime.GOOS)
