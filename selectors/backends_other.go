@@ -1,4 +1,4 @@
-//go:build unix && !linux
+//go:build unix && !(darwin || dragonfly || freebsd || linux || netbsd || openbsd)
 
 package selectors
 

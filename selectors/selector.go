@@ -1,6 +1,8 @@
 // Package selectors is the I/O readiness layer of the loop, asyncio's
-// selectors module in Go: one Selector contract and three backends, epoll,
-// poll and select, all in one Linux binary and chosen at run time by name.
+// selectors module in Go: one Selector contract and four backends, chosen
+// at run time by name among those the system has (Names, default first):
+// epoll, poll and select on Linux; kqueue, poll and select on macOS and
+// the BSDs; poll on other Unix systems.
 //
 // The contract, which every backend honours and internal/seltest checks:
 //
@@ -19,8 +21,10 @@
 //   - System call errors are *os.SyscallError; descriptors the selector
 //     opens are close-on-exec.
 //   - An fd closed without Unregister and reused by a new file never reports
-//     events of the old file (epoll keeps a generation per registration).
-//   - select refuses fds >= FD_SETSIZE (1024) with ErrFdTooLarge.
+//     events of the old file (epoll keeps a generation per registration;
+//     kqueue drops a closed fd's filters itself).
+//   - select refuses fds >= FD_SETSIZE (1024; 256 on NetBSD) with
+//     ErrFdTooLarge.
 //
 // A Selector is not safe for concurrent use; the loop owns it.
 package selectors
@@ -78,7 +82,7 @@ var (
 	ErrRegistered    = errors.New("fd is already registered")
 	ErrNotRegistered = errors.New("fd is not registered")
 	ErrBadEvents     = errors.New("events must be a non-empty set of Read and Write")
-	ErrFdTooLarge    = errors.New("fd is too large for select (FD_SETSIZE is 1024); use epoll or poll")
+	ErrFdTooLarge    = errors.New("fd is too large for select (at or above FD_SETSIZE); use " + backends[0].name + " or poll")
 )
 
 // New returns the backend called name: one of Names().

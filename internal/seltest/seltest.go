@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopbench/loopbench/internal/sock"
 	"github.com/loopbench/loopbench/selectors"
 	"golang.org/x/sys/unix"
 )
@@ -45,12 +46,12 @@ func Run(t *testing.T, name string, opt Options) {
 // the end of the test.
 func Pair(tb testing.TB) (a, b int) {
 	tb.Helper()
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	a, b, err := sock.Socketpair()
 	if err != nil {
-		tb.Fatal(os.NewSyscallError("socketpair", err))
+		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { unix.Close(fds[0]); unix.Close(fds[1]) })
-	return fds[0], fds[1]
+	tb.Cleanup(func() { unix.Close(a); unix.Close(b) })
+	return a, b
 }
 
 // Write writes p to fd or fails the test.
