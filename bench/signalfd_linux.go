@@ -45,3 +45,9 @@ func SignalfdThread(t Timer, n int) error {
 	t.StopTimer()
 	return nil
 }
+
+// addSignalfdBaseline adds the Signal workload's baseline, signalfd read by
+// a locked thread.
+func addSignalfdBaseline(add func(Case)) {
+	add(Case{"Signal", "impl=signalfd-thread", "op=deliver", plain(func(t Timer, n int) error { return SignalfdThread(t, n) })})
+}

@@ -401,14 +401,14 @@ func udpEchoCases(o Options, add func(Case)) {
 }
 
 // signalCases: a signal's delivery to a loop's handler on each selector,
-// and the signalfd path as far as a Go process can take it.
+// and (on Linux) the signalfd path as far as a Go process can take it.
 func signalCases(o Options, add func(Case)) {
 	for _, cfg := range variants(o, func(c loopbench.Config) loopbench.Config { return loopbench.Config{Selector: c.Selector} }) {
 		add(Case{"Signal", cfg.String(), "op=deliver", onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
 			return func(t Timer, n int) error { return SignalNotify(t, l, n) }, nil, nil
 		})})
 	}
-	add(Case{"Signal", "impl=signalfd-thread", "op=deliver", plain(func(t Timer, n int) error { return SignalfdThread(t, n) })})
+	addSignalfdBaseline(add)
 }
 
 // subprocessCases: a child spawned and waited for, on each selector, and

@@ -16,6 +16,7 @@ import (
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/internal/echo"
+	"github.com/loopbench/loopbench/internal/sock"
 )
 
 // RunNet runs the network suite on cfg: transports and protocols,
@@ -573,7 +574,7 @@ func testTaskClient(t *testing.T, l *loopbench.Loop) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+	fd, err := sock.Socket(syscall.AF_INET)
 	if err != nil {
 		t.Fatal(err)
 	}
