@@ -249,10 +249,20 @@ func testWaitTimeout(t *testing.T, l *loopbench.Loop) {
 	}
 }
 
+// testAsCompleted: futures finish in the order a, b, c, one per iteration
+// (a chain of callbacks, so no timer gap a loaded machine could close),
+// and AsCompleted yields them in that order, not in argument order.
 func testAsCompleted(t *testing.T, l *loopbench.Loop) {
-	c, a, b := sleeper(l, 15*time.Millisecond, "c", nil), sleeper(l, 5*time.Millisecond, "a", nil), sleeper(l, 10*time.Millisecond, "b", nil)
+	c, a, b := l.CreateFuture(), l.CreateFuture(), l.CreateFuture()
 	var got []any
 	_, err := complete(t, l, run(l, func(t *loopbench.Task) error {
+		l.CallSoon(func() {
+			a.SetResult("a")
+			l.CallSoon(func() {
+				b.SetResult("b")
+				l.CallSoon(func() { c.SetResult("c") })
+			})
+		})
 		for f, err := range loopbench.AsCompleted(t, c, a, b) {
 			if err != nil {
 				return err
