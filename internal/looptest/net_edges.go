@@ -1,0 +1,241 @@
+package looptest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/internal/echo"
+	"github.com/loopbench/loopbench/internal/sock"
+)
+
+// openFds counts the process's open file descriptors.
+func openFds(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd:", err)
+	}
+	return len(ents)
+}
+
+// NetLeavesNothing runs echo traffic through the three server styles, a
+// datagram endpoint and a child process, leaves some of each open, closes
+// the loop, and checks that no fd or goroutine is left. It counts
+// process-wide, so it must not run in parallel.
+func NetLeavesNothing(t *testing.T, cfg loopbench.Config) {
+	// os/signal starts one goroutine of its own, for good, on its first
+	// use: start it before counting.
+	prime := make(chan os.Signal, 1)
+	signal.Notify(prime, syscall.SIGUSR2)
+	signal.Stop(prime)
+	fds, gs := openFds(t), runtime.NumGoroutine()
+	func() {
+		l, err := loopbench.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		ps, err := echo.ServeProtocol(l, "tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, err := echo.ServeTask(l, "tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss, err := echo.ServeStream(l, "tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, addr := range []string{ps.Addr().String(), ts.Addr().String(), ss.Addr().String()} {
+			testManyConns(t, l, addr)
+		}
+		// A connection left open when the loop closes.
+		whileClient(t, l, func() error { return echoAndClose(ps.Addr().String(), []byte("left open"), false) })
+		// A datagram endpoint, a signal handler and a running child, too.
+		v, err := complete(t, l, echo.ServeUDP(l, "udp", "127.0.0.1:0"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		whileClient(t, l, func() error { return udpClient(v.(*loopbench.DatagramTransport).LocalAddr(), 3, []byte("udp")) })
+		guard(t, syscall.SIGUSR2)
+		l.AddSignalHandler(syscall.SIGUSR2, func() {})
+		if _, err := complete(t, l, l.SubprocessExec(func() loopbench.SubprocessProtocol { return loopbench.SubprocessProtocolBase{} },
+			[]string{"sleep", "30"}, loopbench.ProcessOptions{})); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for (openFds(t) > fds || runtime.NumGoroutine() > gs) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n, g := openFds(t), runtime.NumGoroutine(); n > fds || g > gs {
+		t.Fatalf("after Close: %d fds (%d before), %d goroutines (%d before)", n, fds, g, gs)
+	}
+}
+
+// bufProto is a BufferedProtocol that collects everything into its own
+// buffer and, at end of stream, keeps the transport open to answer with
+// the byte count (a half-close).
+type bufProto struct {
+	t     *loopbench.Transport
+	buf   []byte
+	n     int
+	total int
+	lost  chan error
+}
+
+func (p *bufProto) ConnectionMade(t *loopbench.Transport) { p.t = t }
+func (p *bufProto) GetBuffer(int) []byte                  { return p.buf[p.n:] }
+func (p *bufProto) BufferUpdated(n int) {
+	p.total += n
+	if p.n += n; p.n == len(p.buf) {
+		p.n = 0
+	}
+}
+func (p *bufProto) EOFReceived() bool {
+	p.t.Write([]byte(fmt.Sprint(p.total)))
+	p.t.Close()
+	return true
+}
+func (p *bufProto) ConnectionLost(err error) { p.lost <- err }
+func (p *bufProto) PauseWriting()            {}
+func (p *bufProto) ResumeWriting()           {}
+
+// testBufferedHalfClose: a BufferedProtocol reads into its own 100-byte
+// buffer; the client half-closes and still gets the answer.
+func testBufferedHalfClose(t *testing.T, l *loopbench.Loop) {
+	p := &bufProto{buf: make([]byte, 100), lost: make(chan error, 1)}
+	s := startServer(t, l, p)
+	whileClient(t, l, func() error {
+		c, err := net.Dial("tcp", s.Addr().String())
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(30 * time.Second))
+		if _, err := c.Write(pattern(12345)); err != nil {
+			return err
+		}
+		c.(*net.TCPConn).CloseWrite()
+		got, err := io.ReadAll(c)
+		if err != nil || string(got) != "12345" {
+			return fmt.Errorf("answer %q, %v; want 12345", got, err)
+		}
+		return nil
+	})
+	if err := <-p.lost; err != nil {
+		t.Fatalf("ConnectionLost(%v)", err)
+	}
+}
+
+// testAbortAndWriteAfterReset: Abort drops buffered data and closes at
+// once; writing to a peer that reset ends the transport with an error,
+// and Write after that reports the transport closing.
+func testAbortAndWriteAfterReset(t *testing.T, l *loopbench.Loop) {
+	r := newLostRecorder()
+	s := startServer(t, l, r)
+	whileClient(t, l, func() error { return echoAndClose(s.Addr().String(), []byte("x"), true) })
+	tr := <-r.made
+	time.Sleep(10 * time.Millisecond) // let the reset arrive
+	var werr error
+	for i := 0; i < 100 && werr == nil; i++ {
+		werr = tr.Write(pattern(64 << 10))
+	}
+	lost, err := complete(t, l, futureOf(l, r.lost))
+	if le, _ := lost.(error); err != nil || le == nil || werr == nil {
+		t.Fatalf("writing to a reset peer: Write %v, ConnectionLost(%v)", werr, lost)
+	}
+	// Abort with data buffered.
+	r2 := newLostRecorder()
+	s2 := startServer(t, l, r2)
+	c, err := net.Dial("tcp", s2.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tr2, err := complete(t, l, futureOf(l, r2.made))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t2 := tr2.(*loopbench.Transport)
+	for t2.WriteBufferSize() == 0 {
+		t2.Write(pattern(1 << 20)) // the client does not read: the buffer fills
+	}
+	t2.Abort()
+	if err := t2.Write([]byte("more")); !errors.Is(err, loopbench.ErrTransportClosed) {
+		t.Fatalf("Write after Abort = %v", err)
+	}
+	if lost, err := complete(t, l, futureOf(l, r2.lost)); lost != nil || err != nil {
+		t.Fatalf("Abort: ConnectionLost(%v)", lost)
+	}
+}
+
+// testTaskClient: a task connects with SockConnect and talks to the gonet
+// echo server with SockSendAll and SockRecv.
+func testTaskClient(t *testing.T, l *loopbench.Loop) {
+	g, err := echo.ServeGonet("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	fd, err := sock.Socket(syscall.AF_INET)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fd)
+	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		if _, err := tk.Await(l.SockConnect(fd, "tcp", g.Addr().String())); err != nil {
+			return nil, err
+		}
+		msg := pattern(300 << 10)
+		if _, err := tk.Await(l.SockSendAll(fd, msg)); err != nil {
+			return nil, err
+		}
+		var got []byte
+		for len(got) < len(msg) {
+			v, err := tk.Await(l.SockRecv(fd, 64<<10))
+			if err != nil {
+				return nil, err
+			}
+			if len(v.([]byte)) == 0 {
+				return nil, errors.New("early end of stream")
+			}
+			got = append(got, v.([]byte)...)
+		}
+		if !bytes.Equal(got, msg) {
+			return nil, errors.New("echo differs")
+		}
+		return nil, nil
+	})
+	if _, err := complete(t, l, task); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testUseAfterLoopClose: servers and transports used after their loop was
+// closed neither panic nor close their (already closed) fds again.
+func testUseAfterLoopClose(t *testing.T, l *loopbench.Loop) {
+	r := newLostRecorder()
+	s := startServer(t, l, r)
+	whileClient(t, l, func() error { return echoAndClose(s.Addr().String(), []byte("x"), false) })
+	tr := <-r.made
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	tr.Close()
+	tr.Abort()
+	if err := tr.Write([]byte("late")); !errors.Is(err, loopbench.ErrTransportClosed) {
+		t.Fatalf("Write after the loop closed = %v", err)
+	}
+}
