@@ -27,7 +27,7 @@ type kqueueSel struct {
 	kq      int
 	evs     []unix.Kevent_t
 	changes [2]unix.Kevent_t
-	pos     []int32 // pos[fd] = 1 + index in the Select result, during a Select
+	merge   merger
 }
 
 func newKqueue() (*kqueueSel, error) {
@@ -140,9 +140,6 @@ func (s *kqueueSel) Select(timeout time.Duration, buf []Event) ([]Event, error) 
 		return unix.Kevent(s.kq, nil, s.evs, ts)
 	})
 	buf = buf[:0]
-	if len(s.pos) < len(s.regs) {
-		s.pos = make([]int32, len(s.regs))
-	}
 	for _, e := range s.evs[:n] {
 		fd := int(e.Ident)
 		r, ok := s.lookup(fd)
@@ -159,19 +156,11 @@ func (s *kqueueSel) Select(timeout time.Duration, buf []Event) ([]Event, error) 
 		if e.Flags&unix.EV_ERROR != 0 {
 			got = r.ev // an error reports as whatever fd was registered for
 		}
-		if got &= r.ev; got == 0 {
-			continue
+		if got &= r.ev; got != 0 {
+			buf = s.merge.add(buf, fd, got, len(s.regs))
 		}
-		if p := s.pos[fd]; p > 0 {
-			buf[p-1].Events |= got
-			continue
-		}
-		buf = append(buf, Event{Fd: fd, Events: got})
-		s.pos[fd] = int32(len(buf))
 	}
-	for _, e := range buf {
-		s.pos[e.Fd] = 0
-	}
+	s.merge.done(buf)
 	return buf, err
 }
 
