@@ -83,7 +83,7 @@ func (s *kqueueSel) Register(fd int, ev Events) error {
 		return err
 	}
 	if err := s.apply(fd, ev, 0, false); err != nil {
-		s.apply(fd, 0, ev, true) // a filter added before the failing one
+		s.remove(fd, ev) // a filter added before the failing one
 		return s.errorf("register", fd, err)
 	}
 	s.add(fd, ev)
@@ -108,20 +108,25 @@ func (s *kqueueSel) Unregister(fd int) error {
 	}
 	old := s.regs[fd].ev
 	s.drop(fd)
-	// Each filter separately: when the fd was closed the first failure
-	// would otherwise leave the second filter's deletion untried.
+	if err := s.remove(fd, old); err != nil {
+		return s.errorf("unregister", fd, err)
+	}
+	return nil
+}
+
+// remove deletes fd's filters in ev one call each: kevent stops at the
+// first change that fails, and a filter the kernel no longer has (the fd
+// was closed, or its add failed) must not leave the other one in place.
+func (s *kqueueSel) remove(fd int, ev Events) error {
 	var err error
 	for _, e := range [...]Events{Read, Write} {
-		if old&e != 0 {
+		if ev&e != 0 {
 			if err2 := s.apply(fd, 0, e, true); err == nil {
 				err = err2
 			}
 		}
 	}
-	if err != nil {
-		return s.errorf("unregister", fd, err)
-	}
-	return nil
+	return err
 }
 
 func (s *kqueueSel) Select(timeout time.Duration, buf []Event) ([]Event, error) {
