@@ -13,6 +13,10 @@ import (
 // the lock in op=lock-yield.
 const lockTasks = 4
 
+// queueWorkers are the worker counts of op=queue-workers: a few, and
+// enough that a waiter list scanned per wake-up would show.
+var queueWorkers = []int{10, 1000}
+
 // QueuePingPong is a token passed back and forth between two tasks
 // through two queues: one task Puts to ping and Gets from pong, the other
 // the reverse; n round trips (two Puts and two Gets each, every Get
@@ -152,6 +156,75 @@ func MutexYield(t Timer, n int) {
 	t.StopTimer()
 }
 
+// QueueWorkers is a work queue: workers tasks wait in Get on one Queue,
+// and a producer task Puts n items one at a time, yielding one iteration
+// after each as a producer fed by I/O would, so each Put wakes a worker
+// that takes its item and waits again: the queue's waiter list holds
+// about workers waiters the whole run, and what it costs to wake one and
+// to leave the list is what grows, or not, with workers. The timer starts
+// once every worker waits and stops before they are sent home. Its shape
+// matches ChanWorkers.
+func QueueWorkers(t Timer, l *loopbench.Loop, workers, n int) error {
+	q := loopbench.NewQueue[int](0)
+	all := make([]loopbench.Awaitable, 0, workers+1)
+	for range workers {
+		all = append(all, l.CreateTask(func(tk *loopbench.Task) (any, error) {
+			for {
+				v, err := q.Get(tk)
+				if err != nil || v < 0 {
+					return nil, err
+				}
+			}
+		}))
+	}
+	all = append(all, l.CreateTask(func(tk *loopbench.Task) (any, error) {
+		if err := tk.Sleep(0); err != nil { // every worker now waits in Get
+			return nil, err
+		}
+		t.ResetTimer()
+		for i := range n {
+			if err := q.Put(tk, i); err != nil {
+				return nil, err
+			}
+			if err := tk.Sleep(0); err != nil {
+				return nil, err
+			}
+		}
+		t.StopTimer()
+		for range workers {
+			if err := q.PutNowait(-1); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	}))
+	_, err := l.RunUntilComplete(loopbench.Gather(l, all...))
+	return err
+}
+
+// ChanWorkers is QueueWorkers' shape between goroutines: workers
+// goroutines receive from one unbuffered channel, and the producer sends
+// n items one at a time, each handed to a waiting receiver.
+func ChanWorkers(t Timer, workers, n int) {
+	ch := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range ch {
+			}
+		}()
+	}
+	t.ResetTimer()
+	for i := range n {
+		ch <- i
+	}
+	t.StopTimer()
+	close(ch)
+	wg.Wait()
+}
+
 // coordinationCases: the Queue ping-pong and the Lock, uncontended and
 // contended, on each ready queue (the part a wake-up goes through), and
 // their Go counterparts between goroutines (impl=chan, impl=mutex).
@@ -164,6 +237,12 @@ func coordinationCases(o Options, add func(Case)) {
 		{"op=lock/tasks=1", LockUncontended},
 		{fmt.Sprintf("op=lock-yield/tasks=%d", lockTasks), LockYield},
 	}
+	for _, w := range queueWorkers {
+		ops = append(ops, struct {
+			params string
+			run    func(Timer, *loopbench.Loop, int) error
+		}{fmt.Sprintf("op=queue-workers/tasks=%d", w), func(t Timer, l *loopbench.Loop, n int) error { return QueueWorkers(t, l, w, n) }})
+	}
 	for _, cfg := range variants(o, func(c loopbench.Config) loopbench.Config { return loopbench.Config{Ready: c.Ready} }) {
 		for _, op := range ops {
 			add(Case{"Coordination", cfg.String(), op.params, onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
@@ -174,4 +253,7 @@ func coordinationCases(o Options, add func(Case)) {
 	add(Case{"Coordination", "impl=chan", "op=queue-pingpong", plain(func(t Timer, n int) error { ChanPingPong(t, n); return nil })})
 	add(Case{"Coordination", "impl=mutex", "op=lock/tasks=1", plain(func(t Timer, n int) error { MutexUncontended(t, n); return nil })})
 	add(Case{"Coordination", "impl=mutex", fmt.Sprintf("op=lock-yield/tasks=%d", lockTasks), plain(func(t Timer, n int) error { MutexYield(t, n); return nil })})
+	for _, w := range queueWorkers {
+		add(Case{"Coordination", "impl=chan", fmt.Sprintf("op=queue-workers/tasks=%d", w), plain(func(t Timer, n int) error { ChanWorkers(t, w, n); return nil })})
+	}
 }
