@@ -8,8 +8,27 @@ import "fmt"
 // run checks it after every iteration.
 func WakeInvariant(q *Queue[int], s *Semaphore, m *Lock) error {
 	check := func(what string, w *waitList, there int) error {
-		if pending, woken := w.counts(); pending > 0 && woken < there {
+		pending, woken := w.counts()
+		if pending > 0 && woken < there {
 			return fmt.Errorf("%s: %d waiters pending, %d woken, %d to take: a lost wake-up", what, pending, woken, there)
+		}
+		if woken != w.woken || (pending > 0) != w.firstPending() {
+			return fmt.Errorf("%s: the list counts %d woken and pending=%v; its waiters say %d woken, %d pending", what, w.woken, w.firstPending(), woken, pending)
+		}
+		nils := 0
+		for i := w.head; i < len(w.fs); i++ {
+			f := w.fs[i]
+			switch {
+			case f == nil:
+				nils++
+			case f.waitIdx != i:
+				return fmt.Errorf("%s: the waiter at %d says it is at %d", what, i, f.waitIdx)
+			case i < w.next && !f.Done():
+				return fmt.Errorf("%s: a waiter pending at %d, behind the cursor at %d", what, i, w.next)
+			}
+		}
+		if dead := w.head + w.holes; nils != w.holes || (dead >= 32 && 2*dead >= len(w.fs)) {
+			return fmt.Errorf("%s: %d entries, %d left behind, %d holes counted of %d", what, len(w.fs), dead, w.holes, nils)
 		}
 		return nil
 	}

@@ -34,6 +34,7 @@ type Future struct {
 	due      []doneCallback // scheduled through CallSoon, not run yet
 	runDue   func()         // f.runNextDue, bound once
 	onCancel canceller      // Cancel of a task, a gather or an operation
+	waitIdx  int            // its index in a waitList's entries, while it waits in one
 }
 
 // Awaitable is what a task can await: a *Future or a *Task.

@@ -6,9 +6,19 @@ package loopbench
 // pending, so a cancelled waiter is skipped and never takes what it
 // waited for, and no wake is lost on it. Finished futures are reset and
 // reused, so a wait allocates nothing in steady state.
+//
+// Every operation is O(1) amortized, however many wait: a waiter's
+// future holds its index, so leaving the list is a store; the list counts
+// the waiters it woke; and since wakes go first in first, a cursor past
+// which every pending waiter lies moves only forward. The entries left
+// behind are dropped when they make up half the list.
 type waitList struct {
-	fs   []*Future
-	pool []*Future
+	fs    []*Future // fs[head:] in arrival order; nil where a waiter has left
+	head  int       // index of the first entry held
+	holes int       // nils in fs[head:]
+	next  int       // fs[head:next] holds only done futures and nils
+	woken int       // entries woken (result set) and not yet removed
+	pool  []*Future
 }
 
 // wait adds a waiter for t and suspends t until it is woken or cancelled.
@@ -21,6 +31,7 @@ func (w *waitList) wait(t *Task) error {
 	} else {
 		f = t.loop.CreateFuture()
 	}
+	f.waitIdx = len(w.fs)
 	w.fs = append(w.fs, f)
 	_, err := t.Await(f)
 	w.remove(f)
@@ -30,59 +41,79 @@ func (w *waitList) wait(t *Task) error {
 // remove takes f out of the list and keeps it for reuse when it can be
 // reset (its callbacks have all run).
 func (w *waitList) remove(f *Future) {
-	for i, g := range w.fs {
-		if g == f {
-			copy(w.fs[i:], w.fs[i+1:])
-			w.fs[len(w.fs)-1] = nil
-			w.fs = w.fs[:len(w.fs)-1]
-			break
-		}
+	w.fs[f.waitIdx] = nil
+	w.holes++
+	if f.Done() && !f.Cancelled() {
+		w.woken--
 	}
+	for w.head < len(w.fs) && w.fs[w.head] == nil {
+		w.head++
+		w.holes--
+	}
+	for len(w.fs) > w.head && w.fs[len(w.fs)-1] == nil {
+		w.fs = w.fs[:len(w.fs)-1]
+		w.holes--
+	}
+	if dead := w.head + w.holes; w.head == len(w.fs) || (dead >= 32 && 2*dead >= len(w.fs)) {
+		w.compact()
+	}
+	w.next = min(max(w.next, w.head), len(w.fs))
 	if f.Reset() == nil && len(w.pool) < 16 {
 		w.pool = append(w.pool, f)
 	}
 }
 
-// wakeFirst completes the first waiter still pending; false if none.
-func (w *waitList) wakeFirst() bool {
-	for _, f := range w.fs {
-		if !f.Done() {
-			f.SetResult(nil)
-			return true
+// compact moves the entries held to the front, in order, and renumbers
+// them; the cursor keeps its place among them.
+func (w *waitList) compact() {
+	n, next := 0, 0
+	for i := w.head; i < len(w.fs); i++ {
+		if i == w.next {
+			next = n
+		}
+		if f := w.fs[i]; f != nil {
+			f.waitIdx = n
+			w.fs[n] = f
+			n++
 		}
 	}
-	return false
+	if w.next >= len(w.fs) {
+		next = n
+	}
+	clear(w.fs[n:])
+	w.fs, w.head, w.holes, w.next = w.fs[:n], 0, 0, next
+}
+
+// firstPending moves the cursor to the first waiter still pending and
+// reports whether there is one.
+func (w *waitList) firstPending() bool {
+	for w.next < len(w.fs) && (w.fs[w.next] == nil || w.fs[w.next].Done()) {
+		w.next++
+	}
+	return w.next < len(w.fs)
+}
+
+// wakeFirst completes the first waiter still pending; false if none.
+func (w *waitList) wakeFirst() bool {
+	if !w.firstPending() {
+		return false
+	}
+	w.fs[w.next].SetResult(nil)
+	w.next++
+	w.woken++
+	return true
 }
 
 // wakeUpTo wakes pending waiters, first in first, until n are woken and
 // not yet resumed: one per item, slot or permit there is to take.
 func (w *waitList) wakeUpTo(n int) {
-	if len(w.fs) == 0 {
-		return
-	}
-	woken := 0
-	for _, f := range w.fs {
-		if f.Done() && !f.Cancelled() {
-			woken++
-		}
-	}
-	for _, f := range w.fs {
-		if woken >= n {
-			return
-		}
-		if !f.Done() {
-			f.SetResult(nil)
-			woken++
-		}
+	for w.woken < n && w.wakeFirst() {
 	}
 }
 
 // wakeAll completes every waiter still pending.
 func (w *waitList) wakeAll() {
-	for _, f := range w.fs {
-		if !f.Done() {
-			f.SetResult(nil)
-		}
+	for w.wakeFirst() {
 	}
 }
 
@@ -92,15 +123,16 @@ func (w *waitList) mustWait(available int) bool {
 	if len(w.fs) == 0 {
 		return available <= 0
 	}
-	pending, woken := w.counts()
-	return pending > 0 || woken >= available
+	return w.firstPending() || w.woken >= available
 }
 
 // counts returns the waiters still pending and those woken but not
-// resumed yet.
+// resumed yet, found by looking at every waiter (the invariant checks
+// hold the list's own bookkeeping to it).
 func (w *waitList) counts() (pending, woken int) {
-	for _, f := range w.fs {
+	for _, f := range w.fs[w.head:] {
 		switch {
+		case f == nil:
 		case !f.Done():
 			pending++
 		case !f.Cancelled():

@@ -52,7 +52,9 @@ func RunCoordination(t *testing.T, cfg loopbench.Config) {
 		{"TypedResults", testTyped},
 		{"TaskContext", testTaskContext},
 		{"AwaitContext", testAwaitContext},
+		{"SemaphoreLeaveOutOfOrder", testSemaphoreLeaveOutOfOrder},
 		{"RandomizedAgainstModel", testModel},
+		{"RandomizedCrowd", testModelCrowd},
 	})
 }
 
@@ -333,6 +335,35 @@ func testSemaphoreCancel(t *testing.T, l *loopbench.Loop) {
 	if s.Value() != 0 {
 		t.Fatalf("Value %d, want 0: c holds the only permit", s.Value())
 	}
+}
+
+// testSemaphoreLeaveOutOfOrder: a cancelled waiter leaves the list
+// before the waiter woken ahead of it, and a newcomer queues in between;
+// the newcomer is still found, and woken when the permit comes back.
+func testSemaphoreLeaveOutOfOrder(t *testing.T, l *loopbench.Loop) {
+	s := loopbench.NewSemaphore(0)
+	var g events
+	waiter := func(name string) *loopbench.Task {
+		return run(l, func(t *loopbench.Task) error {
+			err := s.Acquire(t)
+			g.add("%s %v", name, err)
+			if err != nil {
+				return err
+			}
+			return s.Release()
+		})
+	}
+	a, b := waiter("a"), waiter("b")
+	RunOnce(t, l)    // both wait
+	b.Cancel("")     // b leaves in its next step
+	c := waiter("c") // whose first step comes after b's
+	s.Release()      // wakes a, whose step comes after c's
+	if !s.Locked() {
+		t.Fatal("Locked false with the only permit promised to a woken waiter")
+	}
+	iterations(t, l, 4)
+	g.want(t, "b loopbench: cancelled", "a <nil>", "c <nil>")
+	complete(t, l, loopbench.GatherErrors(l, a, b, c))
 }
 
 func testBoundedSemaphore(t *testing.T, l *loopbench.Loop) {

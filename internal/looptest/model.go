@@ -30,9 +30,21 @@ type coordModel struct {
 	ops       int
 }
 
+// modelShape is a randomized run's size: tasks, iterations, and the
+// chance per iteration (one in cancelOneIn) that cancels crowd tasks.
+type modelShape struct {
+	tasks, steps, cancelOneIn, crowd int
+}
+
+var (
+	// modelFew: a few tasks, many iterations, a cancel every fourth.
+	modelFew = modelShape{tasks: 8, steps: 3000, cancelOneIn: 4, crowd: 1}
+	// modelCrowd: a hundred tasks, most of them waiting, cancelled five
+	// at a time, so the waiter lists grow long and leave holes.
+	modelCrowd = modelShape{tasks: 100, steps: 600, cancelOneIn: 2, crowd: 5}
+)
+
 const (
-	modelTasks  = 8
-	modelSteps  = 3000
 	modelQueue  = 3
 	modelPermit = 2
 	modelStuck  = 4 // iterations a wake-up may take to arrive
@@ -49,15 +61,20 @@ var WakeInvariant func(q *loopbench.Queue[int], sem *loopbench.Semaphore, lock *
 // queue holds exactly the items put and not taken, in FIFO order, that
 // no permit or lock is held twice or lost, and that no waiter stays
 // blocked while what it waits for is there: a lost wake-up.
-func testModel(t *testing.T, l *loopbench.Loop) {
+func testModel(t *testing.T, l *loopbench.Loop) { testModelShape(t, l, modelFew) }
+
+// testModelCrowd is testModel with many waiters at once.
+func testModelCrowd(t *testing.T, l *loopbench.Loop) { testModelShape(t, l, modelCrowd) }
+
+func testModelShape(t *testing.T, l *loopbench.Loop, shape modelShape) {
 	rng := rand.New(rand.NewPCG(24, 1))
 	q := loopbench.NewQueue[int](modelQueue)
 	sem := loopbench.NewSemaphore(modelPermit)
 	lock := loopbench.NewLock()
-	m := &coordModel{waitingOn: make([]string, modelTasks), done: map[string]int{}, stuck: map[string]int{}}
+	m := &coordModel{waitingOn: make([]string, shape.tasks), done: map[string]int{}, stuck: map[string]int{}}
 	next := 0
 	var tasks []*loopbench.Task
-	for i := range modelTasks {
+	for i := range shape.tasks {
 		r := rand.New(rand.NewPCG(uint64(i), 2))
 		tasks = append(tasks, run(l, func(t *loopbench.Task) error {
 			for {
@@ -73,9 +90,11 @@ func testModel(t *testing.T, l *loopbench.Loop) {
 			}
 		}))
 	}
-	for step := range modelSteps {
-		if rng.IntN(4) == 0 {
-			tasks[rng.IntN(modelTasks)].Cancel("")
+	for step := range shape.steps {
+		if rng.IntN(shape.cancelOneIn) == 0 {
+			for range shape.crowd {
+				tasks[rng.IntN(shape.tasks)].Cancel("")
+			}
 		}
 		l.CallSoon(func() {}) // the iteration does not block if every task waits
 		RunOnce(t, l)
@@ -96,7 +115,7 @@ func testModel(t *testing.T, l *loopbench.Loop) {
 			t.Fatal(err)
 		}
 	}
-	if m.ops < modelSteps || m.cancels < modelSteps/8 || len(m.gets) < modelSteps/10 {
+	if m.ops < shape.steps || m.cancels < shape.steps/8 || len(m.gets) < shape.steps/10 {
 		t.Fatalf("the run did too little to test anything: %d operations, %d cancellations, %d items taken",
 			m.ops, m.cancels, len(m.gets))
 	}
