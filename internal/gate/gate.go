@@ -85,11 +85,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, errorf("output directory: %v", err)
 	}
 	base, head := &Side{Name: "base", Rev: cfg.Base}, &Side{Name: "head", Rev: cfg.Head}
-	if base.Rev == "" {
+	switch {
+	case cfg.AA:
+		base.Rev = head.Rev // one binary, named once: the working tree when head is
+	case base.Rev == "":
 		base.Rev = "HEAD~1"
-	}
-	if cfg.AA && head.Rev != "" {
-		base.Rev = head.Rev
 	}
 	res := &Result{Base: base, Head: head, GatePath: filepath.Join(cfg.Out, "gate.txt")}
 	if head.Commit, err = resolve(ctx, cfg.Dir, head.Rev); err != nil {
