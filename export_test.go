@@ -12,8 +12,8 @@ func WakeInvariant(q *Queue[int], s *Semaphore, m *Lock) error {
 		if pending > 0 && woken < there {
 			return fmt.Errorf("%s: %d waiters pending, %d woken, %d to take: a lost wake-up", what, pending, woken, there)
 		}
-		if woken != w.woken || (pending > 0) != w.firstPending() {
-			return fmt.Errorf("%s: the list counts %d woken and pending=%v; its waiters say %d woken, %d pending", what, w.woken, w.firstPending(), woken, pending)
+		if listed := w.firstPending(); woken != w.woken || (pending > 0) != listed {
+			return fmt.Errorf("%s: the list counts %d woken and pending=%v; its waiters say %d woken, %d pending", what, w.woken, listed, woken, pending)
 		}
 		nils := 0
 		for i := w.head; i < len(w.fs); i++ {

@@ -229,19 +229,17 @@ func ChanWorkers(t Timer, workers, n int) {
 // contended, on each ready queue (the part a wake-up goes through), and
 // their Go counterparts between goroutines (impl=chan, impl=mutex).
 func coordinationCases(o Options, add func(Case)) {
-	ops := []struct {
+	type coordOp struct {
 		params string
 		run    func(Timer, *loopbench.Loop, int) error
-	}{
+	}
+	ops := []coordOp{
 		{"op=queue-pingpong", QueuePingPong},
 		{"op=lock/tasks=1", LockUncontended},
 		{fmt.Sprintf("op=lock-yield/tasks=%d", lockTasks), LockYield},
 	}
 	for _, w := range queueWorkers {
-		ops = append(ops, struct {
-			params string
-			run    func(Timer, *loopbench.Loop, int) error
-		}{fmt.Sprintf("op=queue-workers/tasks=%d", w), func(t Timer, l *loopbench.Loop, n int) error { return QueueWorkers(t, l, w, n) }})
+		ops = append(ops, coordOp{fmt.Sprintf("op=queue-workers/tasks=%d", w), func(t Timer, l *loopbench.Loop, n int) error { return QueueWorkers(t, l, w, n) }})
 	}
 	for _, cfg := range variants(o, func(c loopbench.Config) loopbench.Config { return loopbench.Config{Ready: c.Ready} }) {
 		for _, op := range ops {
