@@ -16,9 +16,11 @@ loopbench run and loopbench gate write them) benchmark by benchmark and
 unit by unit, and prints one table row per comparison and every regression
 on its own line at the end. The verdict is gate's:
 
-  - Samples that are deterministic (every value equal on each side, as
-    allocs/op and usually B/op) are compared exactly: equal is unchanged,
-    any increase of allocs/op is a regression.
+  - Units exact by nature (allocs/op, B/op, and units whose Unit line
+    says assume=exact, as gate -metric instructions writes) are compared
+    exactly when every value on each side is equal: equal is unchanged,
+    any increase of allocs/op is a regression. Exactness is never inferred
+    from the values: go test -bench's one sample a side is undecided.
   - Every other benchmark and unit takes a Mann-Whitney U test, as
     benchstat, with the family-wise error held at -alpha over all the
     run's tests (Holm-Bonferroni), and a change counts only when it also
@@ -32,10 +34,15 @@ commits) is refused: pick one with -filter. Files from different setups
 (cpu, goos, goarch, go, kernel, gomaxprocs) are refused unless -force.
 Benchmarks found on one side only are listed.
 
-Exit status: 0 no regression; 1 a regression; 2 a usage error or nothing
-to compare (a missing, empty or malformed file, no benchmark in common,
-different setups, several runs in one file); 3 too few samples to decide
-at the corrected level (the message says how many would do).
+-min-effect takes a percentage with its sign (5%); a bare number is a
+usage error.
+
+Exit status: 0 no regression; 1 a regression (also when a file has
+malformed lines besides: both are reported, the regression first); 2 a
+usage error or nothing to compare (a missing, empty or malformed file, no
+benchmark in common, different setups, several runs in one file); 3 too
+few samples to decide at the corrected level, ties counted (the message
+says how many would do).
 
 Example:
   loopbench compare -min-effect 5% results/base/raw.txt results/head/raw.txt
@@ -44,17 +51,16 @@ Example:
 Flags:
 `
 
-// parseEffect reads "5%" or "0.05".
+// parseEffect reads a percentage, "5%" or "0.5%". A bare number is
+// refused: "5" and "0.05" are both plausible spellings of 5 %, and a wrong
+// guess turns every check off or on.
 func parseEffect(s string) (float64, error) {
-	pct := strings.HasSuffix(s, "%")
-	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err != nil || v < 0 {
-		return 0, fmt.Errorf("-min-effect %q: want a percentage such as 5%%", s)
+	num, pct := strings.CutSuffix(s, "%")
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || v < 0 || !pct {
+		return 0, fmt.Errorf("-min-effect %q: want a percentage with its %% sign, such as 5%%", s)
 	}
-	if pct {
-		v /= 100
-	}
-	return v, nil
+	return v / 100, nil
 }
 
 func runCompare(args []string, stdout, stderr io.Writer) error {

@@ -139,6 +139,12 @@ func TestCompareCases(t *testing.T) {
 	otherCPU := file("othercpu.txt", strings.ReplaceAll(runFile, "cpu: Test CPU", "cpu: Other CPU"))
 	twoCommits := file("twocommits.txt", runFile+strings.ReplaceAll(runFile, "commit: 0123456789abcdef", "commit: fedcba9876543210"))
 	malformed := file("malformed.txt", runFile+"BenchmarkCallSoon/ready=ringbuffer/batch=1000-2\t100000\t7.0\n")
+	// go test -bench's default: one sample a side. A 30 % slower timing is
+	// undecided (exit 3), never an exact regression.
+	oneBase := file("one_base.txt", "goos: linux\nBenchmarkX-2\t1000\t100 ns/op\t0 allocs/op\n")
+	oneHead := file("one_head.txt", "goos: linux\nBenchmarkX-2\t1000\t130 ns/op\t0 allocs/op\n")
+	// A regression and a malformed line: exit 1, both reported.
+	slowMalformed := file("slow_malformed.txt", strings.ReplaceAll(runFile, "\t0 allocs/op", "\t1 allocs/op")+"BenchmarkCallSoon/ready=ringbuffer/batch=1000-2\t100000\t7.0\n")
 	empty := file("empty.txt", "")
 	nobench := file("nobench.txt", "goos: linux\nPASS\n")
 	cases := []struct {
@@ -154,6 +160,9 @@ func TestCompareCases(t *testing.T) {
 		{"several_commits", []string{base, twoCommits}, 2},
 		{"several_commits_filtered", []string{"-filter", "commit:0123456789abcdef", base, twoCommits}, 0},
 		{"malformed", []string{base, malformed}, 2},
+		{"regression_and_malformed", []string{base, slowMalformed}, 1},
+		{"one_sample_each", []string{oneBase, oneHead}, 3},
+		{"bare_effect", []string{"-min-effect", "5", base, base}, 2},
 		{"empty", []string{base, empty}, 2},
 		{"no_benchmarks", []string{nobench, base}, 2},
 		{"missing", []string{base, filepath.Join(dir, "missing.txt")}, 2},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/loopbench/loopbench/internal/gate"
 	"github.com/loopbench/loopbench/internal/verdict"
+	"golang.org/x/perf/benchmath"
 )
 
 const gateUsage = `usage: loopbench gate [-base REV] [-head REV] [flags]
@@ -42,7 +43,10 @@ past -min-effect or the benchmark's -floor, allocs/op compared exactly.
 -aa calibrates: the head binary against itself. It prints what the verdict
 flagged (a chance alarm is at most -alpha's share of such runs) and each
 benchmark's spread and A/A delta, and -write-floor FILE writes noise
-floors (twice each benchmark's A/A delta) for later -floor runs.
+floors for later -floor runs: per configuration group, benchmark and
+unit, the upper 95 % bootstrap quantile of the A/A delta (the change such
+rounds show by chance in 1 A/A run of 20). It needs -count 8 or more and
+writes nothing after an undecided run.
 
 Exit status: 0 pass; 1 a regression; 2 a usage error, or the gate could
 not run (not a git checkout, an unknown revision, a package without
@@ -88,8 +92,10 @@ func parseGate(args []string, stderr io.Writer) (gateFlags, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	switch {
-	case g.count < 1:
-		return g, usageError{fmt.Sprintf("-count %d: want at least 1 round", g.count)}
+	case g.count < 2:
+		return g, usageError{fmt.Sprintf("-count %d: one round a side is no evidence for the U test; want at least 2 (10 or more to decide at the run's corrected level)", g.count)}
+	case g.writeFloor != "" && g.count < verdict.MinFloorSamples:
+		return g, usageError{fmt.Sprintf("-write-floor needs -count %d or more: a floor is a quantile over the A/A rounds", verdict.MinFloorSamples)}
 	case !validBenchtime(g.benchtime):
 		return g, usageError{fmt.Sprintf("-benchtime %q: want a positive duration such as 100ms, or Nx", g.benchtime)}
 	case g.aa && set["base"]:
@@ -146,7 +152,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "files: %s, %s, %s\n\n", res.Base.Path, res.Head.Path, res.GatePath)
 	v, verr := judge(stdout, res.Base.Path, res.Head.Path, o, filter, false)
 	if g.aa && v != nil {
-		if err := calibrate(stdout, v, g.writeFloor); err != nil {
+		if err := calibrate(stdout, v, g.writeFloor, g.seed); err != nil {
 			return exitError{2, err}
 		}
 	}
@@ -237,41 +243,54 @@ func (b buildOnly) Write(p []byte) (int, error) {
 }
 
 // calibrate prints the A/A run's spread per benchmark and writes floors:
-// twice each benchmark's A/A delta.
-func calibrate(w io.Writer, v *verdict.Verdict, floorPath string) error {
+// the upper 95 % bootstrap quantile of each benchmark's A/A delta
+// (verdict.AAFloor, seeded from the gate's seed). It refuses to write
+// floors from an undecided run or from too few rounds.
+func calibrate(w io.Writer, v *verdict.Verdict, floorPath string, seed uint64) error {
 	flagged := v.Count(verdict.Regressed) + v.Count(verdict.Improved)
 	fmt.Fprintf(w, "\nA/A calibration: %d of %d comparisons flagged (a chance alarm at alpha %g is expected in at most that share of A/A runs).\n", flagged, len(v.Comparisons), v.Alpha)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "benchmark\tunit\tspread A\tspread B\tA/A delta\tfloor")
 	floors := verdict.Floors{}
-	for _, c := range v.Comparisons {
+	var floorErr error
+	for i, c := range v.Comparisons {
 		if c.Exact {
 			continue
 		}
-		spread := func(lo, center, hi float64) string {
-			if center == 0 || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
-				return "∞"
-			}
-			return fmt.Sprintf("±%.1f%%", 100*max(hi-center, center-lo)/center)
+		floor, err := verdict.AAFloor(c.Base, c.Head, seed+uint64(i))
+		cell := pctString(floor)
+		if err != nil {
+			floorErr, cell = err, "-"
 		}
-		floor := 2 * math.Abs(c.Delta)
-		floors.Set(c.Name, c.Unit, floor)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Unit, spread(c.BaseSum.Lo, c.BaseSum.Center, c.BaseSum.Hi),
-			spread(c.HeadSum.Lo, c.HeadSum.Center, c.HeadSum.Hi), formatDelta(c.Delta), pctString(floor))
+		floors.Set(c.Group, c.Name, c.Unit, floor)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Unit, spreadString(c.BaseSum), spreadString(c.HeadSum), formatDelta(c.Delta), cell)
 	}
 	tw.Flush()
-	if floorPath == "" {
+	switch {
+	case floorPath == "":
 		return nil
+	case v.Count(verdict.Undecided) > 0:
+		return fmt.Errorf("-write-floor: not written: the A/A run is undecided (%s)", needMessage(v))
+	case floorErr != nil:
+		return fmt.Errorf("-write-floor: not written: %v (raise -count)", floorErr)
 	}
 	f, err := os.Create(floorPath)
 	if err != nil {
 		return err
 	}
-	comment := fmt.Sprintf("loopbench noise floors: twice each benchmark's delta in one A/A gate\n%s", time.Now().UTC().Format(time.RFC3339))
+	comment := fmt.Sprintf("loopbench noise floors: the upper %g bootstrap quantile of each benchmark's A/A delta\n%s", verdict.FloorQuantile, time.Now().UTC().Format(time.RFC3339))
 	if err := floors.Write(f, comment); err != nil {
 		f.Close()
 		return err
 	}
 	fmt.Fprintf(w, "floors: %s\n", floorPath)
 	return f.Close()
+}
+
+// spreadString is a summary's widest side as a percentage of its center.
+func spreadString(s benchmath.Summary) string {
+	if s.Center == 0 || math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0) {
+		return "∞"
+	}
+	return fmt.Sprintf("±%.1f%%", 100*max(s.Hi-s.Center, s.Center-s.Lo)/s.Center)
 }

@@ -35,17 +35,18 @@ func TestGateEndToEnd(t *testing.T) {
 	if code != 0 || strings.Contains(out, "REGRESSION") {
 		t.Fatalf("A/A: exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
-	// -aa writes floors for the timed units.
+	// -aa writes floors for the timed units, keyed by group, name and
+	// unit, from 8 rounds or more.
 	floors := filepath.Join(r.Dir, "floors.txt")
-	out, errs, code = runOut("gate", "-aa", "-pkg", ".", "-count", "3", "-benchtime", "50x", "-out", filepath.Join(r.Dir, "cal"), "-write-floor", floors)
+	out, errs, code = runOut("gate", "-aa", "-pkg", ".", "-count", "8", "-benchtime", "50x", "-filter", ".unit:sec/op", "-out", filepath.Join(r.Dir, "cal"), "-write-floor", floors)
 	if code == 2 || !strings.Contains(out, "A/A calibration") || !strings.Contains(out, "gate: base working tree (") {
 		t.Fatalf("-aa: exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
-	if b, err := os.ReadFile(floors); err != nil || !strings.Contains(string(b), "Work\tsec/op\t") {
+	if b, err := os.ReadFile(floors); err != nil || !strings.Contains(string(b), "\tWork\tsec/op\t") {
 		t.Fatalf("floors file: %v\n%s", err, b)
 	}
 	// A second gate into the same -out is refused.
-	if _, errs, code := runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "1", "-out", filepath.Join(r.Dir, "aa")); code != 2 || !strings.Contains(errs, "exists and is not empty") {
+	if _, errs, code := runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "2", "-out", filepath.Join(r.Dir, "aa")); code != 2 || !strings.Contains(errs, "exists and is not empty") {
 		t.Fatalf("reused -out: exit %d %s", code, errs)
 	}
 }
@@ -55,7 +56,9 @@ func TestGateUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-count", "0"}, "-count 0: want at least 1 round"},
+		{[]string{"-count", "0"}, "-count 0: one round a side is no evidence"},
+		{[]string{"-count", "1"}, "-count 1: one round a side is no evidence"},
+		{[]string{"-aa", "-count", "5", "-write-floor", "f.txt"}, "-write-floor needs -count 8 or more"},
 		{[]string{"-benchtime", "0s"}, `-benchtime "0s"`},
 		{[]string{"-benchtime", "fast"}, `-benchtime "fast"`},
 		{[]string{"-aa", "-base", "HEAD"}, "-aa runs the head binary against itself"},
@@ -71,7 +74,7 @@ func TestGateUsage(t *testing.T) {
 		}
 	}
 	t.Chdir(t.TempDir())
-	if _, errs, code := runOut("gate", "-count", "1"); code != 2 || !strings.Contains(errs, "not a git checkout") {
+	if _, errs, code := runOut("gate", "-count", "2"); code != 2 || !strings.Contains(errs, "not a git checkout") {
 		t.Errorf("outside a checkout: exit %d, %q", code, errs)
 	}
 }

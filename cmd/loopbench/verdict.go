@@ -29,7 +29,7 @@ func (f *verdictFlags) register(fs interface {
 	BoolVar(*bool, string, bool, string)
 }) {
 	fs.Float64Var(&f.alpha, "alpha", 0.05, "family-wise significance level over all the run's comparisons (Holm)")
-	fs.StringVar(&f.minEffect, "min-effect", "5%", "smallest change that counts as a regression")
+	fs.StringVar(&f.minEffect, "min-effect", "5%", "smallest change that counts as a regression, a percentage with its % sign (a bare number is refused)")
 	fs.StringVar(&f.floor, "floor", "", "noise floors file (from gate -aa -write-floor): a benchmark's minimum effect is the larger of -min-effect and its floor")
 	fs.BoolVar(&f.force, "force", false, "compare results from different setups (cpu, goos, goarch, go, kernel, gomaxprocs)")
 	fs.StringVar(&f.filter, "filter", "", "use only the results this benchstat filter matches, e.g. '.name:CallSoon' or 'commit:abc123'")
@@ -82,18 +82,38 @@ func judge(w io.Writer, basePath, headPath string, o verdict.Options, filter *be
 	}
 	v := verdict.Decide(m.Pairs, o)
 	printVerdict(w, m, v, o)
+	var malformed []string
 	for _, s := range sets {
 		if len(s.Malformed) > 0 {
-			return v, exitError{2, fmt.Errorf("%s (the table covers the lines that could be read)", malformedSummary(s))}
+			malformed = append(malformed, malformedSummary(s))
 		}
 	}
-	switch v.Exit() {
-	case verdict.ExitRegression:
-		return v, exitError{1, fmt.Errorf("%d regressions beyond the minimum effect, listed at the end of the table", v.Count(verdict.Regressed))}
-	case verdict.ExitUndecided:
-		return v, exitError{3, fmt.Errorf("%d comparisons undecided: too few samples for alpha %g over %d tests; %d per side would do", v.Count(verdict.Undecided), v.Alpha, v.Tests, v.Need)}
+	also := ""
+	if malformed != nil {
+		also = "; also " + strings.Join(malformed, "; ") + " (the table covers the lines that could be read)"
+	}
+	switch {
+	case v.Exit() == verdict.ExitRegression:
+		return v, exitError{1, fmt.Errorf("%d regressions beyond the minimum effect, listed at the end of the table%s", v.Count(verdict.Regressed), also)}
+	case malformed != nil:
+		return v, exitError{2, fmt.Errorf("%s (the table covers the lines that could be read)", strings.Join(malformed, "; "))}
+	case v.Exit() == verdict.ExitUndecided:
+		return v, exitError{3, fmt.Errorf("%d comparisons undecided: %s", v.Count(verdict.Undecided), needMessage(v))}
 	}
 	return v, nil
+}
+
+// needMessage says how many samples a side would decide the undecided
+// comparisons, ties counted.
+func needMessage(v *verdict.Verdict) string {
+	msg := fmt.Sprintf("too few samples for alpha %g over %d tests", v.Alpha, v.Tests)
+	if v.Need > 0 {
+		msg += fmt.Sprintf("; %d per side would do", v.Need)
+	}
+	if v.Unreachable > 0 {
+		msg += fmt.Sprintf("; %d are so tied that no count up to %d would", v.Unreachable, verdict.MaxSamples)
+	}
+	return msg
 }
 
 func malformedSummary(s *benchdata.Set) string {

@@ -101,7 +101,8 @@ func Match(base, head *benchdata.Set, force bool) (*Matched, error) {
 		if !slices.Contains(m.Groups, g) {
 			m.Groups = append(m.Groups, g)
 		}
-		m.Pairs = append(m.Pairs, Pair{Group: g, Name: b.Name, Unit: b.Unit, Better: head.Better(b.Unit), Base: b.Values, Head: h.Values})
+		m.Pairs = append(m.Pairs, Pair{Group: g, Name: b.Name, Unit: b.Unit, Better: head.Better(b.Unit),
+			ExactUnit: ExactUnit(b.Unit, base.Units) || ExactUnit(b.Unit, head.Units), Base: b.Values, Head: h.Values})
 	}
 	only := func(s *benchdata.Set, other map[[2]string]bool) []string {
 		var out []string

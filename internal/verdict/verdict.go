@@ -4,11 +4,13 @@
 //
 // The rules, in order:
 //
-//   - Deterministic samples (every value equal on each side, as allocs/op
-//     and usually B/op are) are compared exactly, without a test: equal is
-//     unchanged; any increase of allocs/op is a regression; another unit
-//     regresses when the change passes the minimum effect in its worse
-//     direction.
+//   - Units that are exact by nature (allocs/op, B/op, and any unit whose
+//     Unit line says assume=exact) are compared exactly, without a test,
+//     when every value on each side is equal: equal is unchanged; any
+//     increase of allocs/op is a regression; another unit regresses when
+//     the change passes the minimum effect in its worse direction. One
+//     sample is enough for such a unit. Exactness is never inferred from
+//     the values: two single timings are two samples of noise.
 //   - Every other benchmark and unit takes a Mann-Whitney U test
 //     (golang.org/x/perf/benchmath, as benchstat), and the family-wise
 //     error rate over all the tests of the run is held at Alpha with
@@ -22,10 +24,12 @@
 //     effect in the unit's worse direction (higher time, lower req/s); a
 //     benchmark's effective minimum is the larger of Options.MinEffect and
 //     its noise floor.
-//   - When the samples are too few for any test of the run to reach the
-//     corrected level, a change past the minimum effect in the worse
-//     direction is undecided, and the verdict says how many samples per
-//     side would do.
+//   - When the samples are too few for the test to reach the corrected
+//     level, a change past the minimum effect in the worse direction is
+//     undecided, and the verdict says how many samples per side would do.
+//     Both are computed from the observed ties (ReachableP): values that
+//     repeat, as integer metrics and rounded figures do, leave fewer
+//     distinct orderings and a larger smallest p-value.
 package verdict
 
 import (
@@ -34,6 +38,7 @@ import (
 	"slices"
 	"sort"
 
+	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
 )
 
@@ -50,7 +55,16 @@ type Pair struct {
 	Group      string // the configuration group, "" when the files hold one
 	Name, Unit string
 	Better     int // +1 when higher is better, -1 when lower is
+	// ExactUnit says the unit is exact by nature (see ExactUnit): its
+	// samples are compared without a test when they are constant.
+	ExactUnit  bool
 	Base, Head []float64
+}
+
+// ExactUnit reports whether unit is exact by nature: allocs/op and B/op,
+// which count, and units whose metadata says assume=exact.
+func ExactUnit(unit string, units benchfmt.UnitMetadataMap) bool {
+	return unit == "allocs/op" || unit == "B/op" || units.GetAssumption(unit) == benchmath.AssumeExact
 }
 
 // Status is the outcome of one comparison.
@@ -72,7 +86,7 @@ type Comparison struct {
 	Pair
 	BaseSum, HeadSum benchmath.Summary
 	Delta            float64 // head/base - 1 of the centers; ±Inf when base is 0
-	Exact            bool    // deterministic samples, compared without a test
+	Exact            bool    // an exact unit with constant samples, compared without a test
 	P                float64 // the U test's p-value (NaN when Exact)
 	Threshold        float64 // the Holm level P was held to (NaN when Exact)
 	Significant      bool    // P passed Threshold
@@ -87,8 +101,12 @@ type Verdict struct {
 	Alpha       float64
 	Tests       int // comparisons that took a U test: Holm's m
 	// Need is, when some comparison is undecided, the samples per side that
-	// would let a test reach the run's strictest level, alpha/Tests.
+	// would let every undecided test reach the run's strictest level,
+	// alpha/Tests, given its ties.
 	Need int
+	// Unreachable counts the undecided comparisons whose ties no sample
+	// size up to MaxSamples would resolve.
+	Unreachable int
 }
 
 // Exit codes of a verdict.
@@ -152,8 +170,9 @@ func Decide(pairs []Pair, o Options) *Verdict {
 		}
 		s1 := benchmath.NewSample(slices.Clone(p.Base), th)
 		s2 := benchmath.NewSample(slices.Clone(p.Head), th)
-		c := Comparison{Pair: p, P: math.NaN(), Threshold: math.NaN(), MinEffect: max(o.MinEffect, o.Floors.Get(p.Name, p.Unit))}
-		c.Exact = constant(s1.Values) && constant(s2.Values)
+		c := Comparison{Pair: p, P: math.NaN(), Threshold: math.NaN(), MinEffect: max(o.MinEffect, o.Floors.Get(p.Group, p.Name, p.Unit))}
+		exactUnit := p.ExactUnit || p.Unit == "allocs/op" || p.Unit == "B/op"
+		c.Exact = exactUnit && constant(s1.Values) && constant(s2.Values)
 		if c.Exact {
 			c.BaseSum = benchmath.AssumeExact.Summary(s1, o.Confidence)
 			c.HeadSum = benchmath.AssumeExact.Summary(s2, o.Confidence)
@@ -181,15 +200,31 @@ func Decide(pairs []Pair, o Options) *Verdict {
 			c.Status = Improved
 		case c.Significant:
 			c.Note = fmt.Sprintf("significant, within the %s minimum effect", pct(c.MinEffect))
-		case worse && MinP(len(c.Base), len(c.Head)) > strictest:
-			c.Status = Undecided
-			c.Note = fmt.Sprintf("n=%d+%d cannot reach p<%.2g", len(c.Base), len(c.Head), strictest)
+		case worse:
+			c.undecided(v, strictest)
 		}
 	}
-	if v.Count(Undecided) > 0 {
-		v.Need = SamplesFor(strictest)
-	}
 	return v
+}
+
+// undecided marks c undecided when its samples, with their ties, cannot
+// reach the strictest level at all, and raises v.Need to the samples per
+// side that would.
+func (c *Comparison) undecided(v *Verdict, strictest float64) {
+	reach := ReachableP(c.Base, c.Head)
+	if reach <= strictest {
+		return // the test could have decided: it found no difference
+	}
+	c.Status = Undecided
+	c.Note = fmt.Sprintf("n=%d+%d cannot reach p<%.2g", len(c.Base), len(c.Head), strictest)
+	if reach > MinP(len(c.Base), len(c.Head))*(1+1e-9) {
+		c.Note += fmt.Sprintf(": with these ties the smallest p is %.2g", reach)
+	}
+	if n := SamplesForTies(c.Base, c.Head, strictest); n > 0 {
+		v.Need = max(v.Need, n)
+	} else {
+		v.Unreachable++
+	}
 }
 
 // decideExact is the verdict on deterministic samples.
@@ -271,14 +306,78 @@ func MinP(n1, n2 int) float64 {
 	return min(1, 2*math.Exp(lg(n1)+lg(n2)-lg(n1+n2)))
 }
 
-// SamplesFor returns the smallest n for which n samples per side can
-// reach p <= level.
+// SamplesFor returns the smallest n for which n samples per side without
+// ties can reach p <= level.
 func SamplesFor(level float64) int {
 	n := 1
-	for MinP(n, n) > level && n < 1000 {
+	for MinP(n, n) > level && n < MaxSamples {
 		n++
 	}
 	return n
+}
+
+// MaxSamples bounds the samples per side SamplesForTies looks at.
+const MaxSamples = 200
+
+// ReachableP is the smallest two-sided p-value the U test (benchmath's,
+// as Decide runs it) can give for any split of the pooled values of base
+// and head into samples of their sizes: the split with one side wholly
+// below the other. With ties it is larger than MinP: the tied values
+// cannot be ordered, so fewer splits are as extreme.
+func ReachableP(base, head []float64) float64 {
+	n1 := len(base)
+	if n1 == 0 || len(head) == 0 {
+		return 1
+	}
+	pooled := slices.Concat(base, head)
+	slices.Sort(pooled)
+	th := &benchmath.Thresholds{CompareAlpha: 0.05}
+	p := func(x1, x2 []float64) float64 {
+		s1 := benchmath.NewSample(slices.Clone(x1), th)
+		s2 := benchmath.NewSample(slices.Clone(x2), th)
+		return benchmath.AssumeNothing.Compare(s1, s2).P
+	}
+	n2 := len(head)
+	return min(p(pooled[:n1], pooled[n1:]), p(pooled[n2:], pooled[:n2]))
+}
+
+// SamplesForTies returns the smallest n per side for which samples with
+// the ties of base and head (each side's values repeated in turn up to n)
+// can reach p <= level, or 0 when none up to MaxSamples can.
+func SamplesForTies(base, head []float64, level float64) int {
+	if len(base) == 0 || len(head) == 0 {
+		return 0
+	}
+	ok := func(n int) bool { return ReachableP(cycle(base, n), cycle(head, n)) <= level }
+	lo := max(len(base), len(head)) // ok(lo) is false or lo is the answer
+	if ok(lo) {
+		return lo
+	}
+	hi := lo
+	for !ok(hi) { // the smallest p falls as n grows: find a bound, then bisect
+		if hi == MaxSamples {
+			return 0
+		}
+		lo, hi = hi, min(2*hi, MaxSamples)
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+// cycle returns n values: xs repeated in turn.
+func cycle(xs []float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = xs[i%len(xs)]
+	}
+	return out
 }
 
 func pct(f float64) string { return fmt.Sprintf("%.3g%%", 100*f) }

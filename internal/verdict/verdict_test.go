@@ -107,7 +107,7 @@ func TestShiftBelowMinEffect(t *testing.T) {
 	}
 	// A noise floor of 4 % raises the 2 % minimum above the change.
 	f := Floors{}
-	f.Set("X", "sec/op", 0.04)
+	f.Set("", "X", "sec/op", 0.04)
 	v = Decide([]Pair{p}, Options{MinEffect: 0.02, Floors: f})
 	if c := v.Comparisons[0]; v.Exit() != ExitPass || c.MinEffect != 0.04 {
 		t.Fatalf("3%% change with a 4%% floor: %+v", c)

@@ -66,15 +66,25 @@ func (r *Repo) Read(name string) string {
 }
 
 // CommitWork commits BenchmarkWork doing steps steps per operation and
-// reporting them as steps/op, and returns the commit.
+// reporting them as steps/op, declared exact by a benchfmt Unit line the
+// test binary prints first, and returns the commit.
 func (r *Repo) CommitWork(steps string) string {
 	r.t.Helper()
 	r.Write("work.go", "package gated\n\nfunc Work(n int) int {\n\ts := 0\n\tfor i := range n {\n\t\ts += i*i ^ s\n\t}\n\treturn s\n}\n")
 	r.Write("work_test.go", `package gated
 
-import "testing"
+import (
+	"fmt"
+	"os"
+	"testing"
+)
 
 var sink int
+
+func TestMain(m *testing.M) {
+	fmt.Println("Unit steps/op assume=exact better=lower")
+	os.Exit(m.Run())
+}
 
 const steps = `+steps+`
 
