@@ -1,7 +1,9 @@
-// Package benchdata reads benchmark results files in the Go benchmark
-// format (what go test -bench, loopbench run, loopbench gate and the peer
-// programs write) into samples: the values of one benchmark, in one unit,
-// under one configuration, over every line that reported it.
+// Package benchdata is the one reader of benchmark results files in the Go
+// benchmark format (what go test -bench, loopbench run, loopbench gate and
+// the peer programs write), for compare, gate and report alike: the
+// results as benchfmt gives them, for benchproc projections, and samples:
+// the values of one benchmark, in one unit, under one configuration, over
+// every line that reported it.
 //
 // Reading goes through golang.org/x/perf/benchfmt, filtering through
 // benchproc's filter language (the -filter of benchstat). A benchmark's
@@ -37,6 +39,9 @@ type Set struct {
 	Malformed []string
 	// Results counts the benchmark lines read (after the filter).
 	Results int
+	// Raw holds those lines' results, in order, for benchproc projections
+	// (several files read together carry benchfmt.Files' ".file" key).
+	Raw []*benchfmt.Result
 
 	index map[string]*Sample
 }
@@ -107,8 +112,27 @@ func ReadFile(path string, filter *benchproc.Filter) (*Set, error) {
 
 // Read reads results from r, named path in messages.
 func Read(r io.Reader, path string, filter *benchproc.Filter) (*Set, error) {
-	s := &Set{Path: path, Units: benchfmt.UnitMetadataMap{}, Keys: map[string][]string{}, index: map[string]*Sample{}}
 	br := benchfmt.NewReader(r, path)
+	return read(br, path, filter)
+}
+
+// ReadFiles reads paths as one stream, as benchfmt.Files does: each
+// result carries its file in the ".file" key, and each file's
+// configuration starts afresh.
+func ReadFiles(paths []string, filter *benchproc.Filter) (*Set, error) {
+	files := &benchfmt.Files{Paths: paths}
+	return read(files, strings.Join(paths, ", "), filter)
+}
+
+// scanner is what benchfmt.Reader and benchfmt.Files have in common.
+type scanner interface {
+	Scan() bool
+	Result() benchfmt.Record
+	Err() error
+}
+
+func read(br scanner, path string, filter *benchproc.Filter) (*Set, error) {
+	s := &Set{Path: path, Units: benchfmt.UnitMetadataMap{}, Keys: map[string][]string{}, index: map[string]*Sample{}}
 	for br.Scan() {
 		switch rec := br.Result().(type) {
 		case *benchfmt.SyntaxError:
@@ -121,6 +145,7 @@ func Read(r io.Reader, path string, filter *benchproc.Filter) (*Set, error) {
 					continue
 				}
 			}
+			s.Raw = append(s.Raw, rec.Clone())
 			s.add(rec)
 		}
 	}

@@ -7,7 +7,8 @@
 //
 // It reads any benchfmt (loopbench run's raw.txt, scripts/bench.sh output,
 // plain go test -bench output, gate files, peer programs' output) through
-// golang.org/x/perf: benchfmt.Files reads, benchproc projects as benchstat
+// golang.org/x/perf: package benchdata reads (the reader compare and gate
+// use), benchproc projects as benchstat
 // does (a table per benchmark name and unit, columns by the variant keys
 // /impl, /ready, /timers, /selector and /cancel, rows by the rest of the
 // name), benchmath summarizes, benchunit scales.
@@ -19,6 +20,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loopbench/loopbench/internal/benchdata"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
@@ -102,28 +104,17 @@ func Read(paths []string, o Options) (*Report, error) {
 	if rep.Title == "" {
 		rep.Title = "loopbench report"
 	}
-	files := benchfmt.Files{Paths: paths}
-	var results []*benchfmt.Result
-	for files.Scan() {
-		switch rec := files.Result().(type) {
-		case *benchfmt.SyntaxError:
-			rep.Warnings = append(rep.Warnings, rec.Error())
-		case *benchfmt.Result:
-			if o.Filter != nil {
-				if ok, _ := o.Filter.Apply(rec); !ok {
-					continue
-				}
-			}
-			results = append(results, rec.Clone())
-		}
+	set, err := benchdata.ReadFiles(paths, o.Filter)
+	if set != nil {
+		rep.Warnings = set.Malformed
+		rep.Results = set.Results
 	}
-	if err := files.Err(); err != nil {
+	if errors.Is(err, benchdata.ErrNoResults) {
+		return rep, fmt.Errorf("%s: %w", strings.Join(paths, ", "), ErrNothing)
+	} else if err != nil {
 		return rep, err
 	}
-	rep.Results = len(results)
-	if len(results) == 0 {
-		return rep, fmt.Errorf("%s: %w", strings.Join(paths, ", "), ErrNothing)
-	}
+	results := set.Raw
 	dims := rep.configDims(results)
 	var parser benchproc.ProjectionParser
 	tableBy, _, err := parser.ParseWithUnit(".name", nil)
@@ -150,12 +141,11 @@ func Read(paths []string, o Options) (*Report, error) {
 		}
 	}
 	rowBy := parser.Residue()
-	units := files.Units()
 	b := newBuilder(colBy, rowBy, o)
 	for _, res := range results {
 		rowKey, colKey := rowBy.Project(res), colBy.Project(res)
 		for i, tk := range tableBy.ProjectValues(res) {
-			b.add(tk, rowKey, colKey, res.Values[i].Value, benchfmt.UnitMetadataMap(units).GetBetter(res.Values[i].Unit))
+			b.add(tk, rowKey, colKey, res.Values[i].Value, set.Units.GetBetter(res.Values[i].Unit))
 		}
 	}
 	rep.Tables = b.tables()

@@ -83,17 +83,21 @@ func Match(base, head *benchdata.Set, force bool) (*Matched, error) {
 		}
 		return strings.Join(parts, " ")
 	}
-	type key struct{ cfg, name, unit string }
-	heads := map[key]*benchdata.Sample{}
+	heads, err := index(head, split)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := index(base, split); err != nil {
+		return nil, err
+	}
 	headNames, baseNames := map[[2]string]bool{}, map[[2]string]bool{}
 	for _, s := range head.Samples {
-		heads[key{s.Config.Project(split), s.Name, s.Unit}] = s
 		headNames[[2]string{s.Config.Project(split), s.Name}] = true
 	}
 	m := &Matched{}
 	for _, b := range base.Samples {
 		baseNames[[2]string{b.Config.Project(split), b.Name}] = true
-		h := heads[key{b.Config.Project(split), b.Name, b.Unit}]
+		h := heads[sampleKey{b.Config.Project(split), b.Name, b.Unit}]
 		if h == nil {
 			continue
 		}
@@ -125,6 +129,25 @@ func Match(base, head *benchdata.Set, force bool) (*Matched, error) {
 		return nil, &SetupError{fmt.Sprintf("nothing to compare: %s and %s have no benchmark in common%s", base.Path, head.Path, hint(base, head))}
 	}
 	return m, nil
+}
+
+type sampleKey struct{ cfg, name, unit string }
+
+// index maps s's samples by the split keys' values, name and unit. Two
+// samples on one key differ only in keys the other file does not give:
+// pooling them would mix configurations and keeping one would drop the
+// other's values, so it is refused.
+func index(s *benchdata.Set, split []string) (map[sampleKey]*benchdata.Sample, error) {
+	out := map[sampleKey]*benchdata.Sample{}
+	for _, x := range s.Samples {
+		k := sampleKey{x.Config.Project(split), x.Name, x.Unit}
+		if prev := out[k]; prev != nil {
+			return nil, &SetupError{fmt.Sprintf("%s: %s %s appears under two configurations (%s and %s) that the other file cannot tell apart: select one with -filter",
+				s.Path, x.Name, x.Unit, prev.Config, x.Config)}
+		}
+		out[k] = x
+	}
+	return out, nil
 }
 
 // hint names what keeps two files apart when nothing matched.
