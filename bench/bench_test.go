@@ -13,6 +13,10 @@ import (
 // cases), or every workload on every variant (all).
 var matrix = flag.String("matrix", "varied", "varied or all")
 
+// orderSeed, when set, runs each workload's cases in an order drawn from it
+// (bench.Shuffle); -test.shuffle orders the workloads themselves.
+var orderSeed = flag.Uint64("order-seed", 0, "run each workload's cases in an order drawn from this seed (0: the matrix's order)")
+
 // TestMain prints the custom units' metadata ahead of benchmark results, so
 // benchstat knows which direction is better.
 func TestMain(m *testing.M) {
@@ -31,7 +35,11 @@ func runWorkload(b *testing.B, w string) {
 	if *matrix != "all" && *matrix != "varied" {
 		b.Fatalf("-matrix %q: want varied or all", *matrix)
 	}
-	for _, c := range bench.Cases(bench.Options{Workloads: []string{w}, Every: *matrix == "all"}) {
+	cases := bench.Cases(bench.Options{Workloads: []string{w}, Every: *matrix == "all"})
+	if *orderSeed != 0 {
+		cases = bench.Shuffle(cases, *orderSeed, 0)
+	}
+	for _, c := range cases {
 		var run func(bench.Timer, int) error
 		var cleanup func()
 		b.Run(c.Name(), func(b *testing.B) {

@@ -75,11 +75,14 @@ func (t *timer) ReportMetric(v float64, unit string) {
 }
 
 // Measure runs run with a growing operation count, as go test does, until
-// one run takes at least d, and returns that run's result.
+// one run takes at least d, and returns that run's result. Before each run
+// it collects the garbage, as go test's runN does, so that a run does not
+// pay for the garbage its setup or the previous case left.
 func Measure(run func(Timer, int) error, d time.Duration) (Result, error) {
 	n := 1
 	for {
 		t := &timer{}
+		collect()
 		t.StartTimer()
 		err := run(t, n)
 		t.StopTimer()
@@ -92,6 +95,9 @@ func Measure(run func(Timer, int) error, d time.Duration) (Result, error) {
 		n = nextN(n, t.elapsed, d)
 	}
 }
+
+// collect is runtime.GC; tests count its calls.
+var collect = runtime.GC
 
 // nextN predicts the count that takes d from n taking elapsed, growing by
 // at least one and at most 100 times, with 20 % headroom, as go test does.

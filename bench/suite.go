@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -20,6 +21,17 @@ type Case struct {
 	Variant  string // Config.String(), or impl=<baseline>, or ready=<queue> for the bare queues
 	Params   string // key=value segments, "/"-separated
 	Setup    func() (run func(t Timer, n int) error, cleanup func(), err error)
+}
+
+// Shuffle returns round's order of cases: a permutation drawn from seed
+// and round, so that a run's order can be replayed from its recorded
+// seed. Measured in one fixed order, a case always follows the same one
+// and pays for what it leaves (garbage, cache state).
+func Shuffle(cases []Case, seed uint64, round int) []Case {
+	out := slices.Clone(cases)
+	r := rand.New(rand.NewPCG(seed, uint64(round)))
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
 }
 
 // Name is the sub-benchmark name: Variant/Params.

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The full benchmark matrix (package ./bench): builds the test binary once,
 # runs every benchmark COUNT times, one whole pass per round so that
-# variants and baselines interleave, writes the raw benchfmt output to
+# variants and baselines interleave, each round in its own order drawn
+# from SEED (workloads by -test.shuffle, cases by -order-seed; the seed is
+# recorded), writes the raw benchfmt output to
 # results/<date>-<host>-<commit>/raw.txt (a new directory, never an old
 # one appended to) with the machine and the command as configuration
 # lines, and then loopbench report on it (summary.md, SVG plots,
@@ -21,6 +23,7 @@ count=${COUNT:-6}
 benchtime=${BENCHTIME:-300ms}
 filter=${BENCH:-.}
 matrix=${MATRIX:-varied}
+seed=${SEED:-$(( $(date +%s) % 1000000 * 1000 + 1 ))}
 commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 base=results/$(date -u +%Y-%m-%d)-$(hostname)-${commit:0:7}
 out=$base
@@ -40,11 +43,13 @@ go build -o "$tmp/benchstat" golang.org/x/perf/cmd/benchstat
 {
 	echo "commit: $commit"
 	echo "kernel: $(uname -r)"
-	echo "command: COUNT=$count BENCHTIME=$benchtime BENCH='$filter' MATRIX=$matrix scripts/bench.sh"
+	echo "command: COUNT=$count BENCHTIME=$benchtime BENCH='$filter' MATRIX=$matrix SEED=$seed scripts/bench.sh"
+	echo "seed: $seed"
 } >"$out/raw.txt"
 for i in $(seq "$count"); do
 	echo "round $i of $count" >&2
-	"$tmp/bench.test" -test.run='^$' -test.bench="$filter" -test.benchtime="$benchtime" -matrix="$matrix" >>"$out/raw.txt"
+	"$tmp/bench.test" -test.run='^$' -test.bench="$filter" -test.benchtime="$benchtime" -matrix="$matrix" \
+		-test.shuffle=$((seed + i)) -order-seed=$((seed + i)) | grep -v '^-test.shuffle ' >>"$out/raw.txt"
 done
 echo "raw results: $out/raw.txt" >&2
 

@@ -41,6 +41,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/loopbench/loopbench"
@@ -196,8 +197,37 @@ func buildSetting(key string) string {
 	return ""
 }
 
-// interruptContext is the context of a long command: done on Ctrl-C or
-// SIGTERM. Tests replace it to interrupt a command at a chosen moment.
+// interruptContext is the context of a long command: done on the first
+// Ctrl-C or SIGTERM, which it acknowledges on stderr; a second one exits
+// at once (status 130). Tests replace it to interrupt a command at a
+// chosen moment.
 var interruptContext = func() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := watchInterrupts(sigs, os.Stderr, os.Exit)
+	return ctx, func() { signal.Stop(sigs); cancel() }
+}
+
+// watchInterrupts cancels the context at the first signal on sigs, saying
+// so on stderr, and calls exit(130) at the second.
+func watchInterrupts(sigs <-chan os.Signal, stderr io.Writer, exit func(int)) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+		case <-stopped:
+			return
+		}
+		fmt.Fprintln(stderr, "loopbench: interrupt seen: finishing the current measurement and writing what was measured; interrupt again to exit at once")
+		cancel()
+		select {
+		case <-sigs:
+			fmt.Fprintln(stderr, "loopbench: second interrupt: exiting now")
+			exit(130)
+		case <-stopped:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() { once.Do(func() { close(stopped) }); cancel() }
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/loopbench/loopbench/internal/cpu"
 	"github.com/loopbench/loopbench/internal/load"
 	"github.com/loopbench/loopbench/peers"
+	"golang.org/x/perf/benchfmt"
 )
 
 const peersUsage = `usage: loopbench peers [flags]
@@ -147,7 +148,7 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	}
 	bench.WriteUnits(raw)
 	fmt.Fprintln(raw, "Unit p50-ns better=lower\nUnit p99-ns better=lower")
-	r := &peersRun{f: f, ready: ready, raw: raw, stderr: stderr, rng: rand.New(rand.NewPCG(f.seed, f.seed^0x5851f42d4c957f2d))}
+	r := &peersRun{f: f, ready: ready, raw: raw, w: newResultWriter(raw), stderr: stderr, rng: rand.New(rand.NewPCG(f.seed, f.seed^0x5851f42d4c957f2d))}
 	runErr := r.rounds(ctx)
 	if err := raw.Close(); err != nil {
 		return err
@@ -177,7 +178,8 @@ const asCLI = "LOOPBENCH_AS_CLI"
 type peersRun struct {
 	f        peersFlags
 	ready    []*peers.Peer
-	raw      io.Writer
+	raw      io.Writer // the peer programs' own lines go here as they print them
+	w        *resultWriter
 	stderr   io.Writer
 	rng      *rand.Rand
 	measured int
@@ -244,7 +246,9 @@ func (r *peersRun) loopbench(cases []bench.Case, s peers.Shape) error {
 			if err != nil {
 				return fmt.Errorf("%s/%s: %w", c.Workload, c.Name(), err)
 			}
-			writeResult(r.raw, c, res)
+			if err := r.w.writeCase(c, res); err != nil {
+				return err
+			}
 			r.measured++
 			return nil
 		}
@@ -272,27 +276,26 @@ func (r *peersRun) echoRound(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return errors.New("interrupted: the report covers what was measured")
 			}
-			line, err := r.echo(ctx, name, k)
-			if err != nil {
+			if err := r.echo(ctx, name, k); err != nil {
 				r.failures++
 				fmt.Fprintf(r.stderr, "loopbench peers: echo %s: %v\n", name, err)
 				continue
 			}
-			fmt.Fprintln(r.raw, line)
 			r.measured++
 		}
 	}
 	return nil
 }
 
-func (r *peersRun) echo(ctx context.Context, name string, conns int) (string, error) {
+// echo measures one echo server at conns connections and writes its line.
+func (r *peersRun) echo(ctx context.Context, name string, conns int) error {
 	all, err := cpu.Allowed() // none where pinning is unsupported: server and client unpinned
 	if err != nil && !errors.Is(err, cpu.ErrUnsupported) {
-		return "", err
+		return err
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return "", err
+		return err
 	}
 	args := []string{"serve", "-addr", "127.0.0.1:0"}
 	if name != "loopbench" {
@@ -305,11 +308,11 @@ func (r *peersRun) echo(ctx context.Context, name string, conns int) (string, er
 	srv.Env = append(os.Environ(), asCLI+"=1")
 	out, err := srv.StdoutPipe()
 	if err != nil {
-		return "", err
+		return err
 	}
 	srv.Stderr = r.stderr
 	if err := srv.Start(); err != nil {
-		return "", err
+		return err
 	}
 	defer func() {
 		srv.Process.Signal(syscall.SIGTERM)
@@ -324,13 +327,13 @@ func (r *peersRun) echo(ctx context.Context, name string, conns int) (string, er
 	}()
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "listening on ") {
-		return "", fmt.Errorf("the server did not start: %q %v", line, err)
+		return fmt.Errorf("the server did not start: %q %v", line, err)
 	}
 	go io.Copy(io.Discard, out)
 	addr := strings.Fields(line)[2]
 	if len(all) >= 2 {
 		if err := cpu.Pin(all[1:2]); err != nil {
-			return "", err
+			return err
 		}
 		defer cpu.Pin(all)
 	}
@@ -340,15 +343,17 @@ func (r *peersRun) echo(ctx context.Context, name string, conns int) (string, er
 	}
 	rep, err := load.Run(ctx, load.Config{Addr: addr, Conns: conns, Size: 1024, Duration: r.f.echoTime, Warmup: warm, Timeout: 2 * time.Second})
 	if err != nil {
-		return "", err
+		return err
 	}
 	if rep.Requests == 0 || rep.Errors > 0 {
-		return "", fmt.Errorf("%d requests, %d errors%s", rep.Requests, rep.Errors, firstError(rep))
+		return fmt.Errorf("%d requests, %d errors%s", rep.Requests, rep.Errors, firstError(rep))
 	}
 	variant := "impl=" + name
 	if name == "loopbench" {
 		variant = loopbench.Config{}.String()
 	}
-	return fmt.Sprintf("BenchmarkEchoServer/%s/size=1024/conns=%d\t%d\t%.4g ns/op\t%.0f req/s\t%d p50-ns\t%d p99-ns\t%.3f generator-cores",
-		variant, conns, rep.Requests, 1e9/rep.Achieved, rep.Achieved, rep.Corrected.P50, rep.Corrected.P99, rep.Cores()), nil
+	return r.w.write(fmt.Sprintf("EchoServer/%s/size=1024/conns=%d", variant, conns), int(rep.Requests), []benchfmt.Value{
+		{Value: 1e9 / rep.Achieved, Unit: "ns/op"}, {Value: rep.Achieved, Unit: "req/s"},
+		{Value: float64(rep.Corrected.P50), Unit: "p50-ns"}, {Value: float64(rep.Corrected.P99), Unit: "p99-ns"},
+		{Value: rep.Cores(), Unit: "generator-cores"}})
 }

@@ -38,9 +38,9 @@ func TestPeersQuick(t *testing.T) {
 		"BenchmarkTimers/impl=libuv/op=cold-fire/k=1000 ",
 		"BenchmarkIOChain/ready=ringbuffer/timers=heap4ary/selector=poll/p=100/a=1/mode=once-",
 		"BenchmarkIOChain/impl=libev/selector=poll/p=100/a=1/mode=once ",
-		"BenchmarkEchoServer/ready=ringbuffer/timers=heap4ary/selector=epoll/size=1024/conns=1\t",
-		"BenchmarkEchoServer/impl=libuv/size=1024/conns=1\t",
-		"BenchmarkEchoServer/impl=gonet/size=1024/conns=1\t",
+		"BenchmarkEchoServer/ready=ringbuffer/timers=heap4ary/selector=epoll/size=1024/conns=1 ",
+		"BenchmarkEchoServer/impl=libuv/size=1024/conns=1 ",
+		"BenchmarkEchoServer/impl=gonet/size=1024/conns=1 ",
 	} {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("raw.txt has no %q", want)

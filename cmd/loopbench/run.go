@@ -29,12 +29,16 @@ type runConfig struct {
 	out       string
 	args      []string // the command line, recorded in raw.txt
 	quick     bool
+	seed      uint64 // of the case order of each round, recorded in raw.txt
 }
 
 const runUsage = `usage: loopbench run [flags]
 
 Runs the workloads on the variants of this machine, interleaved: each of
--count rounds is one pass over every case. By default each workload runs on
+-count rounds is one pass over every case, in an order drawn at random per
+round from -seed (recorded in raw.txt), with the garbage collected before
+each measurement as go test does, so that no case pays for another's
+garbage or always follows the same one. By default each workload runs on
 the variants that differ in the part it exercises (CallSoon on all of
 them, Timers per heap, IOChain and Echo per selector, Await per ready
 queue); -all, or -variants, runs every workload on every (selected)
@@ -44,7 +48,8 @@ loopbench report on it (summary.md, SVG plots, report.html), and prints
 its tables: per workload and unit, one row per case and one column per
 variant, each cell the median over the rounds ± the 95 % confidence
 interval of the median and its ratio to the default variant. Ctrl-C
-stops after the current case and still reports what was measured.
+stops after the current case and still reports what was measured, marked
+interrupted in raw.txt and summary.md; a second Ctrl-C exits at once.
 
 Examples:
   loopbench run -quick
@@ -64,12 +69,16 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	workloads := fs.String("workloads", "", "comma-separated workloads: "+strings.Join(bench.Workloads, ", ")+"; default: all")
 	out := fs.String("out", "", "results directory, new or empty (default results/<date>-<host>-<commit>, with -2, -3... when taken)")
 	all := fs.Bool("all", false, "every workload on every variant (about four times longer)")
+	seed := fs.Uint64("seed", 0, "seed of each round's case order (default: from the clock; raw.txt records it)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return runConfig{}, err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	rc := runConfig{opts: bench.Options{Quick: *quick, Every: *all}, count: *count, benchtime: *benchtime, out: *out, args: args, quick: *quick}
+	rc := runConfig{opts: bench.Options{Quick: *quick, Every: *all}, count: *count, benchtime: *benchtime, out: *out, args: args, quick: *quick, seed: *seed}
+	if !set["seed"] {
+		rc.seed = uint64(time.Now().UnixNano())
+	}
 	switch {
 	case rc.count < 1:
 		return runConfig{}, usageError{fmt.Sprintf("-count %d: want at least 1 round", rc.count)}
@@ -154,7 +163,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	writeConfig(raw)
-	fmt.Fprintf(raw, "command: loopbench run %s\n", strings.Join(quoteArgs(rc.args), " "))
+	fmt.Fprintf(raw, "command: loopbench run %s\nseed: %d\n", strings.Join(quoteArgs(rc.args), " "), rc.seed)
 	bench.WriteUnits(raw)
 	if rc.quick && rc.count < 6 {
 		fmt.Fprintf(stderr, "loopbench run: -quick: %d rounds give no confidence intervals (6 are needed); use it to try things, not to decide\n", rc.count)
@@ -171,6 +180,12 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err := raw.Close(); err != nil {
 		return err
 	}
+	var interrupted *interruptedError
+	if errors.As(runErr, &interrupted) {
+		if err := markInterrupted(raw.Name(), interrupted.String()); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(stderr, "results: %s\n", rc.out)
 	repErr := writeReport(stdout, stderr, []string{filepath.Join(rc.out, "raw.txt")}, rc.out, nil, "loopbench run")
 	if runErr != nil {
@@ -179,15 +194,19 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	return repErr
 }
 
-// runRounds measures every case count times, one pass per round, writing
-// each result as it comes; an interrupt stops it between cases.
+// runRounds measures every case count times, one pass per round in an
+// order drawn from rc.seed, writing each result as it comes; an interrupt
+// stops it between cases.
 func runRounds(ctx context.Context, rc runConfig, cases []bench.Case, raw io.Writer, skip func(bench.Case, error), p *progress) error {
+	w := newResultWriter(raw)
+	done := 0
 	for round := range rc.count {
-		for _, c := range cases {
+		for _, c := range bench.Shuffle(cases, rc.seed, round) {
 			if ctx.Err() != nil {
-				return errors.New("interrupted: the report covers what was measured")
+				return &interruptedError{done: done, total: len(cases) * rc.count}
 			}
 			p.step(round, c)
+			done++
 			res, err := measureCase(c, rc.benchtime)
 			if bench.Skippable(err) {
 				if round == 0 {
@@ -198,10 +217,35 @@ func runRounds(ctx context.Context, rc runConfig, cases []bench.Case, raw io.Wri
 			if err != nil {
 				return fmt.Errorf("%s/%s: %w", c.Workload, c.Name(), err)
 			}
-			writeResult(raw, c, res)
+			if err := w.writeCase(c, res); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// interruptedError is a run stopped by Ctrl-C after done of total
+// measurements.
+type interruptedError struct{ done, total int }
+
+func (e *interruptedError) String() string {
+	return fmt.Sprintf("after %d of %d measurements (Ctrl-C)", e.done, e.total)
+}
+
+func (e *interruptedError) Error() string {
+	return "interrupted " + e.String() + ": the report covers what was measured"
+}
+
+// markInterrupted puts an "interrupted:" configuration line at the top of
+// the results file, so that every result in it, and every report of it,
+// carries the mark.
+func markInterrupted(path, what string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append([]byte("interrupted: "+what+"\n"), b...), 0o644)
 }
 
 func measureCase(c bench.Case, d time.Duration) (bench.Result, error) {
@@ -215,14 +259,6 @@ func measureCase(c bench.Case, d time.Duration) (bench.Result, error) {
 	return measure(run, d)
 }
 
-// writeResult writes res as a benchmark line of the benchfmt format.
-func writeResult(w io.Writer, c bench.Case, res bench.Result) {
-	fmt.Fprintf(w, "Benchmark%s/%s-%d\t%d\t%.4g ns/op", c.Workload, c.Name(), runtime.GOMAXPROCS(0), res.N, res.NsPerOp)
-	for _, m := range res.Metrics {
-		fmt.Fprintf(w, "\t%.4g %s", m.Value, m.Unit)
-	}
-	fmt.Fprintf(w, "\t%.0f B/op\t%.0f allocs/op\n", res.BytesPerOp, res.AllocsPerOp)
-}
 
 // machineConfig is the configuration benchfmt lines describe the machine
 // with.

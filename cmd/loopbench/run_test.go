@@ -55,7 +55,7 @@ func TestRunGolden(t *testing.T) {
 	stubMeasure(t)
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
-	args := []string{"run", "-count", "3", "-workloads", "CallSoon,ReadyQueue",
+	args := []string{"run", "-count", "3", "-seed", "1", "-workloads", "CallSoon,ReadyQueue",
 		"-variants", "ready=ringbuffer/timers=heap4ary/selector=epoll,ready=deque/timers=heap4ary/selector=epoll", "-out", dir}
 	if err := run(args, &out, &errb); err != nil {
 		t.Fatal(err, errb.String())

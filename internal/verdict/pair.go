@@ -8,10 +8,10 @@ import (
 	"github.com/loopbench/loopbench/internal/benchdata"
 )
 
-// IdentityKeys name a run, not its setup: they are expected to differ
+// IdentityKeys name a run, not its setup (seed is the case order's): they are expected to differ
 // between base and head and are not matched, but a file must hold one
 // value of each (several commits in one file are several runs).
-var IdentityKeys = []string{"commit", "side", "command", "date"}
+var IdentityKeys = []string{"commit", "side", "command", "date", "seed", "interrupted"}
 
 // MachineKeys describe the setup: base and head must agree on each that
 // both files give, unless forced.

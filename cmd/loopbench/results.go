@@ -1,0 +1,35 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+
+	"github.com/loopbench/loopbench/bench"
+	"golang.org/x/perf/benchfmt"
+)
+
+// resultWriter writes benchmark result lines with benchfmt.Writer, full
+// precision: the one writer of run's and peers' results. Configuration
+// lines are written before it, once, by the command.
+type resultWriter struct{ w *benchfmt.Writer }
+
+func newResultWriter(w io.Writer) *resultWriter { return &resultWriter{benchfmt.NewWriter(w)} }
+
+// writeCase writes c's measurement: ns/op, the workload's metrics, B/op
+// and allocs/op, under c's benchmark name with GOMAXPROCS as go test
+// names it.
+func (rw *resultWriter) writeCase(c bench.Case, res bench.Result) error {
+	vals := []benchfmt.Value{{Value: res.NsPerOp, Unit: "ns/op"}}
+	for _, m := range res.Metrics {
+		vals = append(vals, benchfmt.Value{Value: m.Value, Unit: m.Unit})
+	}
+	vals = append(vals, benchfmt.Value{Value: res.BytesPerOp, Unit: "B/op"}, benchfmt.Value{Value: res.AllocsPerOp, Unit: "allocs/op"})
+	name := fmt.Sprintf("%s/%s-%d", c.Workload, c.Name(), runtime.GOMAXPROCS(0))
+	return rw.write(name, res.N, vals)
+}
+
+// write writes one result line.
+func (rw *resultWriter) write(name string, iters int, vals []benchfmt.Value) error {
+	return rw.w.Write(&benchfmt.Result{Name: benchfmt.Name(name), Iters: iters, Values: vals})
+}
