@@ -259,7 +259,6 @@ func measureCase(c bench.Case, d time.Duration) (bench.Result, error) {
 	return measure(run, d)
 }
 
-
 // machineConfig is the configuration benchfmt lines describe the machine
 // with.
 func machineConfig() [][2]string {
