@@ -14,10 +14,17 @@ import (
 // eager cancel, 100 ms slow-callback threshold.
 type Config struct {
 	Ready, Timers, Selector string
-	// TimerCancel is "eager" (the default: Cancel removes the timer from the
-	// heap in O(log n)) or "lazy" (asyncio's policy: Cancel marks it, the
-	// loop drops cancelled heads and rebuilds the heap when more than 100
-	// timers are scheduled and more than half are cancelled).
+	// TimerCancel says who learns of a cancelled timer, and when. "eager"
+	// (the default): Cancel tells the timer queue at once, which takes the
+	// entry out by its own means: the wheel unlinks it (O(1)); a heap
+	// removes the earliest or the last entry at once (O(log n)) and marks
+	// any other dead in place (O(1)), a tombstone rebuilt away when
+	// tombstones outnumber live timers, so the timer's slot is free at
+	// once but its heap entry may stay. "lazy" (asyncio's policy): Cancel
+	// marks the handle only; the queue still counts it, the loop drops
+	// cancelled timers when they reach the head, and rebuilds the queue
+	// when more than 100 timers are scheduled and more than half are
+	// cancelled.
 	TimerCancel string
 	// Debug logs callbacks that run longer than SlowCallbackDuration.
 	Debug                bool

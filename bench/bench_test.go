@@ -67,7 +67,8 @@ func runWorkload(b *testing.B, w string) {
 // BenchmarkCallSoon: callbacks queued 1000 per iteration (mode=batch),
 // 1000 in flight re-posting themselves (mode=inflight) and one in flight
 // (mode=chain) on every variant; a bare slice of funcs
-// (impl=slice) and a chan func() consumed by one goroutine (impl=chan) as
+// (impl=slice) and a chan func() between a producer and a consumer goroutine
+// (impl=chan-pipeline) as
 // baselines.
 func BenchmarkCallSoon(b *testing.B) { runWorkload(b, "CallSoon") }
 

@@ -94,8 +94,12 @@ func SliceBatch(t Timer, n, batch int) {
 	t.StopTimer()
 }
 
-// ChanBatch is the goroutine baseline of CallSoonBatch: the callbacks are
-// sent on a chan func() that one goroutine consumes, batch at a time.
+// ChanBatch is the goroutine baseline of CallSoonBatch, impl=chan-pipeline:
+// the callbacks are sent on a chan func() with room for batch that another
+// goroutine consumes. It is a two-goroutine pipeline (producer and
+// consumer run in parallel on two CPUs), not one thread's queue: its
+// per-callback figure is a channel send and receive overlapped, not a
+// loop's dispatch.
 func ChanBatch(t Timer, n, batch int) {
 	ch := make(chan func(), batch)
 	done := make(chan struct{})

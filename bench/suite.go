@@ -165,7 +165,7 @@ func callSoonCases(o Options, add func(Case)) {
 	}
 	params := fmt.Sprintf("mode=batch/batch=%d", callSoonBatch)
 	add(Case{"CallSoon", "impl=slice", params, plain(func(t Timer, n int) error { SliceBatch(t, n, callSoonBatch); return nil })})
-	add(Case{"CallSoon", "impl=chan", params, plain(func(t Timer, n int) error { ChanBatch(t, n, callSoonBatch); return nil })})
+	add(Case{"CallSoon", "impl=chan-pipeline", params, plain(func(t Timer, n int) error { ChanBatch(t, n, callSoonBatch); return nil })})
 }
 
 // runOnceCases: one iteration run from outside the loop, the natural way,
@@ -245,7 +245,9 @@ func naturalTimerCases(o Options, heaps []loopbench.Config, add func(Case)) {
 		eachHeap(func(cfg loopbench.Config) {
 			add(Case{"Timers", cfg.String(), fmt.Sprintf("op=churn-random/p=%d", p), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
 				hs, idx := FillTimers(l, p), RandomIndices(p, churnIndices)
-				return func(t Timer, n int) error { return TimerChurnRandom(t, l, n, hs, idx) }, nil, nil
+				return func(t Timer, n int) error {
+					return guardPending(func() error { return TimerChurnRandom(t, l, n, hs, idx) })
+				}, nil, nil
 			})})
 		})
 		for _, b := range []struct {
@@ -256,7 +258,7 @@ func naturalTimerCases(o Options, heaps []loopbench.Config, add func(Case)) {
 			add(Case{"Timers", "impl=" + impl, fmt.Sprintf("op=churn-random/p=%d", p), func() (func(Timer, int) error, func(), error) {
 				ts, stop := FillAfterFuncs(p)
 				idx := RandomIndices(p, churnIndices)
-				return func(t Timer, n int) error { churn(t, n, ts, idx); return nil }, stop, nil
+				return func(t Timer, n int) error { return guardPending(func() error { churn(t, n, ts, idx); return nil }) }, stop, nil
 			}})
 		}
 	}
@@ -280,7 +282,7 @@ func timerOps(cfg loopbench.Config, p int, add func(Case)) {
 	for _, op := range ops {
 		add(Case{"Timers", cfg.String(), fmt.Sprintf("op=%s/p=%d", op.op, p), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
 			hs := FillTimers(l, p)
-			return func(t Timer, n int) error { return op.run(t, l, n, hs) }, nil, nil
+			return func(t Timer, n int) error { return guardPending(func() error { return op.run(t, l, n, hs) }) }, nil, nil
 		})})
 	}
 }
@@ -297,7 +299,7 @@ func afterFuncOps(p int, add func(Case)) {
 	for _, op := range ops {
 		add(Case{"Timers", "impl=afterfunc", fmt.Sprintf("op=%s/p=%d", op.op, p), func() (func(Timer, int) error, func(), error) {
 			ts, stop := FillAfterFuncs(p)
-			return func(t Timer, n int) error { op.run(t, n, ts); return nil }, stop, nil
+			return func(t Timer, n int) error { return guardPending(func() error { op.run(t, n, ts); return nil }) }, stop, nil
 		}})
 	}
 }

@@ -1,18 +1,44 @@
 package bench
 
 import (
+	"errors"
+	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/loopbench/loopbench"
 )
 
 // Deadlines of pending timers spread over [MinDelay, MinDelay+Spread): the
-// timeouts of a server, seconds ahead, never due during a run.
+// timeouts of a server, a minute or more ahead, never due during a
+// measurement. A pending timer that fires anyway (a -benchtime of minutes)
+// fails the measurement with ErrPendingFired rather than time a firing
+// in a best case.
 const (
-	MinDelay = time.Second
-	Spread   = 9 * time.Second
+	MinDelay = time.Minute
+	Spread   = 9 * time.Minute
 )
+
+// pendingFired counts the pending timers that fired: the callback of every
+// timer the best cases keep pending.
+var pendingFired atomic.Int64
+
+func pending() { pendingFired.Add(1) }
+
+// ErrPendingFired is returned, wrapped, by a best-case timer workload
+// during which a timer meant to stay pending fired.
+var ErrPendingFired = errors.New("pending timers fired during the measurement: it ran past their deadlines (MinDelay); use a shorter -benchtime")
+
+// guardPending runs run and fails when a pending timer fired during it.
+func guardPending(run func() error) error {
+	before := pendingFired.Load()
+	err := run()
+	if fired := pendingFired.Load() - before; err == nil && fired > 0 {
+		err = fmt.Errorf("%d %w", fired, ErrPendingFired)
+	}
+	return err
+}
 
 // delays are pseudo-random delays within the spread, precomputed so the
 // workloads do not time the generator.
@@ -33,7 +59,7 @@ func delay(i int) time.Duration { return delays[i&(len(delays)-1)] }
 func FillTimers(l *loopbench.Loop, p int) []loopbench.TimerHandle {
 	hs := make([]loopbench.TimerHandle, p)
 	for i := range hs {
-		hs[i] = l.CallLater(delay(i*7+3), nop)
+		hs[i] = l.CallLater(delay(i*7+3), pending)
 	}
 	return hs
 }
@@ -76,7 +102,7 @@ func TimerChurn(t Timer, l *loopbench.Loop, n int, hs []loopbench.TimerHandle) e
 			i++
 			slot := i % p
 			hs[slot].Cancel()
-			hs[slot] = l.CallLater(delay(i), nop)
+			hs[slot] = l.CallLater(delay(i), pending)
 			if i%10 == 0 {
 				l.CallLater(0, nop)
 			}
@@ -90,7 +116,7 @@ func TimerChurn(t Timer, l *loopbench.Loop, n int, hs []loopbench.TimerHandle) e
 func FillAfterFuncs(p int) ([]*time.Timer, func()) {
 	ts := make([]*time.Timer, p)
 	for i := range ts {
-		ts[i] = time.AfterFunc(delay(i*7+3), nop)
+		ts[i] = time.AfterFunc(delay(i*7+3), pending)
 	}
 	return ts, func() {
 		for _, t := range ts {
@@ -136,7 +162,7 @@ func AfterFuncChurn(t Timer, n int, ts []*time.Timer) {
 	for i := 1; i <= n; i++ {
 		slot := i % p
 		ts[slot].Stop()
-		ts[slot] = time.AfterFunc(delay(i), nop)
+		ts[slot] = time.AfterFunc(delay(i), pending)
 		if i%10 == 0 {
 			time.AfterFunc(0, nop)
 		}

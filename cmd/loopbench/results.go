@@ -18,11 +18,20 @@ func newResultWriter(w io.Writer) *resultWriter { return &resultWriter{benchfmt.
 
 // writeCase writes c's measurement: ns/op, the workload's metrics, B/op
 // and allocs/op, under c's benchmark name with GOMAXPROCS as go test
-// names it.
+// names it. A workload's own ns/op metric replaces the measured one, and a
+// zero one leaves ns/op out, as go test does.
 func (rw *resultWriter) writeCase(c bench.Case, res bench.Result) error {
-	vals := []benchfmt.Value{{Value: res.NsPerOp, Unit: "ns/op"}}
+	ns := res.NsPerOp
+	var vals []benchfmt.Value
 	for _, m := range res.Metrics {
+		if m.Unit == "ns/op" {
+			ns = m.Value
+			continue
+		}
 		vals = append(vals, benchfmt.Value{Value: m.Value, Unit: m.Unit})
+	}
+	if ns != 0 {
+		vals = append([]benchfmt.Value{{Value: ns, Unit: "ns/op"}}, vals...)
 	}
 	vals = append(vals, benchfmt.Value{Value: res.BytesPerOp, Unit: "B/op"}, benchfmt.Value{Value: res.AllocsPerOp, Unit: "allocs/op"})
 	name := fmt.Sprintf("%s/%s-%d", c.Workload, c.Name(), runtime.GOMAXPROCS(0))

@@ -170,3 +170,20 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestColdFireHasNoSecOp: a workload's zero ns/op leaves ns/op out of the
+// line (cold-fire's wall time is its 100 ms wait); its other metrics and
+// the memory units stay, at full precision.
+func TestColdFireHasNoSecOp(t *testing.T) {
+	var b bytes.Buffer
+	w := newResultWriter(&b)
+	c := bench.Case{Workload: "Timers", Variant: "v", Params: "op=cold-fire/k=1000"}
+	res := bench.Result{N: 3, NsPerOp: 1.2e8, Metrics: []bench.Metric{{Value: 491.123456, Unit: "cpu-ns/timer"}, {Value: 0, Unit: "ns/op"}}}
+	if err := w.writeCase(c, res); err != nil {
+		t.Fatal(err)
+	}
+	line := b.String()
+	if strings.Contains(line, "ns/op") || !strings.Contains(line, "491.123456 cpu-ns/timer") || !strings.Contains(line, "allocs/op") {
+		t.Fatalf("line %q", line)
+	}
+}
