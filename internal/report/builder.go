@@ -171,6 +171,7 @@ func (b *builder) build(raw *rawTable, rows []benchproc.Key) *Table {
 			t.cells[[2]int{i, j}] = &Cell{Values: vs, Summary: benchmath.AssumeNothing.Summary(s, b.o.Confidence)}
 		}
 	}
+	t.compareRows()
 	return t
 }
 

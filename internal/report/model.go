@@ -82,10 +82,14 @@ type Row struct {
 	Parts []KV // the name's key=value segments
 }
 
-// Cell holds one case's values on one column.
+// Cell holds one case's values on one column, and its comparison with its
+// row's reference cell (the first of the row).
 type Cell struct {
-	Values  []float64
-	Summary benchmath.Summary
+	Values      []float64
+	Summary     benchmath.Summary
+	Ratio       float64 // center over the reference's; 0 for the reference
+	P           float64 // the U test's p-value against the reference
+	Significant bool    // P < Alpha
 }
 
 // Cell returns the cell at row r and column c, or nil.

@@ -10,7 +10,7 @@ import (
 )
 
 // Note explains a table's cells.
-const Note = "Each cell: the median over the runs ± the 95 % confidence interval of the median (benchmath, as benchstat), and ×its ratio to the first column, the default variant where there is one. Go baselines in the same binary are marked (baseline), other event loops (peer)."
+const Note = "Each cell: the median over the runs ± the 95 % confidence interval of the median (benchmath, as benchstat; (n=…) where the runs are too few for one), and its ratio to the first column, the default variant where there is one, or ~ where the test cannot tell them apart. Go baselines in the same binary are marked (baseline), other event loops (peer)."
 
 // Title is the table's heading: "Timers: sec/op (lower is better)".
 func (t *Table) Title() string {
@@ -38,7 +38,10 @@ func (t *Table) Header() []string {
 }
 
 // Strings formats every row: its label, then each cell.
-func (t *Table) Strings() [][]string {
+func (t *Table) Strings() [][]string { return t.format(false) }
+
+// format formats every row; bold marks significant ratios in Markdown.
+func (t *Table) format(bold bool) [][]string {
 	var out [][]string
 	for i, r := range t.Rows {
 		var centers []float64
@@ -49,21 +52,19 @@ func (t *Table) Strings() [][]string {
 		}
 		scale := benchunit.CommonScale(centers, benchunit.ClassOf(t.Unit))
 		row := []string{r.Label}
-		var ref *Cell // the default's cell, else the row's first
-		for j := range t.Cols {
-			if ref = t.Cell(i, j); ref != nil {
-				break
-			}
-		}
 		for j := range t.Cols {
 			c := t.Cell(i, j)
 			if c == nil {
 				row = append(row, "-")
 				continue
 			}
-			s := fmt.Sprintf("%s ± %s", scale.Format(c.Summary.Center), c.Summary.PctRangeString())
-			if c != ref && ref.Summary.Center != 0 {
-				s += fmt.Sprintf(" ×%.2f", c.Summary.Center/ref.Summary.Center)
+			s := scale.Format(c.Summary.Center) + " " + c.spread()
+			switch m := c.mark(); {
+			case m == "":
+			case bold && c.Significant:
+				s += " **" + m + "**"
+			default:
+				s += " " + m
 			}
 			row = append(row, s)
 		}
@@ -87,9 +88,10 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	for _, t := range rep.Tables {
 		head := t.Header()
 		fmt.Fprintf(&b, "\n## %s\n\n| %s |\n|%s\n", t.Title(), strings.Join(mdEscape(head), " | "), strings.Repeat("---|", len(head)))
-		for _, r := range t.Strings() {
+		for _, r := range t.format(true) {
 			fmt.Fprintf(&b, "| %s |\n", strings.Join(mdEscape(r), " | "))
 		}
+		fmt.Fprintf(&b, "\n%s\n", TestNote)
 	}
 	rep.writeWarnings(&b)
 	_, err := io.WriteString(w, b.String())

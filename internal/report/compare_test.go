@@ -1,0 +1,53 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTildeWhereTheTestCannotTell: a column whose runs interleave with the
+// default's shows ~, not its median ratio; a column apart from it shows
+// ×ratio (bold in Markdown); three runs give no interval and say so.
+func TestTildeWhereTheTestCannotTell(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("goos: linux\n")
+	same := []string{"100", "104", "98", "107", "95", "101", "110", "93"}
+	near := []string{"103", "97", "108", "99", "112", "94", "100", "105"} // median 1.02x, interleaved
+	far := []string{"150", "152", "149", "151", "153", "148", "150", "151"}
+	for i := range same {
+		b.WriteString("BenchmarkW/ready=ringbuffer/timers=heap4ary/selector=epoll/x=1 1 " + same[i] + " ns/op\n")
+		b.WriteString("BenchmarkW/ready=deque/timers=heap4ary/selector=epoll/x=1 1 " + near[i] + " ns/op\n")
+		b.WriteString("BenchmarkW/ready=ringbuffer/timers=heap2ary/selector=epoll/x=1 1 " + far[i] + " ns/op\n")
+	}
+	for _, v := range []string{"10", "11", "12"} {
+		b.WriteString("BenchmarkW/ready=ringbuffer/timers=heap4ary/selector=epoll/x=2 1 " + v + " ns/op\n")
+	}
+	path := filepath.Join(t.TempDir(), "raw.txt")
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	rep, err := Read([]string{path}, Options{Default: "ready=ringbuffer/timers=heap4ary/selector=epoll"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md strings.Builder
+	if err := rep.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	row := func(label string) string {
+		for _, l := range strings.Split(md.String(), "\n") {
+			if strings.HasPrefix(l, "| "+label+" |") {
+				return l
+			}
+		}
+		t.Fatalf("no row %s in\n%s", label, md.String())
+		return ""
+	}
+	r1 := row("x=1")
+	if !strings.Contains(r1, " ~ ") || !strings.Contains(r1, "**×1.50**") || strings.Contains(r1, "×1.0") {
+		t.Errorf("row x=1: %s", r1)
+	}
+	if r2 := row("x=2"); !strings.Contains(r2, "(n=3)") || strings.Contains(r2, "∞") {
+		t.Errorf("row x=2: %s", r2)
+	}
+}
