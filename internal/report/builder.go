@@ -13,6 +13,7 @@ import (
 // first seen.
 type builder struct {
 	colBy, rowBy *benchproc.Projection
+	short        map[string]map[string]string // column keys' values by what differs
 	o            Options
 	byKey        map[benchproc.Key]*rawTable
 	order        []benchproc.Key
@@ -155,7 +156,7 @@ func (b *builder) build(raw *rawTable, rows []benchproc.Key) *Table {
 		varying = varyingFields(cols)
 	}
 	for _, c := range cols {
-		t.Cols = append(t.Cols, Col{Label: colLabel(c, varying), Parts: keyParts(c), Baseline: isBaseline(c), Peer: isPeer(c)})
+		t.Cols = append(t.Cols, Col{Label: colLabel(c, varying, b.short), Parts: keyParts(c), Baseline: isBaseline(c), Peer: isPeer(c)})
 	}
 	rowVarying := varyingFields(rows)
 	for _, r := range rows {
@@ -208,8 +209,8 @@ func varyingFields(keys []benchproc.Key) map[string]bool {
 
 // colLabel names a column by the fields that tell it from the others:
 // "impl=chan", "deque/poll", "heap2ary/cancel=lazy", "side=head
-// ringbuffer".
-func colLabel(c benchproc.Key, varying map[string]bool) string {
+// ringbuffer"; a configuration key's value as short names it.
+func colLabel(c benchproc.Key, varying map[string]bool, short map[string]map[string]string) string {
 	var parts []string
 	for _, f := range c.Projection().FlattenedFields() {
 		v := c.Get(f)
@@ -220,7 +221,10 @@ func colLabel(c benchproc.Key, varying map[string]bool) string {
 		case "/ready", "/timers", "/selector":
 			parts = append(parts, v)
 		default:
-			parts = append(parts, strings.TrimPrefix(f.Name, "/")+"="+v)
+			if sv, ok := short[f.Name][v]; ok {
+				v = sv
+			}
+			parts = append(parts, strings.TrimPrefix(strings.TrimPrefix(f.Name, "/"), ".")+"="+v)
 		}
 	}
 	if len(parts) == 0 {

@@ -51,3 +51,36 @@ func TestTildeWhereTheTestCannotTell(t *testing.T) {
 		t.Errorf("row x=2: %s", r2)
 	}
 }
+
+// TestColumnsNamedByWhatDiffers: two runs' files differ in their path,
+// commit, command and seed at once; their columns are named by one of
+// them, shortly (the commit), not by every whole value. Two files of one
+// commit are named by the part of their paths that differs.
+func TestColumnsNamedByWhatDiffers(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, commit, command string) string {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("commit: "+commit+"\ncommand: "+command+"\nseed: "+commit[:3]+"\nBenchmarkW/x=1 1 10 ns/op\nBenchmarkW/x=1 1 11 ns/op\n"), 0o644)
+		return p
+	}
+	a := write("results/2026-11-24-vm-aaaaaaa/raw.txt", "aaaaaaaaaaaaaaaaaaaa", "loopbench run -quick")
+	b := write("results/2026-11-24-vm-bbbbbbb/raw.txt", "bbbbbbbbbbbbbbbbbbbb", "loopbench run -count 10")
+	rep, err := Read([]string{a, b}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := strings.Join(rep.Tables[0].Header(), " | ")
+	if h != "case | commit=aaaaaaaaaaaa… | commit=bbbbbbbbbbbb…" {
+		t.Errorf("header %q", h)
+	}
+	c := write("other/run1/raw.txt", "cccccccccccccccccccc", "x")
+	d := write("other/run2/raw.txt", "cccccccccccccccccccc", "x")
+	rep, err = Read([]string{c, d}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := strings.Join(rep.Tables[0].Header(), " | "); h != "case | file=run1 | file=run2" {
+		t.Errorf("header %q", h)
+	}
+}

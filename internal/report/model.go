@@ -119,7 +119,17 @@ func Read(paths []string, o Options) (*Report, error) {
 		return rep, err
 	}
 	results := set.Raw
-	dims := rep.configDims(results)
+	dims := distinctDims(rep.configDims(results), results)
+	short := map[string]map[string]string{}
+	for _, d := range dims {
+		var vals []string
+		for _, r := range results {
+			if v := r.GetConfig(d); !slices.Contains(vals, v) {
+				vals = append(vals, v)
+			}
+		}
+		short[d] = shortValues(d, vals)
+	}
 	var parser benchproc.ProjectionParser
 	tableBy, _, err := parser.ParseWithUnit(".name", nil)
 	if err != nil {
@@ -146,6 +156,7 @@ func Read(paths []string, o Options) (*Report, error) {
 	}
 	rowBy := parser.Residue()
 	b := newBuilder(colBy, rowBy, o)
+	b.short = short
 	for _, res := range results {
 		rowKey, colKey := rowBy.Project(res), colBy.Project(res)
 		for i, tk := range tableBy.ProjectValues(res) {
