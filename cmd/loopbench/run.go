@@ -16,6 +16,7 @@ import (
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/bench"
+	"github.com/loopbench/loopbench/internal/machine"
 )
 
 // measure is bench.Measure; tests replace it with a deterministic stub.
@@ -29,7 +30,8 @@ type runConfig struct {
 	out       string
 	args      []string // the command line, recorded in raw.txt
 	quick     bool
-	seed      uint64 // of the case order of each round, recorded in raw.txt
+	seed      uint64        // of the case order of each round, recorded in raw.txt
+	waitIdle  time.Duration // the longest wait for a quiet machine before a round; 0: none
 }
 
 const runUsage = `usage: loopbench run [flags]
@@ -70,12 +72,13 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	out := fs.String("out", "", "results directory, new or empty (default results/<date>-<host>-<commit>, with -2, -3... when taken)")
 	all := fs.Bool("all", false, "every workload on every variant (about four times longer)")
 	seed := fs.Uint64("seed", 0, "seed of each round's case order (default: from the clock; raw.txt records it)")
+	waitIdle := fs.Duration("wait-idle", 0, "before each round, wait up to this long for other processes to use under 0.2 cores (0: do not wait)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return runConfig{}, err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	rc := runConfig{opts: bench.Options{Quick: *quick, Every: *all}, count: *count, benchtime: *benchtime, out: *out, args: args, quick: *quick, seed: *seed}
+	rc := runConfig{opts: bench.Options{Quick: *quick, Every: *all}, count: *count, benchtime: *benchtime, out: *out, args: args, quick: *quick, seed: *seed, waitIdle: *waitIdle}
 	if !set["seed"] {
 		rc.seed = uint64(time.Now().UnixNano())
 	}
@@ -84,6 +87,8 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 		return runConfig{}, usageError{fmt.Sprintf("-count %d: want at least 1 round", rc.count)}
 	case rc.benchtime <= 0:
 		return runConfig{}, usageError{fmt.Sprintf("-benchtime %v: want a positive duration", rc.benchtime)}
+	case rc.waitIdle < 0:
+		return runConfig{}, usageError{fmt.Sprintf("-wait-idle %v: want a duration of 0 or more", rc.waitIdle)}
 	}
 	if *quick && !set["count"] {
 		rc.count = 3
@@ -175,16 +180,21 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	skip := func(c bench.Case, err error) {
 		fmt.Fprintf(stderr, "loopbench run: skipped %s/%s: %v\n", c.Workload, c.Name(), err)
 	}
-	runErr := runRounds(ctx, rc, cases, raw, skip, progress)
+	spans, runErr := runRounds(ctx, rc, cases, raw, skip, progress, stderr)
 	progress.done()
 	if err := raw.Close(); err != nil {
 		return err
 	}
+	var marks [][2]string
 	var interrupted *interruptedError
 	if errors.As(runErr, &interrupted) {
-		if err := markInterrupted(raw.Name(), interrupted.String()); err != nil {
-			return err
-		}
+		marks = append(marks, [2]string{"interrupted", interrupted.String()})
+	}
+	if len(spans) > 0 {
+		marks = append(marks, machine.Config(spans)...)
+	}
+	if err := prependConfig(raw.Name(), marks); err != nil {
+		return err
 	}
 	fmt.Fprintf(stderr, "results: %s\n", rc.out)
 	repErr := writeReport(stdout, stderr, []string{filepath.Join(rc.out, "raw.txt")}, rc.out, nil, "loopbench run")
@@ -195,15 +205,23 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 }
 
 // runRounds measures every case count times, one pass per round in an
-// order drawn from rc.seed, writing each result as it comes; an interrupt
-// stops it between cases.
-func runRounds(ctx context.Context, rc runConfig, cases []bench.Case, raw io.Writer, skip func(bench.Case, error), p *progress) error {
+// order drawn from rc.seed, writing each result as it comes, and returns
+// the machine's state over each round; an interrupt stops it between
+// cases.
+func runRounds(ctx context.Context, rc runConfig, cases []bench.Case, raw io.Writer, skip func(bench.Case, error), p *progress, stderr io.Writer) ([]machine.Span, error) {
 	w := newResultWriter(raw)
+	var spans []machine.Span
 	done := 0
 	for round := range rc.count {
+		if rc.waitIdle > 0 {
+			if s, idle, err := machine.WaitIdle(rc.waitIdle, time.Second, machine.Read, time.Sleep); err == nil && !idle {
+				fmt.Fprintf(stderr, "loopbench run: the machine stayed busy for -wait-idle %v (%s): round %d runs anyway\n", rc.waitIdle, s, round+1)
+			}
+		}
+		start, startErr := machine.Read()
 		for _, c := range bench.Shuffle(cases, rc.seed, round) {
 			if ctx.Err() != nil {
-				return &interruptedError{done: done, total: len(cases) * rc.count}
+				return spans, &interruptedError{done: done, total: len(cases) * rc.count}
 			}
 			p.step(round, c)
 			done++
@@ -215,14 +233,17 @@ func runRounds(ctx context.Context, rc runConfig, cases []bench.Case, raw io.Wri
 				continue
 			}
 			if err != nil {
-				return fmt.Errorf("%s/%s: %w", c.Workload, c.Name(), err)
+				return spans, fmt.Errorf("%s/%s: %w", c.Workload, c.Name(), err)
 			}
 			if err := w.writeCase(c, res); err != nil {
-				return err
+				return spans, err
 			}
 		}
+		if end, err := machine.Read(); startErr == nil && err == nil {
+			spans = append(spans, machine.Span{Start: start, End: end})
+		}
 	}
-	return nil
+	return spans, nil
 }
 
 // interruptedError is a run stopped by Ctrl-C after done of total
@@ -237,15 +258,22 @@ func (e *interruptedError) Error() string {
 	return "interrupted " + e.String() + ": the report covers what was measured"
 }
 
-// markInterrupted puts an "interrupted:" configuration line at the top of
-// the results file, so that every result in it, and every report of it,
-// carries the mark.
-func markInterrupted(path, what string) error {
+// prependConfig puts configuration lines at the top of the results file,
+// so that every result in it, and every report of it, carries them: the
+// interrupt and the machine's state, known only at the end.
+func prependConfig(path string, kvs [][2]string) error {
+	if len(kvs) == 0 {
+		return nil
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append([]byte("interrupted: "+what+"\n"), b...), 0o644)
+	var head strings.Builder
+	for _, kv := range kvs {
+		fmt.Fprintf(&head, "%s: %s\n", kv[0], kv[1])
+	}
+	return os.WriteFile(path, append([]byte(head.String()), b...), 0o644)
 }
 
 func measureCase(c bench.Case, d time.Duration) (bench.Result, error) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -58,7 +59,7 @@ func TestRunTwinsAreSame(t *testing.T) {
 	var raw bytes.Buffer
 	raw.WriteString("Unit cost/op better=lower\n")
 	rc := runConfig{count: 10, benchtime: time.Nanosecond, seed: 42}
-	if err := runRounds(context.Background(), rc, cases, &raw, func(bench.Case, error) {}, newProgress(&bytes.Buffer{}, 30)); err != nil {
+	if _, err := runRounds(context.Background(), rc, cases, &raw, func(bench.Case, error) {}, newProgress(&bytes.Buffer{}, 30), io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	set, err := benchdata.Read(&raw, "raw", nil)

@@ -126,7 +126,7 @@ func TestRunInterrupted(t *testing.T) {
 		return bench.Result{N: 1, NsPerOp: 5}, nil
 	}
 	var raw bytes.Buffer
-	err := runRounds(ctx, runConfig{count: 3, benchtime: time.Millisecond}, cases, &raw, func(bench.Case, error) {}, newProgress(&bytes.Buffer{}, 6))
+	_, err := runRounds(ctx, runConfig{count: 3, benchtime: time.Millisecond}, cases, &raw, func(bench.Case, error) {}, newProgress(&bytes.Buffer{}, 6), io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "interrupted") {
 		t.Fatalf("runRounds = %v, want interrupted", err)
 	}

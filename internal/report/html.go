@@ -31,15 +31,18 @@ th.baseline { color: #666; font-style: italic; }
 figure { margin: 1rem 0; } figure svg { max-width: 100%; height: auto; }
 figcaption { font-size: .85rem; color: #555; }
 .note { font-size: .9rem; color: #444; }
+.banner { border: 2px solid #b00; padding: .5rem; font-weight: bold; }
 </style>
 </head>
 <body>
 <h1>{{.Title}}</h1>
-<dl>
+{{range .Banners}}<p class="banner">{{.}}</p>
+{{end}}<dl>
 {{range .Config}}<dt>{{.Key}}</dt><dd>{{.Value}}</dd>
 {{end}}{{range .Varying}}<dt>{{.Key}}</dt><dd>{{.Value}} (varies)</dd>
 {{end}}<dt>results</dt><dd>{{.Results}} benchmark lines from {{.Files}}</dd>
-</dl>
+{{range .Checks}}<dt>check</dt><dd>{{.}}</dd>
+{{end}}</dl>
 <p class="note">{{.Note}}</p>
 {{range .Sections}}
 <h2 id="{{.ID}}">{{.Title}}</h2>
@@ -47,6 +50,7 @@ figcaption { font-size: .85rem; color: #555; }
 <tr>{{range .Header}}<th{{if .Baseline}} class="baseline"{{end}}>{{.Text}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>
+<p class="note">{{$.TestNote}}</p>
 {{if .SVG}}<figure>{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>{{end}}
 {{end}}
 {{if .Warnings}}<h2>Lines that could not be read</h2><ul>{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
@@ -71,9 +75,10 @@ func (rep *Report) WriteHTML(w io.Writer, figs []Figure) error {
 	data := struct {
 		*Report
 		Note     string
+		TestNote string
 		Files    string
 		Sections []section
-	}{Report: rep, Note: Note, Files: strings.Join(rep.Files, ", ")}
+	}{Report: rep, Note: Note, TestNote: TestNote, Files: strings.Join(rep.Files, ", ")}
 	for i, t := range rep.Tables {
 		s := section{ID: fmt.Sprintf("t%d", i), Title: t.Title(), Rows: t.Strings()}
 		for k, h := range t.Header() {

@@ -54,6 +54,12 @@ type Report struct {
 	Tables   []*Table
 	Warnings []string // lines that could not be read, and the like
 	Results  int
+	// Banners are what a reader must know before any figure: the run was
+	// interrupted, the machine was busy, many cells are wide, the in-run
+	// A/A check separated identical code.
+	Banners []string
+	// Checks are the in-run A/A checks that passed.
+	Checks []string
 }
 
 // KV is a configuration pair or a name key and its value.
@@ -164,6 +170,7 @@ func Read(paths []string, o Options) (*Report, error) {
 		}
 	}
 	rep.Tables = b.tables()
+	rep.banners()
 	return rep, nil
 }
 
@@ -213,7 +220,11 @@ func (rep *Report) configDims(results []*benchfmt.Result) []string {
 	var dims []string
 	for _, k := range order {
 		vals := values[k]
-		if len(vals) == 1 {
+		if describesRun(k) && len(vals) > 1 {
+			rep.Varying = append(rep.Varying, KV{k, strings.Join(vals, " | ")})
+			continue
+		}
+		if len(vals) == 1 || describesRun(k) {
 			if !strings.HasPrefix(k, ".") {
 				rep.Config = append(rep.Config, KV{k, vals[0]})
 			}
@@ -229,7 +240,7 @@ func (rep *Report) configDims(results []*benchfmt.Result) []string {
 			}
 			seen[name] = v
 		}
-		if split {
+		if split && !describesRun(k) {
 			dims = append(dims, k)
 		}
 		if !strings.HasPrefix(k, ".") || split {

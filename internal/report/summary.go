@@ -78,13 +78,20 @@ func (t *Table) format(bold bool) [][]string {
 func (rep *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", rep.Title)
+	for _, ban := range rep.Banners {
+		fmt.Fprintf(&b, "> **%s**\n\n", ban)
+	}
 	for _, kv := range rep.Config {
 		fmt.Fprintf(&b, "- %s: %s\n", kv.Key, kv.Value)
 	}
 	for _, kv := range rep.Varying {
 		fmt.Fprintf(&b, "- %s: %s (varies)\n", kv.Key, kv.Value)
 	}
-	fmt.Fprintf(&b, "- results: %d benchmark lines from %s\n\n%s\n", rep.Results, strings.Join(rep.Files, ", "), Note)
+	fmt.Fprintf(&b, "- results: %d benchmark lines from %s\n", rep.Results, strings.Join(rep.Files, ", "))
+	for _, c := range rep.Checks {
+		fmt.Fprintf(&b, "- %s\n", c)
+	}
+	fmt.Fprintf(&b, "\n%s\n", Note)
 	for _, t := range rep.Tables {
 		head := t.Header()
 		fmt.Fprintf(&b, "\n## %s\n\n| %s |\n|%s\n", t.Title(), strings.Join(mdEscape(head), " | "), strings.Repeat("---|", len(head)))
@@ -109,6 +116,12 @@ func mdEscape(cells []string) []string {
 // WriteText writes the tables as aligned text, for a terminal.
 func (rep *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
+	for _, ban := range rep.Banners {
+		fmt.Fprintf(&b, "!! %s\n", ban)
+	}
+	for _, c := range rep.Checks {
+		fmt.Fprintln(&b, c)
+	}
 	fmt.Fprintln(&b, Note)
 	for _, t := range rep.Tables {
 		fmt.Fprintf(&b, "\n%s\n", t.Title())

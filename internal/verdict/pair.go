@@ -13,6 +13,23 @@ import (
 // value of each (several commits in one file are several runs).
 var IdentityKeys = []string{"commit", "side", "command", "date", "seed", "interrupted"}
 
+// isIdentity reports whether key names a run: an IdentityKeys key, or the
+// machine's recorded state (machine-busy, machine-rounds...).
+func isIdentity(key string) bool {
+	return slices.Contains(IdentityKeys, key) || strings.HasPrefix(key, "machine-")
+}
+
+// identityKeys lists s's keys that name a run.
+func identityKeys(s *benchdata.Set) []string {
+	var out []string
+	for _, k := range s.KeyOrder {
+		if isIdentity(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // MachineKeys describe the setup: base and head must agree on each that
 // both files give, unless forced.
 var MachineKeys = []string{"goos", "goarch", "cpu", "kernel", "go", "gomaxprocs"}
@@ -42,7 +59,7 @@ func (e *SetupError) Error() string { return e.Msg }
 // identity key, and files with no benchmark in common.
 func Match(base, head *benchdata.Set, force bool) (*Matched, error) {
 	for _, s := range []*benchdata.Set{base, head} {
-		for _, k := range IdentityKeys {
+		for _, k := range identityKeys(s) {
 			if vals := s.Keys[k]; len(vals) > 1 {
 				return nil, &SetupError{fmt.Sprintf("%s holds %d runs (%s: %s): select one with -filter, e.g. -filter '%s:%s'",
 					s.Path, len(vals), k, strings.Join(short(vals), ", "), k, vals[0])}
@@ -53,7 +70,7 @@ func Match(base, head *benchdata.Set, force bool) (*Matched, error) {
 	var split []string
 	for _, k := range base.KeyOrder {
 		bv, hv := base.Keys[k], head.Keys[k]
-		if hv == nil || slices.Contains(IdentityKeys, k) {
+		if hv == nil || isIdentity(k) {
 			continue
 		}
 		if slices.Contains(MachineKeys, k) {
@@ -154,7 +171,7 @@ func index(s *benchdata.Set, split []string) (map[sampleKey]*benchdata.Sample, e
 func hint(base, head *benchdata.Set) string {
 	var keys []string
 	for _, k := range base.KeyOrder {
-		if hv := head.Keys[k]; hv != nil && !slices.Contains(IdentityKeys, k) && !sameSet(base.Keys[k], hv) {
+		if hv := head.Keys[k]; hv != nil && !isIdentity(k) && !sameSet(base.Keys[k], hv) {
 			keys = append(keys, fmt.Sprintf("%s %s vs %s", k, quoteAll(base.Keys[k]), quoteAll(hv)))
 		}
 	}

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package machine
+
+// Read returns ErrUnsupported: the counters are read from /proc.
+func Read() (Sample, error) { return Sample{}, ErrUnsupported }
+
+// Governor is "" off Linux.
+func Governor() string { return "" }
