@@ -98,7 +98,7 @@ func writeReport(stdout, stderr io.Writer, files []string, dir string, filter *b
 	if _, err := rep.WriteDir(dir); err != nil {
 		return err
 	}
-	if err := rep.WriteText(stdout); err != nil {
+	if err := rep.WriteTextWidth(stdout, termWidth(stdout)); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "report: %s\n", filepath.Join(dir, "report.html"))

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,5 +83,33 @@ func TestColumnsNamedByWhatDiffers(t *testing.T) {
 	}
 	if h := strings.Join(rep.Tables[0].Header(), " | "); h != "case | file=run1 | file=run2" {
 		t.Errorf("header %q", h)
+	}
+}
+
+// TestTerminalWidth: on a narrow terminal a table keeps the columns that
+// fit and says how many more summary.md has; width 0 keeps them all.
+func TestTerminalWidth(t *testing.T) {
+	var b strings.Builder
+	for _, v := range []string{"ringbuffer/timers=heap4ary", "deque/timers=heap4ary", "ringbuffer/timers=heap2ary", "deque/timers=heap2ary", "ringbuffer/timers=wheel"} {
+		for i := range 6 {
+			fmt.Fprintf(&b, "BenchmarkW/ready=%s/selector=epoll/x=1 1 %d ns/op\n", v, 100+i)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "raw.txt")
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	rep, err := Read([]string{path}, Options{Default: "ready=ringbuffer/timers=heap4ary/selector=epoll"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var narrow, wide strings.Builder
+	rep.WriteTextWidth(&narrow, 60)
+	rep.WriteTextWidth(&wide, 0)
+	for _, l := range strings.Split(narrow.String(), "\n") {
+		if strings.HasPrefix(l, "x=1") && len(l) > 60 {
+			t.Errorf("line wider than 60: %q", l)
+		}
+	}
+	if !strings.Contains(narrow.String(), "more columns in summary.md") || strings.Contains(wide.String(), "more columns") {
+		t.Fatalf("narrow:\n%s\nwide:\n%s", narrow.String(), wide.String())
 	}
 }

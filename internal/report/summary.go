@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"golang.org/x/perf/benchunit"
 )
@@ -113,8 +114,14 @@ func mdEscape(cells []string) []string {
 	return out
 }
 
-// WriteText writes the tables as aligned text, for a terminal.
-func (rep *Report) WriteText(w io.Writer) error {
+// WriteText writes the tables as aligned text.
+func (rep *Report) WriteText(w io.Writer) error { return rep.WriteTextWidth(w, 0) }
+
+// WriteTextWidth writes the tables as aligned text for a terminal width
+// columns wide: a table keeps the columns that fit, the first (the
+// default variant) always, and says how many more summary.md has. Width 0
+// keeps every column.
+func (rep *Report) WriteTextWidth(w io.Writer, width int) error {
 	var b strings.Builder
 	for _, ban := range rep.Banners {
 		fmt.Fprintf(&b, "!! %s\n", ban)
@@ -125,16 +132,41 @@ func (rep *Report) WriteText(w io.Writer) error {
 	fmt.Fprintln(&b, Note)
 	for _, t := range rep.Tables {
 		fmt.Fprintf(&b, "\n%s\n", t.Title())
+		rows := append([][]string{t.Header()}, t.Strings()...)
+		keep := fitColumns(rows, width)
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, strings.Join(t.Header(), "\t"))
-		for _, r := range t.Strings() {
-			fmt.Fprintln(tw, strings.Join(r, "\t"))
+		for _, r := range rows {
+			fmt.Fprintln(tw, strings.Join(r[:keep], "\t"))
 		}
 		tw.Flush()
+		if hidden := len(rows[0]) - keep; hidden > 0 {
+			fmt.Fprintf(&b, "(%d more columns in summary.md and report.html)\n", hidden)
+		}
 	}
 	rep.writeWarnings(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// fitColumns returns how many leading columns of rows fit in width with
+// tabwriter's padding of 2: at least the case and one more.
+func fitColumns(rows [][]string, width int) int {
+	n := len(rows[0])
+	if width <= 0 {
+		return n
+	}
+	used := 0
+	for j := range n {
+		w := 0
+		for _, r := range rows {
+			w = max(w, utf8.RuneCountInString(r[j]))
+		}
+		used += w + 2
+		if used > width && j >= 2 {
+			return j
+		}
+	}
+	return n
 }
 
 func (rep *Report) writeWarnings(b *strings.Builder) {
