@@ -6,8 +6,8 @@
 // Each slot holds its timer's deadline inline (when), a sequence number that
 // makes equal deadlines pop in scheduling order, and the timer's id; sifting
 // compares keys without chasing a pointer. The heap keeps every id's slot
-// index, so Remove finds its entry in O(1) (it sifts only the earliest;
-// see Remove), and sifts with a hole (one write per level,
+// index, so Remove finds its entry in O(1) (see below: it sifts only the
+// earliest), and sifts with a hole (one write per level,
 // not a swap). The root sits at slot arity-1, so the arity children of a
 // node share one 64-byte cache line once the slot array is line-aligned.
 //
