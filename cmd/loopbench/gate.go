@@ -21,6 +21,7 @@ import (
 
 const gateUsage = `usage: loopbench gate [-base REV] [-head REV] [flags]
        loopbench gate -aa [-head REV] [-write-floor FILE] [flags]
+       loopbench gate -metric instructions [-base REV | -baseline FILE] [-head REV] [-save FILE] [flags]
 
 Measures the benchmarks of two revisions of a Go module and decides
 whether head regressed against base. Run it inside a git checkout; REV is
@@ -48,14 +49,34 @@ unit, the upper 95 % bootstrap quantile of the A/A delta (the change such
 rounds show by chance in 1 A/A run of 20). It needs -count 8 or more and
 writes nothing after an undecided run.
 
+-metric instructions counts instead of timing: each benchmark runs in its
+own process under valgrind's callgrind (GOMAXPROCS=1 GOGC=off
+GODEBUG=asyncpreemptoff=1, --cache-sim=yes --collect-systime=nsec) at two
+iteration counts, n/10 and n/10+n where n is what go test runs natively in
+-benchtime (default 20ms here), and per op is the difference over n:
+instructions/op, est-cycles/op (L1 hits + 5 x last-level hits + 35 x
+memory accesses of callgrind's cache model, as iai-callgrind),
+syscalls/op (judged only where the repeats agree), and B/op and
+allocs/op from the benchmark. Each count runs -repeat times; a benchmark
+whose repeats differ by more than -max-spread is listed as not
+deterministic here and not judged. Counts do not move with the machine's
+load, so -j processes run at once and -min-effect defaults to 1%. The
+files carry "Unit ... assume=exact" lines: compare, report and benchstat
+read them as exact. -save FILE keeps head's counts; -baseline FILE judges
+head against such a file without building a base, and refuses one from
+another GOARCH, Go, valgrind or set of flags. valgrind missing is exit 2.
+Counts see no kernel time and are not seconds.
+
 Exit status: 0 pass; 1 a regression; 2 a usage error, or the gate could
 not run (not a git checkout, an unknown revision, a package without
 benchmarks, a -bench matching nothing, a failed build or benchmark run;
 the measurements of the other side are kept in DIR); 3 too few rounds to
-decide at the corrected level (the message says how many would do).
+decide at the corrected level (the message says how many would do), or
+no benchmark deterministic under callgrind.
 
 Examples:
   loopbench gate -bench 'CallSoon|Timers' -count 10
+  loopbench gate -metric instructions -base origin/main -bench 'CallSoon|Timers' 
   loopbench gate -base origin/main -head HEAD -bench . -benchtime 100ms
   loopbench gate -aa -bench CallSoon -count 10 -write-floor floors.txt
   loopbench gate -base v1.2.0 -pkg ./internal/codec -floor floors.txt
@@ -68,6 +89,7 @@ type gateFlags struct {
 	count                                              int
 	seed                                               uint64
 	aa                                                 bool
+	instr                                              instrFlags
 	verdictFlags
 }
 
@@ -86,12 +108,17 @@ func parseGate(args []string, stderr io.Writer) (gateFlags, error) {
 	fs.BoolVar(&g.aa, "aa", false, "calibrate: run the head binary against itself")
 	fs.StringVar(&g.writeFloor, "write-floor", "", "with -aa: write noise floors to this file")
 	g.verdictFlags.register(fs)
+	g.instr.register(fs)
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return g, err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := g.instr.check(&g, set); err != nil {
+		return g, err
+	}
 	switch {
+	case g.instr.on():
 	case g.count < 2:
 		return g, usageError{fmt.Sprintf("-count %d: one round a side is no evidence for the U test; want at least 2 (10 or more to decide at the run's corrected level)", g.count)}
 	case g.writeFloor != "" && g.count < verdict.MinFloorSamples:
@@ -143,15 +170,27 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	cfg := gate.Config{Dir: dir, Base: g.base, Head: g.head, AA: g.aa, Pkg: g.pkg, Bench: g.bench, Count: g.count,
 		Benchtime: g.benchtime, Seed: g.seed, Out: out, Machine: gateMachine(), Log: gateLog(stderr)}
+	g.instr.apply(&cfg)
 	res, err := gate.Run(ctx, cfg)
 	if err != nil {
 		return exitError{2, err}
 	}
-	fmt.Fprintf(stdout, "gate: base %s (%s) vs head %s (%s), %d rounds of -bench %q -benchtime %s, seed %d\n",
-		orTree(res.Base.Rev), short(res.Base.Commit), orTree(res.Head.Rev), short(res.Head.Commit), res.Rounds, g.bench, g.benchtime, g.seed)
-	fmt.Fprintf(stdout, "files: %s, %s, %s\n\n", res.Base.Path, res.Head.Path, res.GatePath)
+	if g.instr.on() {
+		fmt.Fprintf(stdout, "gate: base %s (%s) vs head %s (%s), instructions under callgrind of -bench %q, counts sized by -benchtime %s, %d repeats\n",
+			baseName(res, g), short(res.Base.Commit), orTree(res.Head.Rev), short(res.Head.Commit), g.bench, g.benchtime, g.instr.repeat)
+		fmt.Fprintf(stdout, "files: %s, %s\n\n", res.Base.Path, res.Head.Path)
+	} else {
+		fmt.Fprintf(stdout, "gate: base %s (%s) vs head %s (%s), %d rounds of -bench %q -benchtime %s, seed %d\n",
+			orTree(res.Base.Rev), short(res.Base.Commit), orTree(res.Head.Rev), short(res.Head.Commit), res.Rounds, g.bench, g.benchtime, g.seed)
+		fmt.Fprintf(stdout, "files: %s, %s, %s\n\n", res.Base.Path, res.Head.Path, res.GatePath)
+	}
+	if g.instr.on() {
+		if err := g.instr.finish(stdout, res); err != nil {
+			return err
+		}
+	}
 	v, verr := judge(stdout, res.Base.Path, res.Head.Path, o, filter, false)
-	if g.aa && v != nil {
+	if g.aa && v != nil && !g.instr.on() {
 		if err := calibrate(stdout, v, g.writeFloor, g.seed); err != nil {
 			return exitError{2, err}
 		}

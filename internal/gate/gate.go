@@ -18,6 +18,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/loopbench/loopbench/internal/callgrind"
 )
 
 // Config is a gate run.
@@ -36,6 +38,13 @@ type Config struct {
 	// side (the machine, as loopbench run writes it).
 	Machine [][2]string
 	Log     io.Writer // progress and build failures; may be nil
+	// Metric is "" (wall time: rounds of go test -bench) or
+	// "instructions" (counts under callgrind, see package callgrind).
+	Metric    string
+	Callgrind callgrind.Options // of the instructions metric
+	// Baseline is a head file of an earlier instruction gate that stands
+	// for the base side, which is then not measured.
+	Baseline string
 }
 
 // Side is one side of the gate.
@@ -56,6 +65,9 @@ type Result struct {
 	GatePath   string
 	Rounds     int      // completed rounds
 	Orders     []string // the order of each round: "base,head" or "head,base"
+	// Nondeterministic lists, for the instructions metric, the benchmarks
+	// whose repeats disagreed: not written, not judged.
+	Nondeterministic []Nondeterministic
 }
 
 // Error is a failure of the gate itself (not a verdict): bad input, a
@@ -130,6 +142,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if err := s.checkBenchmarks(ctx, cfg); err != nil {
 			return res, err
 		}
+	}
+	if cfg.Metric == "instructions" {
+		res.GatePath = ""
+		for _, s := range sides {
+			s.Path = filepath.Join(cfg.Out, s.Name+".txt")
+		}
+		if err := runInstructions(ctx, cfg, res, sides); err != nil {
+			return res, err
+		}
+		res.Rounds = 1
+		if failed != nil {
+			return res, failed.err
+		}
+		return res, nil
 	}
 	files, err := openFiles(cfg, res, sides)
 	if err != nil {

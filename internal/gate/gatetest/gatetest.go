@@ -105,3 +105,24 @@ func (r *Repo) Commit(msg string) string {
 	r.Git("commit", "-q", "-m", msg)
 	return r.Git("rev-parse", "HEAD")
 }
+
+// CommitClockWork commits BenchmarkClock, whose work per operation depends
+// on the clock: a benchmark no two processes run alike. It returns the
+// commit.
+func (r *Repo) CommitClockWork() string {
+	r.t.Helper()
+	r.Write("clock_test.go", `package gated
+
+import (
+	"testing"
+	"time"
+)
+
+func BenchmarkClock(b *testing.B) {
+	for range b.N {
+		sink = Work(int(time.Now().UnixNano() % 2000))
+	}
+}
+`)
+	return r.Commit("clock")
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loopbench/loopbench/internal/gate/gatetest"
+)
+
+func needValgrind(t *testing.T) {
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		t.Skip("valgrind not installed (Debian package valgrind)")
+	}
+}
+
+// TestGateInstructions: on a throwaway module, 2 % more instructions per
+// operation (steps 1000 -> 1020) is exit 1, named; the same revision
+// twice is exit 0; a benchmark whose work follows the clock is reported
+// not deterministic and not judged; a saved baseline stands for the base.
+func TestGateInstructions(t *testing.T) {
+	needValgrind(t)
+	r := gatetest.New(t)
+	base := r.CommitWork("1000")
+	head := r.CommitWork("1020")
+	t.Chdir(r.Dir)
+	args := []string{"gate", "-metric", "instructions", "-pkg", ".", "-bench", "Work", "-benchtime", "20000x", "-j", "2"}
+	out, errs, code := runOut(append(args, "-base", base, "-head", head, "-out", filepath.Join(r.Dir, "ab"))...)
+	if code != 1 || !strings.Contains(out, "REGRESSION Work instructions/op +") {
+		t.Fatalf("2%% more instructions: exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
+	saved := filepath.Join(r.Dir, "base-counts.txt")
+	out, errs, code = runOut(append(args, "-base", base, "-head", base, "-save", saved, "-out", filepath.Join(r.Dir, "aa"))...)
+	if code != 0 || strings.Contains(out, "REGRESSION") {
+		t.Fatalf("A/A: exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
+	out, errs, code = runOut(append(args, "-baseline", saved, "-head", head, "-out", filepath.Join(r.Dir, "bl"))...)
+	if code != 1 || !strings.Contains(out, "REGRESSION Work instructions/op") {
+		t.Fatalf("against the saved baseline: exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
+	clock := r.CommitClockWork()
+	out, errs, code = runOut("gate", "-metric", "instructions", "-pkg", ".", "-bench", "Clock", "-benchtime", "300x", "-aa", "-head", clock, "-out", filepath.Join(r.Dir, "clock"))
+	if !strings.Contains(out, "not deterministic here") || !strings.Contains(out, "Clock spread") {
+		t.Fatalf("clock-dependent: exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
+}
+
+// TestGateInstructionsWithoutValgrind: one line naming the package, exit 2.
+func TestGateInstructionsWithoutValgrind(t *testing.T) {
+	r := gatetest.New(t)
+	r.CommitWork("100")
+	t.Chdir(r.Dir)
+	bin := t.TempDir() // go and git, and no valgrind
+	for _, name := range []string{"go", "git"} {
+		if err := os.Symlink(mustLook(t, name), filepath.Join(bin, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin)
+	_, errs, code := runOut("gate", "-metric", "instructions", "-aa", "-pkg", ".", "-out", filepath.Join(r.Dir, "x"))
+	if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "valgrind is not installed (Debian package valgrind)") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+}
+
+func mustLook(t *testing.T, name string) string {
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skip(name + " not installed")
+	}
+	return p
+}

@@ -1,0 +1,104 @@
+// Package callgrind counts what a Go benchmark executes under valgrind's
+// callgrind: instructions, the cache simulation's misses and system
+// calls, per operation. Counts do not move with the machine's load, so a
+// gate on them decides changes of a percent on a shared runner where wall
+// time moves 10-40 %.
+//
+// A benchmark runs in its own process under
+//
+//	valgrind --tool=callgrind --cache-sim=yes --collect-systime=nsec
+//
+// with GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1 (callgrind asserts
+// on Go's preemption signal; one P and no collector keep the process's
+// path the same run to run), at two iteration counts: per operation is the
+// difference of the two processes' counts over the difference of their
+// counts, so the process's start, the setup and testing's first b.N=1
+// run cancel out. One process per benchmark and count, not client
+// requests around the benchmark loop: it works on any module's benchmarks
+// unchanged, and callgrind's toggle-collect on a Go function follows
+// goroutine switches badly.
+package callgrind
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Counts are the events of one process, or per operation.
+type Counts struct {
+	Ir, Dr, Dw       float64 // instructions, data reads, data writes
+	I1mr, D1mr, D1mw float64 // first-level misses: instruction, read, write
+	ILmr, DLmr, DLmw float64 // last-level misses
+	SysCount         float64 // system calls
+}
+
+// EstCycles estimates cycles from the cache simulation as iai-callgrind
+// does: an L1 hit costs 1, a last-level hit 5, a miss to memory 35. It
+// catches part of a change's memory effects that instructions alone miss;
+// it is a model of a cache, not this machine's.
+func (c Counts) EstCycles() float64 {
+	ram := c.ILmr + c.DLmr + c.DLmw
+	l1miss := c.I1mr + c.D1mr + c.D1mw
+	l1hit := c.Ir + c.Dr + c.Dw - l1miss
+	return l1hit + 5*(l1miss-ram) + 35*ram
+}
+
+// PerOp is (c - base) / ops: the counts of ops operations.
+func (c Counts) PerOp(base Counts, ops int) Counts {
+	f := func(a, b float64) float64 { return (a - b) / float64(ops) }
+	return Counts{f(c.Ir, base.Ir), f(c.Dr, base.Dr), f(c.Dw, base.Dw), f(c.I1mr, base.I1mr), f(c.D1mr, base.D1mr),
+		f(c.D1mw, base.D1mw), f(c.ILmr, base.ILmr), f(c.DLmr, base.DLmr), f(c.DLmw, base.DLmw), f(c.SysCount, base.SysCount)}
+}
+
+// add is c + d.
+func (c Counts) add(d Counts) Counts {
+	return Counts{c.Ir + d.Ir, c.Dr + d.Dr, c.Dw + d.Dw, c.I1mr + d.I1mr, c.D1mr + d.D1mr, c.D1mw + d.D1mw,
+		c.ILmr + d.ILmr, c.DLmr + d.DLmr, c.DLmw + d.DLmw, c.SysCount + d.SysCount}
+}
+
+// Parse reads a callgrind output file's event names and its summary (the
+// whole run's totals; the "totals:" line when there is no summary).
+func Parse(r io.Reader) (Counts, error) {
+	var events, summary, totals []string
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<24)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "events:"):
+			events = strings.Fields(strings.TrimPrefix(line, "events:"))
+		case strings.HasPrefix(line, "summary:"):
+			summary = strings.Fields(strings.TrimPrefix(line, "summary:"))
+		case strings.HasPrefix(line, "totals:"):
+			totals = strings.Fields(strings.TrimPrefix(line, "totals:"))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return Counts{}, err
+	}
+	if summary == nil {
+		summary = totals
+	}
+	if events == nil || summary == nil {
+		return Counts{}, fmt.Errorf("not a callgrind output: no events or summary line")
+	}
+	var c Counts
+	fields := map[string]*float64{"Ir": &c.Ir, "Dr": &c.Dr, "Dw": &c.Dw, "I1mr": &c.I1mr, "D1mr": &c.D1mr, "D1mw": &c.D1mw,
+		"ILmr": &c.ILmr, "DLmr": &c.DLmr, "DLmw": &c.DLmw, "sysCount": &c.SysCount}
+	for i, name := range events {
+		if p := fields[name]; p != nil && i < len(summary) {
+			v, err := strconv.ParseFloat(summary[i], 64)
+			if err != nil {
+				return Counts{}, fmt.Errorf("summary %s: %q: %v", name, summary[i], err)
+			}
+			*p = v
+		}
+	}
+	if c.Ir == 0 {
+		return Counts{}, fmt.Errorf("callgrind output without instruction counts (events: %s)", strings.Join(events, " "))
+	}
+	return c, nil
+}

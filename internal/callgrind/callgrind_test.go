@@ -1,0 +1,60 @@
+package callgrind
+
+import (
+	"math"
+	"os"
+	"strings"
+	"testing"
+)
+
+func parseFile(t *testing.T, name string) Counts {
+	t.Helper()
+	f, err := os.Open("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c, err := Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestParseGolden: two real outputs of CallSoon's batch mode (100 and 1100
+// iterations, with the cache simulation and --collect-systime) give the
+// summary's events, and per operation their difference over 1000.
+func TestParseGolden(t *testing.T) {
+	a, b := parseFile(t, "batch.100.out"), parseFile(t, "batch.1100.out")
+	want := Counts{82741530, 15531839, 11239487, 74449, 33680, 157075, 7306, 7345, 152888, 531}
+	if a != want {
+		t.Fatalf("batch.100: %+v, want %+v", a, want)
+	}
+	op := b.PerOp(a, 1000)
+	if math.Abs(op.Ir-116.546) > 1e-9 || math.Abs(op.SysCount-0.049) > 1e-9 {
+		t.Fatalf("per op %+v", op)
+	}
+	// est-cycles: L1 hits + 5 LL hits + 35 memory.
+	l1miss := op.I1mr + op.D1mr + op.D1mw
+	ram := op.ILmr + op.DLmr + op.DLmw
+	if got, want := op.EstCycles(), op.Ir+op.Dr+op.Dw-l1miss+5*(l1miss-ram)+35*ram; math.Abs(got-want) > 1e-9 {
+		t.Fatalf("est-cycles %v, want %v", got, want)
+	}
+}
+
+// TestParseRefuses: a file without events or instruction counts.
+func TestParseRefuses(t *testing.T) {
+	for _, text := range []string{"", "events: Ir\n", "events: sysCount\nsummary: 4\n", "events: Ir\nsummary: x\n"} {
+		if _, err := Parse(strings.NewReader(text)); err == nil {
+			t.Errorf("%q parsed", text)
+		}
+	}
+}
+
+// TestMean: the repeats' mean.
+func TestMean(t *testing.T) {
+	r := Result{PerOp: []Counts{{Ir: 100, SysCount: 1}, {Ir: 102, SysCount: 3}}}
+	if m := r.Mean(); m.Ir != 101 || m.SysCount != 2 {
+		t.Fatalf("mean %+v", m)
+	}
+}

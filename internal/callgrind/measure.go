@@ -1,0 +1,183 @@
+package callgrind
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// Options of a measurement.
+type Options struct {
+	Repeat int // processes per count; repeats that disagree mark a benchmark nondeterministic
+	Jobs   int    // processes at once
+	// MaxSpread is the largest relative spread of the repeats' per-op
+	// instructions and est-cycles of a deterministic benchmark.
+	MaxSpread float64
+	Tmp       string // for callgrind's output files
+}
+
+// Task is a benchmark of a binary to measure at two iteration counts.
+type Task struct {
+	Binary Binary
+	Name   string
+	Iters  [2]int // 2 <= Iters[0] < Iters[1]; per op is over their difference
+}
+
+// IterCounts returns the iteration counts for a benchmark that ran n
+// iterations natively in the listing's benchtime: n/10 (at least 2) and
+// that plus n, so the difference is n operations.
+func IterCounts(n int) [2]int {
+	a := max(2, n/10)
+	return [2]int{a, a + max(n, 1)}
+}
+
+// Result is a task's per-operation counts.
+type Result struct {
+	Task
+	PerOp                   []Counts // one per repeat
+	BytesPerOp, AllocsPerOp float64  // from the benchmark's line at the larger count
+	// Spread is the largest of the per-op instructions' and est-cycles'
+	// (max-min)/mean over the repeats.
+	Spread        float64
+	Deterministic bool // Spread <= MaxSpread
+	// SyscallsAgree says the repeats' syscalls per op agree within
+	// MaxSpread: around a blocking system call the runtime's path depends
+	// on time, so syscalls/op is judged only where it repeats.
+	SyscallsAgree bool
+	Err           error
+}
+
+// Mean is the mean of the repeats' per-op counts.
+func (r *Result) Mean() Counts {
+	var sum Counts
+	for _, c := range r.PerOp {
+		sum = sum.add(c)
+	}
+	return sum.PerOp(Counts{}, len(r.PerOp))
+}
+
+// Measure counts every task at both iteration counts, Repeat times, with
+// Jobs processes at once, and returns the results in the tasks' order. A
+// task whose process failed has Err set; ctx's end stops what is left.
+func (v Valgrind) Measure(ctx context.Context, tasks []Task, o Options, progress func(done, total int)) []Result {
+	type job struct{ task, rep, count int }
+	var jobs []job
+	for t := range tasks {
+		for r := range o.Repeat {
+			for c := range 2 {
+				jobs = append(jobs, job{t, r, c})
+			}
+		}
+	}
+	counts := make([][][2]Counts, len(tasks))
+	lines := make([]string, len(tasks))
+	errs := make([]error, len(tasks))
+	for t := range counts {
+		counts[t] = make([][2]Counts, o.Repeat)
+	}
+	var mu sync.Mutex
+	done := 0
+	next := make(chan job)
+	var wg sync.WaitGroup
+	for range max(o.Jobs, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				c, line, err := v.Count(ctx, tasks[j.task].Binary, tasks[j.task].Name, tasks[j.task].Iters[j.count], o.Tmp)
+				mu.Lock()
+				counts[j.task][j.rep][j.count] = c
+				if err != nil && errs[j.task] == nil {
+					errs[j.task] = err
+				}
+				if j.count == 1 && j.rep == 0 {
+					lines[j.task] = line
+				}
+				done++
+				if progress != nil {
+					progress(done, len(jobs))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, j := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	out := make([]Result, len(tasks))
+	for t, task := range tasks {
+		out[t] = result(task, counts[t], lines[t], errs[t], o)
+		if out[t].Err == nil && ctx.Err() != nil && len(out[t].PerOp) == 0 {
+			out[t].Err = ctx.Err()
+		}
+	}
+	return out
+}
+
+// result is a task's per-op counts from its processes' counts.
+func result(task Task, counts [][2]Counts, line string, err error, o Options) Result {
+	r := Result{Task: task, Err: err}
+	if err != nil {
+		return r
+	}
+	if line == "" {
+		r.Err = fmt.Errorf("%s: not measured", task.Name)
+		return r
+	}
+	ops := task.Iters[1] - task.Iters[0]
+	var irs, cycles, sys []float64
+	for _, c := range counts {
+		p := c[1].PerOp(c[0], ops)
+		r.PerOp = append(r.PerOp, p)
+		irs, cycles, sys = append(irs, p.Ir), append(cycles, p.EstCycles()), append(sys, p.SysCount)
+	}
+	r.Spread = max(spread(irs), spread(cycles))
+	r.Deterministic = r.Spread <= o.MaxSpread
+	r.SyscallsAgree = spread(sys) <= o.MaxSpread
+	r.BytesPerOp, r.AllocsPerOp = memory(line)
+	return r
+}
+
+// spread is (max-min)/mean of xs.
+func spread(xs []float64) float64 {
+	if len(xs) < 2 {
+		return 0
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	mean := sum / float64(len(xs))
+	if mean == 0 {
+		return 0
+	}
+	return (slices.Max(xs) - slices.Min(xs)) / abs(mean)
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// memory reads B/op and allocs/op from a benchmark's result line.
+func memory(line string) (bytes, allocs float64) {
+	r := benchfmt.NewReader(strings.NewReader(line+"\n"), "line")
+	for r.Scan() {
+		if res, ok := r.Result().(*benchfmt.Result); ok {
+			bytes, _ = res.Value("B/op")
+			allocs, _ = res.Value("allocs/op")
+		}
+	}
+	return bytes, allocs
+}

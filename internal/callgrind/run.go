@@ -1,0 +1,140 @@
+package callgrind
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Env is the environment a counted process runs in.
+var Env = []string{"GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1"}
+
+// Flags are callgrind's flags.
+var Flags = []string{"--tool=callgrind", "--cache-sim=yes", "--collect-systime=nsec"}
+
+// ErrNoValgrind is returned, wrapped, when valgrind is not installed or
+// cannot run here.
+var ErrNoValgrind = errors.New("valgrind is not installed (Debian package valgrind) or does not run on this system")
+
+// Valgrind is a valgrind found on PATH.
+type Valgrind struct {
+	Path    string
+	Version string // "valgrind-3.19.0"
+}
+
+// Find looks valgrind up on PATH and asks its version.
+func Find() (Valgrind, error) {
+	p, err := exec.LookPath("valgrind")
+	if err != nil {
+		return Valgrind{}, ErrNoValgrind
+	}
+	out, err := exec.Command(p, "--version").Output()
+	if err != nil {
+		return Valgrind{}, fmt.Errorf("%w: %s --version: %v", ErrNoValgrind, p, err)
+	}
+	return Valgrind{p, strings.TrimSpace(string(out))}, nil
+}
+
+// Binary is a go test binary and the directory its benchmarks run in.
+type Binary struct{ Path, Dir string }
+
+// Listed is a benchmark found by List: its full name (without
+// "Benchmark") and the iterations go test ran natively in the benchtime.
+type Listed struct {
+	Name  string
+	Iters int
+}
+
+// List runs the benchmarks matching pattern natively for benchtime (a
+// duration or Nx, as -test.benchtime) and returns them in order with the
+// iterations each ran: the size of the difference Measure counts.
+func (b Binary) List(ctx context.Context, pattern, benchtime string) ([]Listed, error) {
+	out, err := b.run(ctx, nil, pattern, "-test.benchtime="+benchtime)
+	if err != nil {
+		return nil, err
+	}
+	var found []Listed
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) > 2 && strings.HasPrefix(f[0], "Benchmark") {
+			n, _ := strconv.Atoi(f[1])
+			found = append(found, Listed{strings.TrimPrefix(f[0], "Benchmark"), n})
+		}
+	}
+	return found, nil
+}
+
+// Pattern is the -test.bench pattern that matches name alone: each level
+// anchored and quoted.
+func Pattern(name string) string {
+	parts := strings.Split("Benchmark"+name, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return strings.Join(parts, "/")
+}
+
+// run runs the binary's benchmarks matching pattern with benchtime (a
+// -test.benchtime flag), under prefix (valgrind and its flags) when not
+// nil, in Env.
+func (b Binary) run(ctx context.Context, prefix []string, pattern, benchtime string) ([]byte, error) {
+	args := append(prefix, b.Path, "-test.run=^$", "-test.bench="+pattern, benchtime, "-test.benchmem")
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Dir = b.Dir
+	cmd.Env = append(os.Environ(), Env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(lastLines(stderr.String(), 3))
+		return out, fmt.Errorf("%s %s: %v: %s", filepath.Base(b.Path), pattern, err, msg)
+	}
+	return out, nil
+}
+
+// Count runs name at iters iterations under callgrind and returns the
+// process's counts and the benchmark's output line.
+func (v Valgrind) Count(ctx context.Context, b Binary, name string, iters int, tmp string) (Counts, string, error) {
+	f, err := os.CreateTemp(tmp, "callgrind.out.")
+	if err != nil {
+		return Counts{}, "", err
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	prefix := append([]string{v.Path}, Flags...)
+	prefix = append(prefix, "--callgrind-out-file="+f.Name())
+	out, err := b.run(ctx, prefix, Pattern(name), fmt.Sprintf("-test.benchtime=%dx", iters))
+	if err != nil {
+		return Counts{}, "", err
+	}
+	line := ""
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "Benchmark"+name) {
+			line = l
+		}
+	}
+	if line == "" {
+		return Counts{}, "", fmt.Errorf("%s: no result at %d iterations", name, iters)
+	}
+	cg, err := os.Open(f.Name())
+	if err != nil {
+		return Counts{}, "", err
+	}
+	defer cg.Close()
+	c, err := Parse(cg)
+	return c, line, err
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}

@@ -1,0 +1,176 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/loopbench/loopbench/internal/benchdata"
+	"github.com/loopbench/loopbench/internal/callgrind"
+	"golang.org/x/perf/benchfmt"
+)
+
+// InstructionUnits are the units an instruction gate writes, all exact:
+// counts that do not move with the machine's load.
+var InstructionUnits = []string{"instructions/op", "est-cycles/op", "syscalls/op"}
+
+// Nondeterministic is a benchmark whose repeated counts disagreed more
+// than the options allow: it is reported, never judged.
+type Nondeterministic struct {
+	Side, Name string
+	Spread     float64
+}
+
+// BaselineKeys must agree between a saved baseline and the head it is
+// compared with.
+var BaselineKeys = []string{"goarch", "go", "valgrind", "callgrind"}
+
+// runInstructions measures each side's benchmarks under callgrind and
+// writes their per-op counts to the side files and gate.txt.
+func runInstructions(ctx context.Context, cfg Config, res *Result, sides []*Side) error {
+	v, err := callgrind.Find()
+	if err != nil {
+		return errorf("-metric instructions: %v", err)
+	}
+	tasks, owner, err := listTasks(ctx, cfg, sides)
+	if err != nil {
+		return err
+	}
+	o := cfg.Callgrind
+	o.Tmp = cfg.Out
+	results := v.Measure(ctx, tasks, o, func(done, total int) {
+		fmt.Fprintf(cfg.Log, "round %d of %d processes under callgrind\n", done, total)
+	})
+	if ctx.Err() != nil {
+		return errorf("interrupted: nothing written")
+	}
+	run := runConfig(cfg, v)
+	for _, s := range sides {
+		if s.err != nil || (s.Name == "base" && cfg.Baseline != "") {
+			continue
+		}
+		var mine []callgrind.Result
+		for i, r := range results {
+			if owner[i] == s {
+				if r.Err != nil {
+					return errorf("%s: %v", s.Name, r.Err)
+				}
+				mine = append(mine, r)
+			}
+		}
+		if err := writeCounts(s, run, mine, res); err != nil {
+			return err
+		}
+		s.Runs = 1
+	}
+	if cfg.Baseline != "" {
+		return useBaseline(cfg.Baseline, res)
+	}
+	return nil
+}
+
+// listTasks lists each measured side's benchmarks natively for the
+// benchtime and returns them as tasks with their sides. A benchmark both
+// sides have is counted at head's iteration counts on both.
+func listTasks(ctx context.Context, cfg Config, sides []*Side) ([]callgrind.Task, []*Side, error) {
+	iters := map[string][2]int{}
+	listed := map[*Side][]callgrind.Listed{}
+	for i := len(sides) - 1; i >= 0; i-- { // head first
+		s := sides[i]
+		if s.err != nil || (s.Name == "base" && cfg.Baseline != "") {
+			continue
+		}
+		ls, err := callgrind.Binary{Path: s.Binary, Dir: s.dir}.List(ctx, cfg.Bench, cfg.Benchtime)
+		if err != nil {
+			return nil, nil, errorf("%s: listing the benchmarks: %v", s.Name, err)
+		}
+		for _, l := range ls {
+			if _, ok := iters[l.Name]; !ok {
+				iters[l.Name] = callgrind.IterCounts(l.Iters)
+			}
+		}
+		listed[s] = ls
+	}
+	var tasks []callgrind.Task
+	var owner []*Side
+	for _, s := range sides {
+		for _, l := range listed[s] {
+			tasks = append(tasks, callgrind.Task{Binary: callgrind.Binary{Path: s.Binary, Dir: s.dir}, Name: l.Name, Iters: iters[l.Name]})
+			owner = append(owner, s)
+		}
+	}
+	return tasks, owner, nil
+}
+
+// runConfig is the configuration an instruction count depends on.
+func runConfig(cfg Config, v callgrind.Valgrind) [][2]string {
+	flags := strings.Join(callgrind.Flags, " ") + " " + strings.Join(callgrind.Env, " ")
+	o := cfg.Callgrind
+	return append(cfg.Machine[:len(cfg.Machine):len(cfg.Machine)],
+		[2]string{"metric", "instructions"},
+		[2]string{"valgrind", v.Version},
+		[2]string{"callgrind", fmt.Sprintf("%s benchtime=%s repeat=%d", flags, cfg.Benchtime, o.Repeat)})
+}
+
+// writeCounts writes side s's deterministic counts, one line per
+// benchmark (the repeats' mean), with their units' metadata.
+func writeCounts(s *Side, run [][2]string, rs []callgrind.Result, res *Result) error {
+	f, err := os.Create(s.Path)
+	if err != nil {
+		return errorf("%v", err)
+	}
+	defer f.Close()
+	w := benchfmt.NewWriter(f)
+	for _, u := range InstructionUnits {
+		if err := w.Write(&benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u, Key: "assume"}, OrigUnit: u, Value: "exact"}); err != nil {
+			return errorf("%v", err)
+		}
+	}
+	var config []benchfmt.Config
+	for _, kv := range append(run, [2]string{"commit", s.Commit}, [2]string{"side", s.Name}) {
+		config = append(config, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
+	}
+	for _, r := range rs {
+		if !r.Deterministic {
+			res.Nondeterministic = append(res.Nondeterministic, Nondeterministic{s.Name, r.Name, r.Spread})
+			continue
+		}
+		m := r.Mean()
+		vals := []benchfmt.Value{{Value: m.Ir, Unit: "instructions/op"}, {Value: m.EstCycles(), Unit: "est-cycles/op"}}
+		if r.SyscallsAgree {
+			vals = append(vals, benchfmt.Value{Value: m.SysCount, Unit: "syscalls/op"})
+		}
+		vals = append(vals, benchfmt.Value{Value: r.BytesPerOp, Unit: "B/op"}, benchfmt.Value{Value: r.AllocsPerOp, Unit: "allocs/op"})
+		err := w.Write(&benchfmt.Result{Config: config, Name: benchfmt.Name(r.Name), Iters: r.Iters[1] - r.Iters[0], Values: vals})
+		if err != nil {
+			return errorf("%v", err)
+		}
+	}
+	return nil
+}
+
+// useBaseline makes a saved file the base side, refusing one measured
+// under another architecture, Go, valgrind or set of flags.
+func useBaseline(path string, res *Result) error {
+	base, err := benchdata.ReadFile(path, nil)
+	if err != nil {
+		return errorf("-baseline: %v", err)
+	}
+	head, err := benchdata.ReadFile(res.Head.Path, nil)
+	if err != nil && !errors.Is(err, benchdata.ErrNoResults) {
+		return errorf("%v", err)
+	}
+	for _, k := range BaselineKeys {
+		b, h := strings.Join(base.Keys[k], ","), ""
+		if head != nil {
+			h = strings.Join(head.Keys[k], ",")
+		}
+		if b != h {
+			return errorf("-baseline %s was measured with %s %q, this gate with %q: measure a new baseline", path, k, b, h)
+		}
+	}
+	res.Base.Path = path
+	return nil
+}
