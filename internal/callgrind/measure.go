@@ -13,7 +13,7 @@ import (
 // Options of a measurement.
 type Options struct {
 	Repeat int // processes per count; repeats that disagree mark a benchmark nondeterministic
-	Jobs   int    // processes at once
+	Jobs   int // processes at once
 	// MaxSpread is the largest relative spread of the repeats' per-op
 	// instructions and est-cycles of a deterministic benchmark.
 	MaxSpread float64
