@@ -204,6 +204,10 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	return repErr
 }
 
+// readMachine samples the machine's state around each round; tests
+// replace it.
+var readMachine = machine.Read
+
 // runRounds measures every case count times, one pass per round in an
 // order drawn from rc.seed, writing each result as it comes, and returns
 // the machine's state over each round; an interrupt stops it between
@@ -214,11 +218,11 @@ func runRounds(ctx context.Context, rc runConfig, cases []bench.Case, raw io.Wri
 	done := 0
 	for round := range rc.count {
 		if rc.waitIdle > 0 {
-			if s, idle, err := machine.WaitIdle(rc.waitIdle, time.Second, machine.Read, time.Sleep); err == nil && !idle {
+			if s, idle, err := machine.WaitIdle(rc.waitIdle, time.Second, readMachine, time.Sleep); err == nil && !idle {
 				fmt.Fprintf(stderr, "loopbench run: the machine stayed busy for -wait-idle %v (%s): round %d runs anyway\n", rc.waitIdle, s, round+1)
 			}
 		}
-		start, startErr := machine.Read()
+		start, startErr := readMachine()
 		for _, c := range bench.Shuffle(cases, rc.seed, round) {
 			if ctx.Err() != nil {
 				return spans, &interruptedError{done: done, total: len(cases) * rc.count}
@@ -239,7 +243,7 @@ func runRounds(ctx context.Context, rc runConfig, cases []bench.Case, raw io.Wri
 				return spans, err
 			}
 		}
-		if end, err := machine.Read(); startErr == nil && err == nil {
+		if end, err := readMachine(); startErr == nil && err == nil {
 			spans = append(spans, machine.Span{Start: start, End: end})
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/bench"
+	"github.com/loopbench/loopbench/internal/machine"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -48,7 +49,13 @@ func stubMeasure(t *testing.T) {
 		v := 100 + float64(h.Sum32()%7)
 		return bench.Result{N: 1000, NsPerOp: v}, nil
 	}
-	t.Cleanup(func() { measure = bench.Measure })
+	// The machine: a quiet round of 2 s each time it is read.
+	clock := time.Unix(0, 0)
+	readMachine = func() (machine.Sample, error) {
+		clock = clock.Add(time.Second)
+		return machine.Sample{At: clock, Load1: 0.5}, nil
+	}
+	t.Cleanup(func() { measure, readMachine = bench.Measure, machine.Read })
 }
 
 func TestRunGolden(t *testing.T) {

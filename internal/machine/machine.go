@@ -29,20 +29,31 @@ type Sample struct {
 // Span is the machine between two samples.
 type Span struct{ Start, End Sample }
 
-// OthersCores is the CPU other processes used over the span, in cores.
+// MinSpan is the shortest span whose share of CPU can be told: /proc/stat
+// counts in ticks of 10 ms per CPU, so each end of a span may be a tick
+// off on every CPU, and over a shorter span that error alone could pass
+// BusyCores. Shorter spans are never called busy.
+const MinSpan = time.Second
+
+// Short reports whether the span is shorter than MinSpan.
+func (s Span) Short() bool { return s.End.At.Sub(s.Start.At) < MinSpan }
+
+// OthersCores is the CPU other processes used over the span, in cores; 0
+// for a Short span.
 func (s Span) OthersCores() float64 {
 	wall := s.End.At.Sub(s.Start.At)
-	if wall <= 0 {
+	if wall < MinSpan {
 		return 0
 	}
 	others := (s.End.Busy - s.Start.Busy) - (s.End.Self - s.Start.Self)
 	return max(0, others.Seconds()/wall.Seconds())
 }
 
-// StealShare is the share of all CPU time the hypervisor stole.
+// StealShare is the share of all CPU time the hypervisor stole; 0 for a
+// Short span.
 func (s Span) StealShare() float64 {
 	total := s.End.Total - s.Start.Total
-	if total <= 0 {
+	if total <= 0 || s.Short() {
 		return 0
 	}
 	return (s.End.Steal - s.Start.Steal).Seconds() / total.Seconds()
@@ -60,6 +71,9 @@ func (s Span) Busy() bool { return s.OthersCores() > BusyCores || s.StealShare()
 
 // String is the span as a run records it.
 func (s Span) String() string {
+	if s.Short() {
+		return fmt.Sprintf("load %.2f-%.2f (%v: too short to tell others' CPU)", s.Start.Load1, s.End.Load1, s.End.At.Sub(s.Start.At).Round(time.Millisecond))
+	}
 	return fmt.Sprintf("load %.2f-%.2f others %.2f cores steal %.1f%%", s.Start.Load1, s.End.Load1, s.OthersCores(), 100*s.StealShare())
 }
 

@@ -27,6 +27,12 @@ func TestSpan(t *testing.T) {
 	if !stolen.Busy() {
 		t.Fatalf("5%% steal not busy: %s", stolen)
 	}
+	// A 5 ms span with one 10 ms tick of others' CPU is too short to
+	// tell, not two cores busy.
+	short := Span{at(0, 0, 0, 0, 0), at(0.005, 0.01, 0, 0.01, 0.02)}
+	if short.Busy() || !short.Short() || !strings.Contains(short.String(), "too short") {
+		t.Fatalf("short span: busy %v %s", short.Busy(), short)
+	}
 	cfg := Config([]Span{quiet, busy})
 	if cfg[0][0] != "machine-busy" || !strings.HasPrefix(cfg[0][1], "yes (rounds 2 ") || !strings.Contains(cfg[1][1], "r1 load") {
 		t.Fatalf("config %v", cfg)
