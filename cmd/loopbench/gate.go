@@ -67,6 +67,16 @@ head against such a file without building a base, and refuses one from
 another GOARCH, Go, valgrind or set of flags. valgrind missing is exit 2.
 Counts see no kernel time and are not seconds.
 
+-min-count N makes the wall-time gate sequential: it decides first after
+N rounds, again at each doubling, and last at -count, and stops as soon as
+every benchmark is decided: significant, or with intervals narrow enough
+to place the change within the minimum effect. Each look is held at alpha
+over the number of looks, with Holm within it, so the family-wise error
+over every look and benchmark stays at -alpha (a Bonferroni split of
+alpha over the looks: valid however the looks depend on each other).
+Undecided after the last look is exit 3, with the rounds that would
+likely decide.
+
 Exit status: 0 pass; 1 a regression; 2 a usage error, or the gate could
 not run (not a git checkout, an unknown revision, a package without
 benchmarks, a -bench matching nothing, a failed build or benchmark run;
@@ -86,7 +96,7 @@ Flags:
 
 type gateFlags struct {
 	base, head, pkg, bench, benchtime, out, writeFloor string
-	count                                              int
+	count, minCount                                    int
 	seed                                               uint64
 	aa                                                 bool
 	instr                                              instrFlags
@@ -101,7 +111,8 @@ func parseGate(args []string, stderr io.Writer) (gateFlags, error) {
 	fs.StringVar(&g.head, "head", "", "head revision (default: the working tree)")
 	fs.StringVar(&g.pkg, "pkg", "./bench", "package whose benchmarks to run")
 	fs.StringVar(&g.bench, "bench", ".", "benchmarks to run (-test.bench regexp)")
-	fs.IntVar(&g.count, "count", 10, "rounds; each runs both binaries once")
+	fs.IntVar(&g.count, "count", 10, "rounds; each runs both binaries once (with -min-count: the most rounds)")
+	fs.IntVar(&g.minCount, "min-count", 0, "sequential: decide first after this many rounds, again at each doubling up to -count, and stop once every benchmark is decided (0: -count fixed rounds)")
 	fs.StringVar(&g.benchtime, "benchtime", "100ms", "-test.benchtime of each run (a duration, or Nx)")
 	fs.StringVar(&g.out, "out", "", "output directory (default results/gate-<date>-<base>-<head>, never overwritten)")
 	fs.Uint64Var(&g.seed, "seed", 0, "seed of the per-round order (default: from the clock; the output records it)")
@@ -118,7 +129,13 @@ func parseGate(args []string, stderr io.Writer) (gateFlags, error) {
 		return g, err
 	}
 	switch {
+	case g.instr.on() && g.minCount > 0:
+		return g, usageError{"-min-count applies to wall time: counts need one look"}
 	case g.instr.on():
+	case g.minCount != 0 && (g.minCount < 2 || g.minCount > g.count):
+		return g, usageError{fmt.Sprintf("-min-count %d: want 2 to -count (%d)", g.minCount, g.count)}
+	case g.minCount > 0 && g.aa:
+		return g, usageError{"-min-count does not apply to -aa: calibration runs -count rounds"}
 	case g.count < 2:
 		return g, usageError{fmt.Sprintf("-count %d: one round a side is no evidence for the U test; want at least 2 (10 or more to decide at the run's corrected level)", g.count)}
 	case g.writeFloor != "" && g.count < verdict.MinFloorSamples:
@@ -171,6 +188,12 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	cfg := gate.Config{Dir: dir, Base: g.base, Head: g.head, AA: g.aa, Pkg: g.pkg, Bench: g.bench, Count: g.count,
 		Benchtime: g.benchtime, Seed: g.seed, Out: out, Machine: gateMachine(), Log: gateLog(stderr)}
 	g.instr.apply(&cfg)
+	var seq *sequential
+	if g.minCount > 0 {
+		seq = newSequential(g.minCount, g.count, o.Alpha)
+		cfg.Stop = seq.stop(out, o, filter, stderr)
+		o.Alpha = seq.level
+	}
 	res, err := gate.Run(ctx, cfg)
 	if err != nil {
 		return exitError{2, err}
@@ -190,6 +213,9 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	v, verr := judge(stdout, res.Base.Path, res.Head.Path, o, filter, false)
+	if seq != nil && v != nil && exitCode(verr) != 1 && exitCode(verr) != 2 {
+		return seq.finish(stdout, v, res)
+	}
 	if g.aa && v != nil && !g.instr.on() {
 		if err := calibrate(stdout, v, g.writeFloor, g.seed); err != nil {
 			return exitError{2, err}

@@ -45,6 +45,12 @@ func TestGateEndToEnd(t *testing.T) {
 	if b, err := os.ReadFile(floors); err != nil || !strings.Contains(string(b), "\tWork\tsec/op\t") {
 		t.Fatalf("floors file: %v\n%s", err, b)
 	}
+	// Sequential: it looks after 2, 4 and 8 rounds, each look at alpha/3,
+	// and the exact steps/op regression is exit 1 whatever it stopped at.
+	out, errs, code = runOut("gate", "-base", fast, "-head", slow, "-pkg", ".", "-count", "8", "-min-count", "2", "-benchtime", "50x", "-out", filepath.Join(r.Dir, "seq"))
+	if code != 1 || !strings.Contains(errs, "look after 2 rounds") || !strings.Contains(out, "REGRESSION Work steps/op") {
+		t.Fatalf("sequential: exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
 	// A second gate into the same -out is refused.
 	if _, errs, code := runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "2", "-out", filepath.Join(r.Dir, "aa")); code != 2 || !strings.Contains(errs, "exists and is not empty") {
 		t.Fatalf("reused -out: exit %d %s", code, errs)
@@ -66,6 +72,11 @@ func TestGateUsage(t *testing.T) {
 		{[]string{"-min-effect", "x"}, "-min-effect"},
 		{[]string{"-alpha", "2"}, "-alpha 2"},
 		{[]string{"-floor", "/no/such/floors.txt"}, "-floor: open"},
+		{[]string{"-min-count", "20", "-count", "10"}, "-min-count 20: want 2 to -count (10)"},
+		{[]string{"-min-count", "5", "-aa"}, "-min-count does not apply to -aa"},
+		{[]string{"-metric", "instructions", "-min-count", "5"}, "-min-count applies to wall time"},
+		{[]string{"-metric", "cycles"}, `-metric "cycles": want wall or instructions`},
+		{[]string{"-repeat", "3"}, "-repeat applies to -metric instructions"},
 	}
 	for _, c := range cases {
 		_, errs, code := runOut(append([]string{"gate"}, c.args...)...)

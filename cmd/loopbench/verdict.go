@@ -65,20 +65,9 @@ func (f *verdictFlags) options() (verdict.Options, *benchproc.Filter, error) {
 // a regression, 2 when the files cannot be compared or are malformed, 3
 // when the samples are too few to decide.
 func judge(w io.Writer, basePath, headPath string, o verdict.Options, filter *benchproc.Filter, force bool) (*verdict.Verdict, error) {
-	var sets [2]*benchdata.Set
-	for i, path := range []string{basePath, headPath} {
-		s, err := benchdata.ReadFile(path, filter)
-		if err != nil {
-			if s != nil && len(s.Malformed) > 0 {
-				err = fmt.Errorf("%w; %s", err, malformedSummary(s))
-			}
-			return nil, exitError{2, err}
-		}
-		sets[i] = s
-	}
-	m, err := verdict.Match(sets[0], sets[1], force)
+	sets, m, err := matchFiles(basePath, headPath, filter, force)
 	if err != nil {
-		return nil, exitError{2, err}
+		return nil, err
 	}
 	v := verdict.Decide(m.Pairs, o)
 	printVerdict(w, m, v, o)
@@ -101,6 +90,27 @@ func judge(w io.Writer, basePath, headPath string, o verdict.Options, filter *be
 		return v, exitError{3, fmt.Errorf("%d comparisons undecided: %s", v.Count(verdict.Undecided), needMessage(v))}
 	}
 	return v, nil
+}
+
+// matchFiles reads base and head and matches them; its error's exit code
+// is 2.
+func matchFiles(basePath, headPath string, filter *benchproc.Filter, force bool) ([2]*benchdata.Set, *verdict.Matched, error) {
+	var sets [2]*benchdata.Set
+	for i, path := range []string{basePath, headPath} {
+		s, err := benchdata.ReadFile(path, filter)
+		if err != nil {
+			if s != nil && len(s.Malformed) > 0 {
+				err = fmt.Errorf("%w; %s", err, malformedSummary(s))
+			}
+			return sets, nil, exitError{2, err}
+		}
+		sets[i] = s
+	}
+	m, err := verdict.Match(sets[0], sets[1], force)
+	if err != nil {
+		return sets, nil, exitError{2, err}
+	}
+	return sets, m, nil
 }
 
 // needMessage says how many samples a side would decide the undecided

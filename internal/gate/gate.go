@@ -45,6 +45,9 @@ type Config struct {
 	// Baseline is a head file of an earlier instruction gate that stands
 	// for the base side, which is then not measured.
 	Baseline string
+	// Stop, when not nil, is asked after each round whether the rounds so
+	// far decide: a sequential gate stops there.
+	Stop func(rounds int) bool
 }
 
 // Side is one side of the gate.
@@ -193,6 +196,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			s.Runs++
 		}
 		res.Rounds++
+		if cfg.Stop != nil && cfg.Stop(res.Rounds) {
+			break
+		}
 	}
 	if failed != nil {
 		return res, errorf("%v (the %s side's %d rounds are in %s)", failed.err, other(failed, base, head).Name, res.Rounds, other(failed, base, head).Path)

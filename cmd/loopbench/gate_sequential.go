@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+
+	"github.com/loopbench/loopbench/internal/gate"
+	"github.com/loopbench/loopbench/internal/verdict"
+	"golang.org/x/perf/benchproc"
+)
+
+// sequential is a wall-time gate that looks at its rounds as they come:
+// first after -min-count, then at each doubling up to -count, each look
+// held at alpha over the number of looks (verdict.LookAlpha), and stops
+// once every benchmark is decided.
+type sequential struct {
+	looks []int
+	level float64
+}
+
+func newSequential(minCount, count int, alpha float64) *sequential {
+	looks := verdict.Looks(minCount, count)
+	return &sequential{looks, verdict.LookAlpha(alpha, len(looks))}
+}
+
+// stop is the gate's Stop: at a look, whether the files decide every
+// benchmark at the look's level.
+func (s *sequential) stop(out string, o verdict.Options, filter *benchproc.Filter, log io.Writer) func(int) bool {
+	o.Alpha = s.level
+	return func(rounds int) bool {
+		if !slices.Contains(s.looks, rounds) {
+			return false
+		}
+		_, m, err := matchFiles(filepath.Join(out, "base.txt"), filepath.Join(out, "head.txt"), filter, false)
+		if err != nil {
+			return false
+		}
+		v := verdict.Decide(m.Pairs, o)
+		left := len(v.Undecided())
+		fmt.Fprintf(log, "look after %d rounds: %d of %d comparisons undecided\n", rounds, left, len(v.Comparisons))
+		return left == 0 && v.Count(verdict.Undecided) == 0
+	}
+}
+
+// finish is the sequential gate's exit when the verdict found no
+// regression: 3 when some benchmark is still undecided after the last
+// look, saying how many rounds would likely decide.
+func (s *sequential) finish(w io.Writer, v *verdict.Verdict, res *gate.Result) error {
+	fmt.Fprintf(w, "sequential: %d rounds of at most %d, looks at %v each held at alpha %.3g (alpha over %d looks, Holm within each)\n",
+		res.Rounds, s.looks[len(s.looks)-1], s.looks, s.level, len(s.looks))
+	left := v.Undecided()
+	if len(left) == 0 {
+		return nil
+	}
+	need := v.RoundsToDecide(s.level)
+	return exitError{3, fmt.Errorf("%d comparisons undecided after %d rounds (neither significant nor within the minimum effect); about %d rounds would likely decide them", len(left), res.Rounds, need)}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package verdict
+
+const raceEnabled = false

@@ -1,0 +1,119 @@
+package verdict
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// sequence simulates one sequential gate: k benchmarks whose samples come
+// from draw(i, round), looked at on Looks(minN, maxN) at LookAlpha. It
+// returns whether any look alarmed, the rounds used and the last verdict.
+func sequence(k, minN, maxN int, alpha, minEffect float64, draw func(i int, head bool) float64) (alarm bool, rounds int, v *Verdict) {
+	looks := Looks(minN, maxN)
+	level := LookAlpha(alpha, len(looks))
+	pairs := make([]Pair, k)
+	for i := range pairs {
+		pairs[i] = Pair{Name: fmt.Sprintf("B%d", i), Unit: "sec/op", Better: -1}
+	}
+	for _, n := range looks {
+		for i := range pairs {
+			for len(pairs[i].Base) < n {
+				pairs[i].Base = append(pairs[i].Base, draw(i, false))
+				pairs[i].Head = append(pairs[i].Head, draw(i, true))
+			}
+		}
+		v = Decide(pairs, Options{Alpha: level, MinEffect: minEffect})
+		if v.Count(Regressed)+v.Count(Improved) > 0 {
+			alarm = true
+		}
+		rounds = n
+		if len(v.Undecided()) == 0 {
+			break
+		}
+	}
+	return alarm, rounds, v
+}
+
+// mixedNoise: most benchmarks quiet (1 %), one in seven noisy (30 %
+// lognormal), as on a shared runner.
+func mixedNoise(r *rand.Rand, k int) []float64 {
+	s := make([]float64, k)
+	for i := range s {
+		s[i] = 0.01
+		if i%7 == 0 {
+			s[i] = 0.3
+		}
+	}
+	return s
+}
+
+// TestSequentialFamilyWise: simulated A/A sequences of 150 benchmarks,
+// looked at after 10, 20 and 40 rounds, stopping once every benchmark is
+// decided: the sequences with any false alarm at any look are at most
+// alpha. (1000 sequences; 100 under -short or the race detector, which
+// slow it tenfold: the full count runs in the plain and 386 test runs.)
+func TestSequentialFamilyWise(t *testing.T) {
+	runs := 1000
+	if testing.Short() || raceEnabled {
+		runs = 100
+	}
+	start := time.Now()
+	r := rand.New(rand.NewPCG(31, 41))
+	const k, alpha = 150, 0.05
+	sigma := mixedNoise(r, k)
+	alarms, rounds := 0, 0
+	for range runs {
+		alarm, n, _ := sequence(k, 10, 40, alpha, 0.05, func(i int, _ bool) float64 { return 100 * (1 + sigma[i]*r.NormFloat64()) })
+		if alarm {
+			alarms++
+		}
+		rounds += n
+	}
+	rate := float64(alarms) / float64(runs)
+	t.Logf("%d A/A sequences: %d with a false alarm (%.3f), mean rounds %.1f (%v)", runs, alarms, rate, float64(rounds)/float64(runs), time.Since(start))
+	if rate > alpha {
+		t.Fatalf("family-wise false alarms over all looks %.3f > alpha %g", rate, alpha)
+	}
+}
+
+// TestSequentialDetects: one benchmark 10 % slower with 2 % noise among
+// 149 unchanged: caught in at least 95 of 100 sequences, stopping before
+// the last look on average when the rest are quiet.
+func TestSequentialDetects(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	const k = 150
+	caught, rounds := 0, 0
+	for range 100 {
+		_, n, v := sequence(k, 10, 40, 0.05, 0.05, func(i int, head bool) float64 {
+			if i == k-1 {
+				if head {
+					return 110 * (1 + 0.02*r.NormFloat64())
+				}
+				return 100 * (1 + 0.02*r.NormFloat64())
+			}
+			return 100 * (1 + 0.005*r.NormFloat64())
+		})
+		for _, c := range v.Regressions() {
+			if c.Name == fmt.Sprintf("B%d", k-1) {
+				caught++
+			}
+		}
+		rounds += n
+	}
+	t.Logf("caught in %d of 100, mean rounds %.1f", caught, float64(rounds)/100)
+	if caught < 95 || rounds/100 >= 40 {
+		t.Fatalf("caught in %d of 100 sequences, mean rounds %d", caught, rounds/100)
+	}
+}
+
+// TestLooks: doubling from the first look, ending at the last.
+func TestLooks(t *testing.T) {
+	if got := fmt.Sprint(Looks(10, 60)); got != "[10 20 40 60]" {
+		t.Fatalf("Looks(10, 60) = %s", got)
+	}
+	if LookAlpha(0.05, 4) != 0.0125 {
+		t.Fatal("LookAlpha")
+	}
+}
