@@ -2,6 +2,8 @@ package peers
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,21 +50,18 @@ func TestPeersRun(t *testing.T) {
 				if !s.Runs(name) {
 					continue
 				}
-				line, err := p.Run(ctx, s, 5*time.Millisecond)
+				res, err := p.Run(ctx, s, 5*time.Millisecond)
 				if err != nil {
 					t.Fatal(err)
 				}
-				r := benchfmt.NewReader(strings.NewReader(line), "line")
-				if !r.Scan() {
-					t.Fatalf("%q: nothing read", line)
-				}
-				res, ok := r.Result().(*benchfmt.Result)
-				if !ok {
-					t.Fatalf("%q: %v", line, r.Result())
-				}
 				want := s.Bench + "/impl=" + name + "/"
 				if !strings.HasPrefix(string(res.Name), want) || !strings.HasSuffix(string(res.Name), s.Params) || len(res.Values) == 0 {
-					t.Fatalf("%q: name %s, want %s...%s", line, res.Name, want, s.Params)
+					t.Fatalf("name %s, want %s...%s", res.Name, want, s.Params)
+				}
+				// Full precision: measured values printed at 4
+				// significant digits would tie.
+				if !slices.ContainsFunc(res.Values, func(v benchfmt.Value) bool { return significant(v.Value) > 4 }) {
+					t.Errorf("%s: every value rounded to 4 digits: %v", res.Name, res.Values)
 				}
 			}
 		})
@@ -87,4 +86,10 @@ func TestUnknownPeer(t *testing.T) {
 	if len(skipped) != 1 || !strings.Contains(skipped[0].Reason, "no such peer") {
 		t.Fatalf("%v", skipped)
 	}
+}
+
+// significant counts the significant digits of v's shortest form.
+func significant(v float64) int {
+	m, _, _ := strings.Cut(strconv.FormatFloat(v, 'e', -1, 64), "e")
+	return len(strings.TrimLeft(strings.ReplaceAll(strings.TrimPrefix(m, "-"), ".", ""), "0"))
 }

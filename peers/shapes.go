@@ -69,8 +69,10 @@ func Shapes(quick bool) []Shape {
 func (s Shape) Runs(peer string) bool { return slices.Contains(s.Peers, peer) }
 
 // Run runs the shape once on the peer, each measurement taking at least
-// target, and returns its benchmark line.
-func (p *Peer) Run(ctx context.Context, s Shape, target time.Duration) (string, error) {
+// target, and returns its benchmark result, read with benchfmt (the
+// programs print full precision; the caller writes it with
+// benchfmt.Writer).
+func (p *Peer) Run(ctx context.Context, s Shape, target time.Duration) (*benchfmt.Result, error) {
 	args := append([]string(nil), s.Args...)
 	if specs[p.Name].python {
 		args = append(args, "-t", strconv.FormatFloat(target.Seconds(), 'g', -1, 64))
@@ -83,29 +85,27 @@ func (p *Peer) Run(ctx context.Context, s Shape, target time.Duration) (string, 
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("%s %s: %v: %s", p.Name, strings.Join(append([]string{s.Workload}, s.Args...), " "), err, firstLine(stderr.String(), err))
+		return nil, fmt.Errorf("%s %s: %v: %s", p.Name, strings.Join(append([]string{s.Workload}, s.Args...), " "), err, firstLine(stderr.String(), err))
 	}
-	return benchLine(out)
+	return benchResult(out)
 }
 
-// benchLine returns the one benchmark result in out, checked with
-// benchfmt.
-func benchLine(out []byte) (string, error) {
+// benchResult returns the one benchmark result in out.
+func benchResult(out []byte) (*benchfmt.Result, error) {
 	r := benchfmt.NewReader(bytes.NewReader(out), "peer")
-	var line string
+	var res *benchfmt.Result
 	n := 0
 	for r.Scan() {
 		switch rec := r.Result().(type) {
 		case *benchfmt.SyntaxError:
-			return "", fmt.Errorf("unreadable output: %v", rec)
+			return nil, fmt.Errorf("unreadable output: %v", rec)
 		case *benchfmt.Result:
 			n++
-			_, l := rec.Pos()
-			line = strings.Split(string(out), "\n")[l-1]
+			res = rec.Clone()
 		}
 	}
 	if n != 1 {
-		return "", fmt.Errorf("%d benchmark lines in the output, want 1: %q", n, out)
+		return nil, fmt.Errorf("%d benchmark lines in the output, want 1: %q", n, out)
 	}
-	return line, nil
+	return res, nil
 }

@@ -148,7 +148,7 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	}
 	bench.WriteUnits(raw)
 	fmt.Fprintln(raw, "Unit p50-ns better=lower\nUnit p99-ns better=lower")
-	r := &peersRun{f: f, ready: ready, raw: raw, w: newResultWriter(raw), stderr: stderr, rng: rand.New(rand.NewPCG(f.seed, f.seed^0x5851f42d4c957f2d))}
+	r := &peersRun{f: f, ready: ready, w: newResultWriter(raw), stderr: stderr, rng: rand.New(rand.NewPCG(f.seed, f.seed^0x5851f42d4c957f2d))}
 	runErr := r.rounds(ctx)
 	if err := raw.Close(); err != nil {
 		return err
@@ -178,7 +178,6 @@ const asCLI = "LOOPBENCH_AS_CLI"
 type peersRun struct {
 	f        peersFlags
 	ready    []*peers.Peer
-	raw      io.Writer // the peer programs' own lines go here as they print them
 	w        *resultWriter
 	stderr   io.Writer
 	rng      *rand.Rand
@@ -210,7 +209,7 @@ func (r *peersRun) rounds(ctx context.Context) error {
 					}
 					continue
 				}
-				line, err := p.Run(ctx, s, r.f.benchtime)
+				res, err := p.Run(ctx, s, r.f.benchtime)
 				if err != nil {
 					if ctx.Err() != nil {
 						return errors.New("interrupted: the report covers what was measured")
@@ -219,7 +218,9 @@ func (r *peersRun) rounds(ctx context.Context) error {
 					fmt.Fprintf(r.stderr, "loopbench peers: %v\n", err)
 					continue
 				}
-				fmt.Fprintln(r.raw, line)
+				if err := r.w.w.Write(res); err != nil {
+					return err
+				}
 				r.measured++
 			}
 		}

@@ -139,17 +139,17 @@ int main(int argc, char **argv) {
 		}
 		long n = grow(run_idles, target, &ns);
 		if (chain)
-			printf("BenchmarkCallSoon/impl=libev/mode=chain %ld %.4g ns/op\n", n, ns / n);
+			printf("BenchmarkCallSoon/impl=libev/mode=chain %ld %.17g ns/op\n", n, ns / n);
 		else
-			printf("BenchmarkCallSoon/impl=libev/mode=inflight/w=%ld %ld %.4g ns/op\n", nidle, n, ns / n);
+			printf("BenchmarkCallSoon/impl=libev/mode=inflight/w=%ld %ld %.17g ns/op\n", nidle, n, ns / n);
 	} else if (!strcmp(w, "cold-fire")) {
 		k = arg_int(argc, argv, 2, "K");
 		long n = grow(run_cold_fire, target, &ns);
-		printf("BenchmarkTimers/impl=libev/op=cold-fire/k=%ld %ld %.4g ns/op %.4g cpu-ns/timer %.4g schedule-ns/timer\n", k, n, ns / n, m_cpu / n / k, m_sched / n / k);
+		printf("BenchmarkTimers/impl=libev/op=cold-fire/k=%ld %ld %.17g ns/op %.17g cpu-ns/timer %.17g schedule-ns/timer\n", k, n, ns / n, m_cpu / n / k, m_sched / n / k);
 	} else if (!strcmp(w, "cold-cancel")) {
 		k = arg_int(argc, argv, 2, "K");
 		long n = grow(run_cold_cancel, target, &ns);
-		printf("BenchmarkTimers/impl=libev/op=cold-cancel/k=%ld %ld %.4g ns/op %.4g ns/timer %.4g schedule-ns/timer\n", k, n, ns / n, ns / n / k, m_sched / n / k);
+		printf("BenchmarkTimers/impl=libev/op=cold-cancel/k=%ld %ld %.17g ns/op %.17g ns/timer %.17g schedule-ns/timer\n", k, n, ns / n, ns / n / k, m_sched / n / k);
 	} else if (!strcmp(w, "iochain")) {
 		if (argc != 6)
 			die("usage: libev iochain epoll|poll P A TARGET_MS");
@@ -169,7 +169,7 @@ int main(int argc, char **argv) {
 			ev_io_start(loop, &ios[i]);
 		}
 		long n = grow(run_chain, target, &ns);
-		printf("BenchmarkIOChain/impl=libev/selector=%s/p=%ld/a=%ld/mode=once %ld %.4g ns/op %.4g us/write\n", argv[2], pairs, active, n, ns / n, ns / n / 1e3);
+		printf("BenchmarkIOChain/impl=libev/selector=%s/p=%ld/a=%ld/mode=once %ld %.17g ns/op %.17g us/write\n", argv[2], pairs, active, n, ns / n, ns / n / 1e3);
 	} else {
 		die("unknown workload");
 	}

@@ -197,17 +197,17 @@ int main(int argc, char **argv) {
 		}
 		long n = grow(run_idles, target, &ns);
 		if (chain)
-			printf("BenchmarkCallSoon/impl=libuv/mode=chain %ld %.4g ns/op\n", n, ns / n);
+			printf("BenchmarkCallSoon/impl=libuv/mode=chain %ld %.17g ns/op\n", n, ns / n);
 		else
-			printf("BenchmarkCallSoon/impl=libuv/mode=inflight/w=%ld %ld %.4g ns/op\n", nidle, n, ns / n);
+			printf("BenchmarkCallSoon/impl=libuv/mode=inflight/w=%ld %ld %.17g ns/op\n", nidle, n, ns / n);
 	} else if (!strcmp(w, "cold-fire")) {
 		k = arg_int(argc, argv, 2, "K");
 		long n = grow(run_cold_fire, target, &ns);
-		printf("BenchmarkTimers/impl=libuv/op=cold-fire/k=%ld %ld %.4g ns/op %.4g cpu-ns/timer %.4g schedule-ns/timer\n", k, n, ns / n, m_cpu / n / k, m_sched / n / k);
+		printf("BenchmarkTimers/impl=libuv/op=cold-fire/k=%ld %ld %.17g ns/op %.17g cpu-ns/timer %.17g schedule-ns/timer\n", k, n, ns / n, m_cpu / n / k, m_sched / n / k);
 	} else if (!strcmp(w, "cold-cancel")) {
 		k = arg_int(argc, argv, 2, "K");
 		long n = grow(run_cold_cancel, target, &ns);
-		printf("BenchmarkTimers/impl=libuv/op=cold-cancel/k=%ld %ld %.4g ns/op %.4g ns/timer %.4g schedule-ns/timer\n", k, n, ns / n, ns / n / k, m_sched / n / k);
+		printf("BenchmarkTimers/impl=libuv/op=cold-cancel/k=%ld %ld %.17g ns/op %.17g ns/timer %.17g schedule-ns/timer\n", k, n, ns / n, ns / n / k, m_sched / n / k);
 	} else if (!strcmp(w, "iochain")) {
 		if (argc != 6 || strcmp(argv[2], "epoll"))
 			die("usage: libuv iochain epoll P A TARGET_MS (libuv's Linux backend is epoll)");
@@ -222,7 +222,7 @@ int main(int argc, char **argv) {
 			uv_poll_start(&polls[i], UV_READABLE, read_cb);
 		}
 		long n = grow(run_chain, target, &ns);
-		printf("BenchmarkIOChain/impl=libuv/selector=epoll/p=%ld/a=%ld/mode=once %ld %.4g ns/op %.4g us/write\n", pairs, active, n, ns / n, ns / n / 1e3);
+		printf("BenchmarkIOChain/impl=libuv/selector=epoll/p=%ld/a=%ld/mode=once %ld %.17g ns/op %.17g us/write\n", pairs, active, n, ns / n, ns / n / 1e3);
 	} else {
 		die("unknown workload");
 	}

@@ -81,7 +81,7 @@ def callsoon_inflight(kind, w, target):
 
     n, (secs,) = grow(run, target)
     loop.close()
-    print("BenchmarkCallSoon/impl=%s/mode=inflight/w=%d %d %.4g ns/op" % (kind, w, n, secs * 1e9 / n))
+    print("BenchmarkCallSoon/impl=%s/mode=inflight/w=%d %d %.17g ns/op" % (kind, w, n, secs * 1e9 / n))
 
 
 def callsoon_chain(kind, target):
@@ -109,7 +109,7 @@ def callsoon_chain(kind, target):
     loop.close()
     a.close()
     b.close()
-    print("BenchmarkCallSoon/impl=%s/mode=chain %d %.4g ns/op" % (kind, n, secs * 1e9 / n))
+    print("BenchmarkCallSoon/impl=%s/mode=chain %d %.17g ns/op" % (kind, n, secs * 1e9 / n))
 
 
 def cold_delays(k):
@@ -142,7 +142,7 @@ def cold_fire(kind, k, target):
         return wall, cpu, sched
 
     n, (wall, cpu, sched) = grow(run, target)
-    print("BenchmarkTimers/impl=%s/op=cold-fire/k=%d %d %.4g ns/op %.4g cpu-ns/timer %.4g schedule-ns/timer"
+    print("BenchmarkTimers/impl=%s/op=cold-fire/k=%d %d %.17g ns/op %.17g cpu-ns/timer %.17g schedule-ns/timer"
           % (kind, k, n, wall * 1e9 / n, cpu * 1e9 / (n * k), sched * 1e9 / (n * k)))
 
 
@@ -163,7 +163,7 @@ def cold_cancel(kind, k, target):
         return total, sched
 
     n, (total, sched) = grow(run, target)
-    print("BenchmarkTimers/impl=%s/op=cold-cancel/k=%d %d %.4g ns/op %.4g ns/timer %.4g schedule-ns/timer"
+    print("BenchmarkTimers/impl=%s/op=cold-cancel/k=%d %d %.17g ns/op %.17g ns/timer %.17g schedule-ns/timer"
           % (kind, k, n, total * 1e9 / n, total * 1e9 / (n * k), sched * 1e9 / (n * k)))
 
 
@@ -215,7 +215,7 @@ def iochain(kind, selector, p, a, target):
         r.close()
         w.close()
     loop.close()
-    print("BenchmarkIOChain/impl=%s/selector=%s/p=%d/a=%d/mode=once %d %.4g ns/op %.4g us/write"
+    print("BenchmarkIOChain/impl=%s/selector=%s/p=%d/a=%d/mode=once %d %.17g ns/op %.17g us/write"
           % (kind, selector, p, a, n, secs * 1e9 / n, secs * 1e6 / n))
 
 
