@@ -47,6 +47,14 @@ func runInstructions(ctx context.Context, cfg Config, res *Result, sides []*Side
 		return errorf("interrupted: nothing written")
 	}
 	run := runConfig(cfg, v)
+	// A benchmark not deterministic on one side is judged on neither: the
+	// other side's count alone would read as a benchmark only it has.
+	unjudged := map[string]bool{}
+	for _, r := range results {
+		if r.Err == nil && !r.Deterministic {
+			unjudged[r.Name] = true
+		}
+	}
 	for _, s := range sides {
 		if s.err != nil || (s.Name == "base" && cfg.Baseline != "") {
 			continue
@@ -60,7 +68,7 @@ func runInstructions(ctx context.Context, cfg Config, res *Result, sides []*Side
 				mine = append(mine, r)
 			}
 		}
-		if err := writeCounts(s, run, mine, res); err != nil {
+		if err := writeCounts(s, run, mine, unjudged, res); err != nil {
 			return err
 		}
 		s.Runs = 1
@@ -114,9 +122,10 @@ func runConfig(cfg Config, v callgrind.Valgrind) [][2]string {
 		[2]string{"callgrind", fmt.Sprintf("%s benchtime=%s repeat=%d", flags, cfg.Benchtime, o.Repeat)})
 }
 
-// writeCounts writes side s's deterministic counts, one line per
-// benchmark (the repeats' mean), with their units' metadata.
-func writeCounts(s *Side, run [][2]string, rs []callgrind.Result, res *Result) error {
+// writeCounts writes side s's counts, one line per benchmark (the
+// repeats' mean), with their units' metadata; the benchmarks in unjudged
+// are left out, and those not deterministic on s are reported.
+func writeCounts(s *Side, run [][2]string, rs []callgrind.Result, unjudged map[string]bool, res *Result) error {
 	f, err := os.Create(s.Path)
 	if err != nil {
 		return errorf("%v", err)
@@ -135,6 +144,8 @@ func writeCounts(s *Side, run [][2]string, rs []callgrind.Result, res *Result) e
 	for _, r := range rs {
 		if !r.Deterministic {
 			res.Nondeterministic = append(res.Nondeterministic, Nondeterministic{s.Name, r.Name, r.Spread})
+		}
+		if unjudged[r.Name] {
 			continue
 		}
 		m := r.Mean()
