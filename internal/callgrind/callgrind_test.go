@@ -3,6 +3,7 @@ package callgrind
 import (
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -57,5 +58,23 @@ func TestMean(t *testing.T) {
 	r := Result{PerOp: []Counts{{Ir: 100, SysCount: 1}, {Ir: 102, SysCount: 3}}}
 	if m := r.Mean(); m.Ir != 101 || m.SysCount != 2 {
 		t.Fatalf("mean %+v", m)
+	}
+}
+
+// TestResultMemory: B/op and allocs/op agree only when every repeat's
+// line gives the same values.
+func TestResultMemory(t *testing.T) {
+	task := Task{Name: "X", Iters: [2]int{10, 110}}
+	counts := [][2]Counts{{{Ir: 1000}, {Ir: 2000}}, {{Ir: 1000}, {Ir: 2000}}}
+	line := func(b int) string { return "BenchmarkX 110 5 ns/op " + strconv.Itoa(b) + " B/op 0 allocs/op" }
+	same := result(task, counts, []string{line(3), line(3)}, nil, Options{MaxSpread: 0.005})
+	if !same.MemoryAgree || same.BytesPerOp != 3 || same.PerOp[0].Ir != 10 || !same.Deterministic {
+		t.Fatalf("agreeing repeats: %+v", same)
+	}
+	if differ := result(task, counts, []string{line(0), line(3)}, nil, Options{MaxSpread: 0.005}); differ.MemoryAgree {
+		t.Fatalf("0 and 3 B/op agree: %+v", differ)
+	}
+	if missing := result(task, counts, []string{line(3), ""}, nil, Options{}); missing.Err == nil {
+		t.Fatal("a repeat without its line measured")
 	}
 }

@@ -39,7 +39,12 @@ func IterCounts(n int) [2]int {
 type Result struct {
 	Task
 	PerOp                   []Counts // one per repeat
-	BytesPerOp, AllocsPerOp float64  // from the benchmark's line at the larger count
+	BytesPerOp, AllocsPerOp float64  // from the benchmark's lines at the larger count
+	// MemoryAgree says every repeat's line gave the same B/op and
+	// allocs/op: the runtime's own allocations (a new thread when a system
+	// call blocks, say) depend on time, so memory is judged only where it
+	// repeats.
+	MemoryAgree bool
 	// Spread is the largest of the per-op instructions' and est-cycles'
 	// (max-min)/mean over the repeats.
 	Spread        float64
@@ -74,10 +79,11 @@ func (v Valgrind) Measure(ctx context.Context, tasks []Task, o Options, progress
 		}
 	}
 	counts := make([][][2]Counts, len(tasks))
-	lines := make([]string, len(tasks))
+	lines := make([][]string, len(tasks))
 	errs := make([]error, len(tasks))
 	for t := range counts {
 		counts[t] = make([][2]Counts, o.Repeat)
+		lines[t] = make([]string, o.Repeat)
 	}
 	var mu sync.Mutex
 	done := 0
@@ -94,8 +100,8 @@ func (v Valgrind) Measure(ctx context.Context, tasks []Task, o Options, progress
 				if err != nil && errs[j.task] == nil {
 					errs[j.task] = err
 				}
-				if j.count == 1 && j.rep == 0 {
-					lines[j.task] = line
+				if j.count == 1 {
+					lines[j.task][j.rep] = line
 				}
 				done++
 				if progress != nil {
@@ -124,12 +130,12 @@ func (v Valgrind) Measure(ctx context.Context, tasks []Task, o Options, progress
 }
 
 // result is a task's per-op counts from its processes' counts.
-func result(task Task, counts [][2]Counts, line string, err error, o Options) Result {
+func result(task Task, counts [][2]Counts, lines []string, err error, o Options) Result {
 	r := Result{Task: task, Err: err}
 	if err != nil {
 		return r
 	}
-	if line == "" {
+	if slices.Contains(lines, "") {
 		r.Err = fmt.Errorf("%s: not measured", task.Name)
 		return r
 	}
@@ -143,7 +149,13 @@ func result(task Task, counts [][2]Counts, line string, err error, o Options) Re
 	r.Spread = max(spread(irs), spread(cycles))
 	r.Deterministic = r.Spread <= o.MaxSpread
 	r.SyscallsAgree = spread(sys) <= o.MaxSpread
-	r.BytesPerOp, r.AllocsPerOp = memory(line)
+	r.BytesPerOp, r.AllocsPerOp = memory(lines[0])
+	r.MemoryAgree = true
+	for _, l := range lines[1:] {
+		if b, a := memory(l); b != r.BytesPerOp || a != r.AllocsPerOp {
+			r.MemoryAgree = false
+		}
+	}
 	return r
 }
 

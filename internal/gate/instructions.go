@@ -153,13 +153,30 @@ func writeCounts(s *Side, run [][2]string, rs []callgrind.Result, unjudged map[s
 		if r.SyscallsAgree {
 			vals = append(vals, benchfmt.Value{Value: m.SysCount, Unit: "syscalls/op"})
 		}
-		vals = append(vals, benchfmt.Value{Value: r.BytesPerOp, Unit: "B/op"}, benchfmt.Value{Value: r.AllocsPerOp, Unit: "allocs/op"})
+		vals = append(vals, memoryValues(r)...)
 		err := w.Write(&benchfmt.Result{Config: config, Name: benchfmt.Name(r.Name), Iters: r.Iters[1] - r.Iters[0], Values: vals})
 		if err != nil {
 			return errorf("%v", err)
 		}
 	}
 	return nil
+}
+
+// memoryValues are r's B/op and allocs/op where the repeats agree. Under
+// one allocation per operation B/op is left out: it is then the
+// benchmark's setup and the runtime's own allocations spread over the
+// operations (0 in one process, 3 in the next, seen here), not what an
+// operation allocates; allocs/op still catches an operation that starts
+// allocating.
+func memoryValues(r callgrind.Result) []benchfmt.Value {
+	if !r.MemoryAgree {
+		return nil
+	}
+	allocs := benchfmt.Value{Value: r.AllocsPerOp, Unit: "allocs/op"}
+	if r.AllocsPerOp < 1 {
+		return []benchfmt.Value{allocs}
+	}
+	return []benchfmt.Value{{Value: r.BytesPerOp, Unit: "B/op"}, allocs}
 }
 
 // useBaseline makes a saved file the base side, refusing one measured

@@ -42,3 +42,28 @@ func TestWriteCountsUnjudged(t *testing.T) {
 		t.Fatalf("reported %+v", res.Nondeterministic)
 	}
 }
+
+// TestMemoryValues: memory is written only where the repeats agree, and
+// B/op only from one allocation per operation up.
+func TestMemoryValues(t *testing.T) {
+	units := func(r callgrind.Result) string {
+		var out []string
+		for _, v := range memoryValues(r) {
+			out = append(out, v.Unit)
+		}
+		return strings.Join(out, ",")
+	}
+	cases := []struct {
+		r    callgrind.Result
+		want string
+	}{
+		{callgrind.Result{MemoryAgree: false, BytesPerOp: 64, AllocsPerOp: 2}, ""},
+		{callgrind.Result{MemoryAgree: true, BytesPerOp: 3, AllocsPerOp: 0}, "allocs/op"},
+		{callgrind.Result{MemoryAgree: true, BytesPerOp: 64, AllocsPerOp: 2}, "B/op,allocs/op"},
+	}
+	for _, c := range cases {
+		if got := units(c.r); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.r, got, c.want)
+		}
+	}
+}
