@@ -101,7 +101,7 @@ func TestLoadCountAndLabel(t *testing.T) {
 		Runs  []struct {
 			Requests  int64 `json:"requests"`
 			Corrected struct {
-				P99 *int64 `json:"p99_us"`
+				P99 *float64 `json:"p99_us"`
 			} `json:"corrected_latency"`
 		} `json:"runs"`
 	}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/loopbench/loopbench/internal/loadresult"
+	"golang.org/x/perf/benchfmt"
+)
+
+func writeMergedSweep(w io.Writer, format string, ms loadresult.MergedSweep) error {
+	switch format {
+	case "json":
+		return writeJSON(w, mergedSweepToJSON(ms))
+	case "benchfmt":
+		return writeMergedSweepBenchfmt(w, ms)
+	}
+	return writeMergedSweepTable(w, ms)
+}
+
+// stepCores is the most CPU any generator kept busy in a step.
+func stepCores(m loadresult.Merged) float64 {
+	var c float64
+	for _, r := range m.Generators {
+		c = max(c, r.CPUCores)
+	}
+	return c
+}
+
+func writeMergedSweepTable(w io.Writer, ms loadresult.MergedSweep) error {
+	fmt.Fprintf(w, "%d generators (%s), %d steps merged; SLO: corrected p99 within %v, errors within %.3g%%\n",
+		len(ms.Generators), strings.Join(ms.Generators, ", "), len(ms.Steps), ms.Criteria.SLO, 100*ms.Criteria.MaxErrors)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "offered\tachieved\tp50\tp90\tp99\tp99.9\tmax\tu.p50\tu.p99\tu.max\terrors\tunsent\tmax cores\tlag p99\t\tverdict")
+	for _, s := range ms.Steps {
+		m := s.Merged
+		c, u := m.Corrected, m.Uncorrected
+		fmt.Fprintf(tw, "%.0f\t%.0f\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%d\t%d\t%.2f\t%v\t\t%s\n", m.OfferedRPS, m.AchievedRPS,
+			sig3(c.P50), sig3(c.P90), sig3(c.P99), sig3(c.P999), sig3(c.Max), sig3(u.P50), sig3(u.P99), sig3(u.Max),
+			m.Errors, m.Unsent, stepCores(m), sig3(m.PacingLag.P99), s.Verdict)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "rates summed over the generators, latencies from their merged histograms; u.: uncorrected; max cores: the busiest generator's")
+	_, err := fmt.Fprintf(w, "merged %v\n", ms.Knee)
+	return err
+}
+
+type mergedSweepJSON struct {
+	Generators []string         `json:"generators"`
+	SLO        string           `json:"slo"`
+	MaxErrors  float64          `json:"max_errors"`
+	Knee       kneeJSON         `json:"knee"`
+	Steps      []mergedStepJSON `json:"steps"`
+}
+
+type mergedStepJSON struct {
+	Step    int    `json:"step"`
+	Verdict string `json:"verdict"`
+	mergedJSON
+}
+
+func mergedSweepToJSON(ms loadresult.MergedSweep) mergedSweepJSON {
+	out := mergedSweepJSON{Generators: ms.Generators, SLO: ms.Criteria.SLO.String(), MaxErrors: ms.Criteria.MaxErrors,
+		Knee: kneeJSON{ms.Knee.Rate, ms.Knee.LowerBound, ms.Knee.Note}}
+	for _, s := range ms.Steps {
+		out.Steps = append(out.Steps, mergedStepJSON{s.Index + 1, s.Verdict.String(), mergedToJSON(s.Merged)})
+	}
+	return out
+}
+
+// writeMergedSweepBenchfmt writes a line per merged step (generator=merged
+// and a /rate= key, the summed offered rate) and the merged knee.
+func writeMergedSweepBenchfmt(w io.Writer, ms loadresult.MergedSweep) error {
+	bw := benchfmt.NewWriter(w)
+	if err := writeUnits(bw, append(loadUnits, struct{ unit, better string }{"knee-req/s", "higher"})); err != nil {
+		return err
+	}
+	cfg := configOf([2]string{"generators", strings.Join(ms.Generators, ",")})
+	first := ms.Steps[0].Merged.Generators[0]
+	for _, s := range ms.Steps {
+		rep := mergedReport(s.Merged)
+		res := &benchfmt.Result{Config: cfg, Name: mergeName(first, "merged", formatRate(rep.Offered)), Iters: int(max(rep.Requests, 1)), Values: loadValues(rep)}
+		if err := bw.Write(res); err != nil {
+			return err
+		}
+	}
+	name := fmt.Sprintf("MergeKnee/label=%s/size=%d/generator=merged/slo=%v", nameSegment(first.Label), first.SizeBytes, ms.Criteria.SLO)
+	return bw.Write(&benchfmt.Result{Config: configOf([2]string{"generators", strings.Join(ms.Generators, ",")}, [2]string{"knee", ms.Knee.String()}),
+		Name: benchfmt.Name(name), Iters: 1, Values: []benchfmt.Value{{Value: ms.Knee.Rate, Unit: "knee-req/s"}}})
+}
