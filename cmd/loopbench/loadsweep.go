@@ -89,7 +89,7 @@ func writeSweepOutputs(f loadFlags, outs *loadOutputs, sw load.Sweep, stdout, st
 	if f.reportDir == "" {
 		return nil
 	}
-	title := fmt.Sprintf("%s: %d conns, %d bytes, corrected latency against offered rate", f.cfg.Label, f.cfg.Conns, f.cfg.Size)
+	title := fmt.Sprintf("%s: %d conns, %d bytes", f.cfg.Label, f.cfg.Conns, f.cfg.Size)
 	svg, err := report.SweepFigure(title, sweepSeries(f.cfg.Label, sw.Steps, sw.Knee), f.slo)
 	if err != nil {
 		return fmt.Errorf("-report: %w", err)

@@ -208,3 +208,42 @@ func TestLoadSweepGenerators(t *testing.T) {
 		t.Fatalf("merge (exit %d, %v, %s):\n%s", code, err, errs, out)
 	}
 }
+
+// TestReportSweeps: report over the sweeps of two servers and a merged
+// sweep draws them on one plot at the chosen percentile, each at every
+// percentile, and tables their knees; a bad -percentile is exit 2.
+func TestReportSweeps(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for i, label := range []string{"fast", "slow"} {
+		cfg := load.Config{Label: label, Conns: 1, Size: 64}
+		var sw load.Sweep
+		for k, rate := range []float64{1000, 2000, 4000} {
+			rep := load.Report{Offered: rate, Achieved: rate / float64(1+i*k), Corrected: load.Latencies{P50: time.Duration(100*(1+k*i)) * time.Microsecond,
+				P90: 200 * time.Microsecond, P99: time.Duration(300*(1+4*k*i)) * time.Microsecond, P999: time.Millisecond, Max: 2 * time.Millisecond}}
+			sw.Steps = append(sw.Steps, load.Step{Index: k, Report: rep, Verdict: load.Criteria{SLO: time.Millisecond}.Judge(load.FiguresOf(rep, 0))})
+		}
+		sw.Knee = load.FindKnee(sw.Outcomes())
+		var b bytes.Buffer
+		if err := writeSweepBenchfmt(&b, loadFlags{cfg: cfg, slo: time.Millisecond}, sw); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, filepath.Join(dir, label+".txt"))
+		os.WriteFile(files[i], b.Bytes(), 0o644)
+	}
+	out, errs, code := runOut(append([]string{"report", "-o", filepath.Join(dir, "rep"), "-percentile", "p99.9"}, files...)...)
+	if code != 0 || !strings.Contains(out, "| fast | ≥ 4000 | every step up to the last was met") || !strings.Contains(out, "| slow | 1000 |") {
+		t.Fatalf("exit %d\n%s\n%s", code, errs, out)
+	}
+	for _, f := range []string{"sweeps.svg", "sweep-1.svg", "sweep-2.svg", "sweeps.md"} {
+		if fi, err := os.Stat(filepath.Join(dir, "rep", f)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if svg, _ := os.ReadFile(filepath.Join(dir, "rep", "sweeps.svg")); !bytes.Contains(svg, []byte("corrected p99.9")) {
+		t.Error("sweeps.svg is not drawn at p99.9")
+	}
+	if _, errs, code := runOut("report", "-percentile", "p42", files[0]); code != 2 || !strings.Contains(errs, `-percentile "p42": want one of p50, p90, p99, p99.9, max`) {
+		t.Fatalf("-percentile p42: exit %d, %q", code, errs)
+	}
+}

@@ -49,7 +49,7 @@ func PercentileIndex(name string) int {
 // rate, both axes logarithmic, one line per percentile, the SLO as a
 // dashed horizontal line and the knee as a vertical one.
 func SweepFigure(title string, s SweepSeries, slo time.Duration) ([]byte, error) {
-	p := sweepPlot()
+	p := sweepPlot([]SweepSeries{s})
 	var legend []legendEntry
 	var rx, ry span
 	for j, name := range SweepPercentiles {
@@ -77,7 +77,7 @@ func SweepCompare(title string, series []SweepSeries, pct int, slo time.Duration
 	if pct < 0 || pct >= len(SweepPercentiles) {
 		return nil, fmt.Errorf("no percentile %d", pct)
 	}
-	p := sweepPlot()
+	p := sweepPlot(series)
 	p.Y.Label.Text = "corrected " + SweepPercentiles[pct] + " (ms)"
 	var legend []legendEntry
 	var rx, ry span
@@ -108,13 +108,32 @@ func SweepCompare(title string, series []SweepSeries, pct int, slo time.Duration
 	return tile([]*plot.Plot{p}, title, legend, 3.8*vg.Inch)
 }
 
-func sweepPlot() *plot.Plot {
+func sweepPlot(series []SweepSeries) *plot.Plot {
 	p := plot.New()
 	p.X.Label.Text = "offered rate (req/s)"
 	p.Y.Label.Text = "corrected latency (ms)"
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = compactLogTicks{}, compactLogTicks{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = rateTicks(series), compactLogTicks{}
 	return p
+}
+
+// rateTicks labels the offered rates of the steps when they are few,
+// else the log axis's usual ticks.
+func rateTicks(series []SweepSeries) plot.Ticker {
+	seen := map[float64]bool{}
+	var ticks []plot.Tick
+	for _, s := range series {
+		for _, pt := range s.Points {
+			if !seen[pt.Offered] {
+				seen[pt.Offered] = true
+				ticks = append(ticks, plot.Tick{Value: pt.Offered, Label: compact(pt.Offered)})
+			}
+		}
+	}
+	if len(ticks) == 0 || len(ticks) > 8 {
+		return compactLogTicks{}
+	}
+	return plot.ConstantTicks(ticks)
 }
 
 // sweepLine is s's line at percentile j, in ms; nil when no step has it.
