@@ -211,6 +211,6 @@ func waitUntil(t, end time.Time, r *shared) bool {
 		if d <= 0 {
 			return true
 		}
-		sleepFor(min(d, 50*time.Millisecond))
+		r.cfg.wait(min(d, 50*time.Millisecond))
 	}
 }

@@ -61,6 +61,10 @@ type Config struct {
 	StartAt time.Time
 	// Dial opens a connection; default: TCP with Timeout.
 	Dial func(addr string) (net.Conn, error) `json:"-"`
+
+	// wait waits for a send time; default sleepFor. Tests wait in a
+	// synctest bubble's virtual time instead.
+	wait func(time.Duration)
 }
 
 // DefaultTimeout is the per-request timeout when Config.Timeout is 0.
@@ -155,6 +159,9 @@ func (cfg Config) withDefaults() Config {
 	if cfg.Dial == nil {
 		timeout := cfg.Timeout
 		cfg.Dial = func(addr string) (net.Conn, error) { return net.DialTimeout("tcp", addr, timeout) }
+	}
+	if cfg.wait == nil {
+		cfg.wait = sleepFor
 	}
 	return cfg
 }
