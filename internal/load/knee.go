@@ -8,27 +8,16 @@ import (
 
 // Criteria judge a sweep's steps.
 type Criteria struct {
-	SLO         time.Duration // the corrected p99 a step must stay within
-	MaxErrors   float64       // the error rate above which the sweep stops
-	MinAchieved float64       // the share of the offered rate a step must achieve; 0 means 0.99
-	// LateLag is the pacing lag p99 past which the generator counts as
-	// late; 0 means a tenth of SLO.
-	LateLag time.Duration
+	SLO       time.Duration // the corrected p99 a step must stay within
+	MaxErrors float64       // the error rate above which the sweep stops
 }
 
-func (c Criteria) minAchieved() float64 {
-	if c.MinAchieved > 0 {
-		return c.MinAchieved
-	}
-	return 0.99
-}
+// MinAchieved is the share of the offered rate a step must achieve.
+const MinAchieved = 0.99
 
-func (c Criteria) lateLag() time.Duration {
-	if c.LateLag > 0 {
-		return c.LateLag
-	}
-	return c.SLO / 10
-}
+// LateLag is the generator's pacing lag p99 past which it counts as
+// late: a tenth of the SLO, which its lateness would otherwise eat into.
+func (c Criteria) LateLag() time.Duration { return c.SLO / 10 }
 
 // Figures are what judging a step looks at.
 type Figures struct {
@@ -51,11 +40,11 @@ type Verdict struct {
 // Judge judges one step.
 func (c Criteria) Judge(f Figures) Verdict {
 	return Verdict{
-		Behind:   f.Achieved < c.minAchieved()*f.Offered,
+		Behind:   f.Achieved < MinAchieved*f.Offered,
 		OverSLO:  f.P99 > c.SLO,
 		Errored:  f.ErrorRate > c.MaxErrors,
 		CPUBound: f.CPUBound,
-		Late:     f.PacingLagP99 > c.lateLag(),
+		Late:     f.PacingLagP99 > c.LateLag(),
 	}
 }
 
