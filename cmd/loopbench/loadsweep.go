@@ -179,23 +179,25 @@ func writeSweepJSON(w io.Writer, f loadFlags, sw load.Sweep) error {
 // "knee" configuration.
 func writeSweepBenchfmt(w io.Writer, f loadFlags, sw load.Sweep) error {
 	bw := benchfmt.NewWriter(w)
-	units := append(loadUnits, struct{ unit, better string }{"knee-req/s", "higher"})
-	if err := writeUnits(bw, units); err != nil {
+	if err := writeUnits(bw, sweepUnits); err != nil {
 		return err
 	}
+	return writeSweepResults(bw, f.cfg, f.slo, sw, fileConfig())
+}
+
+// writeSweepResults writes a line per step and the knee line, under the
+// configuration base.
+func writeSweepResults(bw *benchfmt.Writer, cfg load.Config, slo time.Duration, sw load.Sweep, base []benchfmt.Config) error {
 	for _, s := range sw.Steps {
-		res := &benchfmt.Result{Config: fileConfig(), Name: benchName(f.cfg, s.Report.Offered), Iters: int(max(s.Report.Requests, 1)), Values: loadValues(s.Report)}
+		res := &benchfmt.Result{Config: base, Name: benchName(cfg, s.Report.Offered), Iters: int(max(s.Report.Requests, 1)), Values: loadValues(s.Report)}
 		if err := bw.Write(res); err != nil {
 			return err
 		}
 	}
-	return bw.Write(kneeResult(f.cfg, f.slo, sw.Knee))
+	name := fmt.Sprintf("LoadKnee/label=%s/size=%d/conns=%d/slo=%v", nameSegment(cfg.Label), cfg.Size, cfg.Conns, slo)
+	knee := append(append([]benchfmt.Config(nil), base...), benchfmt.Config{Key: "knee", Value: []byte(sw.Knee.String()), File: true})
+	return bw.Write(&benchfmt.Result{Config: knee, Name: benchfmt.Name(name), Iters: 1, Values: []benchfmt.Value{{Value: sw.Knee.Rate, Unit: "knee-req/s"}}})
 }
 
-// kneeResult is a sweep's knee as a benchmark line.
-func kneeResult(cfg load.Config, slo time.Duration, k load.Knee) *benchfmt.Result {
-	note := k.String()
-	name := fmt.Sprintf("LoadKnee/label=%s/size=%d/conns=%d/slo=%v", nameSegment(cfg.Label), cfg.Size, cfg.Conns, slo)
-	return &benchfmt.Result{Config: fileConfig([2]string{"knee", note}), Name: benchfmt.Name(name), Iters: 1,
-		Values: []benchfmt.Value{{Value: k.Rate, Unit: "knee-req/s"}}}
-}
+// sweepUnits are a sweep's units: load's and the knee's.
+var sweepUnits = append(append([]struct{ unit, better string }(nil), loadUnits...), struct{ unit, better string }{"knee-req/s", "higher"})

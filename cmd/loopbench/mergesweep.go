@@ -76,7 +76,7 @@ func mergedSweepToJSON(ms loadresult.MergedSweep) mergedSweepJSON {
 // and a /rate= key, the summed offered rate) and the merged knee.
 func writeMergedSweepBenchfmt(w io.Writer, ms loadresult.MergedSweep) error {
 	bw := benchfmt.NewWriter(w)
-	if err := writeUnits(bw, append(loadUnits, struct{ unit, better string }{"knee-req/s", "higher"})); err != nil {
+	if err := writeUnits(bw, sweepUnits); err != nil {
 		return err
 	}
 	cfg := configOf([2]string{"generators", strings.Join(ms.Generators, ",")})
