@@ -369,17 +369,17 @@ func pin(list string) error {
 }
 
 func writeLoad(w io.Writer, f loadFlags, reps []load.Report) error {
-	switch f.format {
-	case "json":
-		return writeLoadJSON(w, f.cfg, reps)
-	case "benchfmt":
-		return writeBenchfmt(w, f.cfg, reps)
-	}
+	return byFormat(f.format, func() error { return writeLoadJSON(w, f.cfg, reps) },
+		func() error { return writeBenchfmt(w, f.cfg, reps) }, func() error { return writeTables(w, f.cfg, reps) })
+}
+
+// writeTables writes a table per run and, for several, their summary.
+func writeTables(w io.Writer, cfg load.Config, reps []load.Report) error {
 	for i, rep := range reps {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		if err := writeTable(w, f.cfg, rep); err != nil {
+		if err := writeTable(w, cfg, rep); err != nil {
 			return err
 		}
 	}

@@ -47,9 +47,23 @@ func TestLoadFormats(t *testing.T) {
 	if err := run(append(base, "-format", "benchfmt", "-rate", "4000"), &out, &errb); err != nil {
 		t.Fatal(err)
 	}
-	r := benchfmt.NewReader(bytes.NewReader(out.Bytes()), "load")
-	units := benchfmt.UnitMetadataMap{}
+	results := readBench(t, out.String())
 	var res *benchfmt.Result
+	if len(results) > 0 {
+		res = results[len(results)-1]
+	}
+	if res == nil || res.GetConfig("cpu") == "" {
+		t.Fatalf("benchfmt output:\n%s", out.String())
+	}
+}
+
+// readBench reads benchfmt output: its results, failing the test on a
+// syntax error or a unit without its direction.
+func readBench(t *testing.T, out string) []*benchfmt.Result {
+	t.Helper()
+	r := benchfmt.NewReader(strings.NewReader(out), "out")
+	units := benchfmt.UnitMetadataMap{}
+	var results []*benchfmt.Result
 	for r.Scan() {
 		switch rec := r.Result().(type) {
 		case *benchfmt.SyntaxError:
@@ -57,17 +71,15 @@ func TestLoadFormats(t *testing.T) {
 		case *benchfmt.UnitMetadata:
 			units[rec.UnitMetadataKey] = rec
 		case *benchfmt.Result:
-			res = rec.Clone()
+			for _, v := range rec.Values {
+				if units.GetBetter(v.Unit) == 0 {
+					t.Errorf("unit %s has no direction", v.Unit)
+				}
+			}
+			results = append(results, rec.Clone())
 		}
 	}
-	if res == nil || res.GetConfig("cpu") == "" {
-		t.Fatalf("benchfmt output:\n%s", out.String())
-	}
-	for _, v := range res.Values {
-		if units.GetBetter(v.Unit) == 0 {
-			t.Errorf("unit %s has no direction", v.Unit)
-		}
-	}
+	return results
 }
 
 // TestServe runs serve for a short while in the background and talks to

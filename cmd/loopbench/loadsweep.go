@@ -61,15 +61,8 @@ func sweepVerdict(f loadFlags, sw load.Sweep) error {
 }
 
 func writeSweepOutputs(f loadFlags, outs *loadOutputs, sw load.Sweep, stdout, stderr io.Writer) error {
-	var err error
-	switch f.format {
-	case "json":
-		err = writeSweepJSON(stdout, f, sw)
-	case "benchfmt":
-		err = writeSweepBenchfmt(stdout, f, sw)
-	default:
-		err = writeSweepTable(stdout, f.cfg, f.criteria(), sw)
-	}
+	err := byFormat(f.format, func() error { return writeSweepJSON(stdout, f, sw) },
+		func() error { return writeSweepBenchfmt(stdout, f, sw) }, func() error { return writeSweepTable(stdout, f.cfg, f.criteria(), sw) })
 	if err != nil {
 		return err
 	}
@@ -116,16 +109,11 @@ func sweepSeries(name string, steps []load.Step, k load.Knee) report.SweepSeries
 func writeSweepTable(w io.Writer, cfg load.Config, c load.Criteria, sw load.Sweep) error {
 	fmt.Fprintf(w, "%s: %d steps over %d connections of %d bytes, each %v after %v of warmup; SLO: corrected p99 within %v, errors within %.3g%%\n",
 		cfg.Label, len(sw.Steps), cfg.Conns, cfg.Size, cfg.Duration, cfg.Warmup, c.SLO, 100*c.MaxErrors)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "offered\tachieved\tp50\tp90\tp99\tp99.9\tmax\tu.p50\tu.p90\tu.p99\tu.p99.9\tu.max\terrors\tunsent\tcores\tlag p99\t\tverdict")
+	var rows []sweepRow
 	for _, s := range sw.Steps {
-		r := s.Report
-		co, u := r.Corrected, r.Uncorrected
-		fmt.Fprintf(tw, "%.0f\t%.0f\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%d\t%d\t%.2f\t%v\t\t%s\n", r.Offered, r.Achieved,
-			sig3(co.P50), sig3(co.P90), sig3(co.P99), sig3(co.P999), sig3(co.Max), sig3(u.P50), sig3(u.P90), sig3(u.P99), sig3(u.P999), sig3(u.Max),
-			r.Errors, r.Unsent, r.Cores(), sig3(r.PacingLag.P99), s.Verdict)
+		rows = append(rows, sweepRow{s.Report, s.Report.Cores(), s.Verdict.String()})
 	}
-	if err := tw.Flush(); err != nil {
+	if err := writeSweepRows(w, "cores", rows); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "latencies corrected (from the intended send); u.: uncorrected (from the actual send); lag: the generator's pacing lag; paced by %s\n", load.PacingMethod)
@@ -134,6 +122,27 @@ func writeSweepTable(w io.Writer, cfg load.Config, c load.Criteria, sw load.Swee
 	}
 	_, err := fmt.Fprintln(w, sw.Knee)
 	return err
+}
+
+// sweepRow is a step in a sweep's table.
+type sweepRow struct {
+	rep     load.Report
+	cores   float64
+	verdict string
+}
+
+// writeSweepRows writes a sweep's table, the cores column headed cores.
+func writeSweepRows(w io.Writer, cores string, rows []sweepRow) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "offered\tachieved\tp50\tp90\tp99\tp99.9\tmax\tu.p50\tu.p90\tu.p99\tu.p99.9\tu.max\terrors\tunsent\t%s\tlag p99\t\tverdict\n", cores)
+	for _, row := range rows {
+		r := row.rep
+		c, u := r.Corrected, r.Uncorrected
+		fmt.Fprintf(tw, "%.0f\t%.0f\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%d\t%d\t%.2f\t%v\t\t%s\n", r.Offered, r.Achieved,
+			sig3(c.P50), sig3(c.P90), sig3(c.P99), sig3(c.P999), sig3(c.Max), sig3(u.P50), sig3(u.P90), sig3(u.P99), sig3(u.P999), sig3(u.Max),
+			r.Errors, r.Unsent, row.cores, sig3(r.PacingLag.P99), row.verdict)
+	}
+	return tw.Flush()
 }
 
 // sweepJSON is a sweep in load's JSON output.

@@ -64,29 +64,15 @@ func TestLoadSweepOutputs(t *testing.T) {
 			verdicts = append(verdicts, v)
 		}
 	}
-	r := benchfmt.NewReader(strings.NewReader(out), "sweep")
-	units := benchfmt.UnitMetadataMap{}
 	var rates []string
 	var knee *benchfmt.Result
-	for r.Scan() {
-		switch rec := r.Result().(type) {
-		case *benchfmt.SyntaxError:
-			t.Fatal(rec)
-		case *benchfmt.UnitMetadata:
-			units[rec.UnitMetadataKey] = rec
-		case *benchfmt.Result:
-			for _, v := range rec.Values {
-				if units.GetBetter(v.Unit) == 0 {
-					t.Errorf("unit %s has no direction", v.Unit)
-				}
-			}
-			if strings.HasPrefix(string(rec.Name), "LoadKnee/") {
-				knee = rec.Clone()
-				continue
-			}
-			_, parts := rec.Name.Parts()
-			rates = append(rates, string(parts[len(parts)-2]))
+	for _, rec := range readBench(t, out) {
+		if strings.HasPrefix(string(rec.Name), "LoadKnee/") {
+			knee = rec
+			continue
 		}
+		_, parts := rec.Name.Parts()
+		rates = append(rates, string(parts[len(parts)-2]))
 	}
 	if strings.Join(rates, " ") != "/rate=100 /rate=200" || knee == nil || knee.Values[0].Value != kneeOf([]float64{100, 200}, verdicts) || knee.GetConfig("knee") == "" {
 		t.Fatalf("steps %q, verdicts %q, knee %v:\n%s", rates, verdicts, knee, out)

@@ -92,14 +92,20 @@ func mergeAll(all []loadresult.Result, refusals []string, format string, force b
 			return usageError{err.Error()}
 		}
 		refusals, warnings = append(refusals, ms.Refusals...), ms.Warnings
-		write = func() error { return writeMergedSweep(stdout, format, ms) }
+		write = func() error {
+			return byFormat(format, func() error { return writeJSON(stdout, mergedSweepToJSON(ms)) },
+				func() error { return writeMergedSweepBenchfmt(stdout, ms) }, func() error { return writeMergedSweepTable(stdout, ms) })
+		}
 	} else {
 		m, err := loadresult.Merge(all)
 		if err != nil {
 			return err
 		}
 		refusals, warnings = append(refusals, m.Refusals...), m.Warnings
-		write = func() error { return writeMerged(stdout, format, m) }
+		write = func() error {
+			return byFormat(format, func() error { return writeJSON(stdout, mergedToJSON(m)) },
+				func() error { return writeMergedBenchfmt(stdout, m) }, func() error { return writeMergedTable(stdout, m) })
+		}
 	}
 	if len(refusals) > 0 && !force {
 		more := ""

@@ -11,14 +11,15 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-func writeMerged(w io.Writer, format string, m loadresult.Merged) error {
+// byFormat calls the writer of -format: json, benchfmt or the table.
+func byFormat(format string, json, bench, table func() error) error {
 	switch format {
 	case "json":
-		return writeJSON(w, mergedToJSON(m))
+		return json()
 	case "benchfmt":
-		return writeMergedBenchfmt(w, m)
+		return bench()
 	}
-	return writeMergedTable(w, m)
+	return table()
 }
 
 func writeMergedTable(w io.Writer, m loadresult.Merged) error {
@@ -57,76 +58,67 @@ func writeMergedTable(w io.Writer, m loadresult.Merged) error {
 	return tw.Flush()
 }
 
+// mergedJSON is a merged run in merge's JSON: the merged figures as load
+// prints a run (its window from the earliest start to the latest end),
+// and the common window when there is one.
 type mergedJSON struct {
-	Generators   int                `json:"generators"`
-	Requests     int64              `json:"requests"`
-	Scheduled    int64              `json:"scheduled"`
-	Answered     int64              `json:"answered"`
-	TimedOut     int64              `json:"timed_out"`
-	Unsent       int64              `json:"unsent"`
-	Errors       int64              `json:"errors"`
-	ErrorRate    float64            `json:"error_rate"`
-	OfferedRPS   float64            `json:"offered_rps"`
-	AchievedRPS  float64            `json:"achieved_rps"`
-	CommonStart  *time.Time         `json:"common_window_start,omitempty"` // none when the windows do not overlap
-	CommonEnd    *time.Time         `json:"common_window_end,omitempty"`
-	Overlap      float64            `json:"overlap"`
-	Corrected    load.JSONLatencies `json:"corrected_latency"`
-	Uncorrected  load.JSONLatencies `json:"uncorrected_latency"`
-	PacingLag    load.JSONLatencies `json:"pacing_lag"`
-	Warnings     []string           `json:"warnings"`
-	PerGenerator []mergedGenerator  `json:"per_generator"`
+	Generators int `json:"generators"`
+	load.JSONRun
+	CommonStart  *time.Time        `json:"common_window_start,omitempty"`
+	CommonEnd    *time.Time        `json:"common_window_end,omitempty"`
+	Overlap      float64           `json:"overlap"`
+	Warnings     []string          `json:"warnings"`
+	PerGenerator []mergedGenerator `json:"per_generator"`
 }
 
+// mergedGenerator is one generator's run in merge's JSON: its result as
+// load prints a run.
 type mergedGenerator struct {
-	Name        string             `json:"name"`
-	Requests    int64              `json:"requests"`
-	Errors      int64              `json:"errors"`
-	OfferedRPS  float64            `json:"offered_rps"`
-	AchievedRPS float64            `json:"achieved_rps"`
-	WindowStart time.Time          `json:"window_start"`
-	WindowEnd   time.Time          `json:"window_end"`
-	CPUCores    float64            `json:"generator_cpu_cores"`
-	CPUs        int                `json:"generator_cpus"`
-	Behind      bool               `json:"behind_schedule"`
-	Corrected   load.JSONLatencies `json:"corrected_latency"`
-	PacingLag   load.JSONLatencies `json:"pacing_lag"`
+	Name string `json:"name"`
+	CPUs int    `json:"generator_cpus"`
+	load.JSONRun
 }
 
 func mergedToJSON(m loadresult.Merged) mergedJSON {
-	out := mergedJSON{
-		Generators: len(m.Generators), Requests: m.Requests, Scheduled: m.Scheduled, Answered: m.Answered, TimedOut: m.TimedOut, Unsent: m.Unsent,
-		Errors: m.Errors, ErrorRate: m.ErrorRate(), OfferedRPS: m.OfferedRPS, AchievedRPS: m.AchievedRPS, Overlap: m.Overlap,
-		Corrected: load.JSONLat(m.Corrected), Uncorrected: load.JSONLat(m.Uncorrected), PacingLag: load.JSONLat(m.PacingLag),
-		Warnings: append(append([]string{}, m.Refusals...), m.Warnings...),
-	}
+	out := mergedJSON{Generators: len(m.Generators), JSONRun: mergedReport(m).JSON(), Overlap: m.Overlap,
+		Warnings: append(append([]string{}, m.Refusals...), m.Warnings...)}
 	if m.Overlaps() {
 		out.CommonStart, out.CommonEnd = &m.Start, &m.End
 	}
 	for _, r := range m.Generators {
-		out.PerGenerator = append(out.PerGenerator, mergedGenerator{
-			Name: r.Name, Requests: r.Requests, Errors: r.Errors, OfferedRPS: r.OfferedRPS, AchievedRPS: r.AchievedRPS,
-			WindowStart: r.WindowStart, WindowEnd: r.WindowEnd, CPUCores: r.CPUCores, CPUs: r.CPUs, Behind: r.Behind,
-			Corrected: load.JSONLat(load.Percentiles(r.Corrected())), PacingLag: load.JSONLat(load.Percentiles(r.PacingLag())),
-		})
+		out.PerGenerator = append(out.PerGenerator, mergedGenerator{Name: r.Name, CPUs: r.CPUs, JSONRun: generatorReport(r).JSON()})
 	}
 	return out
 }
 
-// mergedReport is a merged run as load.Report, for the benchmark lines.
+// mergedReport is a merged run as load.Report: the sums, the merged
+// percentiles, the generators' cores added up, and the window from the
+// earliest start to the latest end.
 func mergedReport(m loadresult.Merged) load.Report {
-	var cores float64
-	for _, r := range m.Generators {
-		cores += r.CPUCores
+	rep := load.Report{Label: m.Generators[0].Label, Offered: m.OfferedRPS, Achieved: m.AchievedRPS, Requests: m.Requests,
+		Scheduled: m.Scheduled, Answered: m.Answered, TimedOut: m.TimedOut, Unsent: m.Unsent, Errors: m.Errors, Overflow: m.Overflow,
+		Corrected: m.Corrected, Uncorrected: m.Uncorrected, PacingLag: m.PacingLag, Wall: time.Second}
+	for i, r := range m.Generators {
+		rep.CPU += time.Duration(r.CPUCores * float64(time.Second))
+		rep.Behind = rep.Behind || r.Behind
+		rep.Interrupted = rep.Interrupted || r.Interrupted
+		if i == 0 || r.WindowStart.Before(rep.WindowStart) {
+			rep.WindowStart = r.WindowStart
+		}
+		if r.WindowEnd.After(rep.WindowEnd) {
+			rep.WindowEnd = r.WindowEnd
+		}
 	}
-	return load.Report{Offered: m.OfferedRPS, Achieved: m.AchievedRPS, Requests: m.Requests, Errors: m.Errors, TimedOut: m.TimedOut, Unsent: m.Unsent,
-		Corrected: m.Corrected, Uncorrected: m.Uncorrected, PacingLag: m.PacingLag, CPU: time.Duration(cores * float64(time.Second)), Wall: time.Second}
+	rep.Elapsed = rep.WindowEnd.Sub(rep.WindowStart)
+	return rep
 }
 
 // generatorReport is one generator's result as load.Report.
 func generatorReport(r loadresult.Result) load.Report {
-	return load.Report{Offered: r.OfferedRPS, Achieved: r.AchievedRPS, Requests: r.Requests, Errors: r.Errors, TimedOut: r.TimedOut, Unsent: r.Unsent,
+	return load.Report{Label: r.Label, Offered: r.OfferedRPS, Achieved: r.AchievedRPS, Requests: r.Requests,
+		Scheduled: r.Scheduled, Answered: r.Answered, TimedOut: r.TimedOut, Unsent: r.Unsent, Errors: r.Errors, Overflow: r.Overflow,
 		Corrected: load.Percentiles(r.Corrected()), Uncorrected: load.Percentiles(r.Uncorrected()), PacingLag: load.Percentiles(r.PacingLag()),
+		Behind: r.Behind, Interrupted: r.Interrupted, WindowStart: r.WindowStart, WindowEnd: r.WindowEnd, Elapsed: r.WindowEnd.Sub(r.WindowStart),
 		CPU: time.Duration(r.CPUCores * float64(time.Second)), Wall: time.Second}
 }
 

@@ -4,21 +4,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/loopbench/loopbench/internal/loadresult"
 	"golang.org/x/perf/benchfmt"
 )
-
-func writeMergedSweep(w io.Writer, format string, ms loadresult.MergedSweep) error {
-	switch format {
-	case "json":
-		return writeJSON(w, mergedSweepToJSON(ms))
-	case "benchfmt":
-		return writeMergedSweepBenchfmt(w, ms)
-	}
-	return writeMergedSweepTable(w, ms)
-}
 
 // stepCores is the most CPU any generator kept busy in a step.
 func stepCores(m loadresult.Merged) float64 {
@@ -32,19 +21,15 @@ func stepCores(m loadresult.Merged) float64 {
 func writeMergedSweepTable(w io.Writer, ms loadresult.MergedSweep) error {
 	fmt.Fprintf(w, "%d generators (%s), %d steps merged; SLO: corrected p99 within %v, errors within %.3g%%\n",
 		len(ms.Generators), strings.Join(ms.Generators, ", "), len(ms.Steps), ms.Criteria.SLO, 100*ms.Criteria.MaxErrors)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "offered\tachieved\tp50\tp90\tp99\tp99.9\tmax\tu.p50\tu.p99\tu.max\terrors\tunsent\tmax cores\tlag p99\t\tverdict")
+	var rows []sweepRow
 	for _, s := range ms.Steps {
 		m := s.Merged
-		c, u := m.Corrected, m.Uncorrected
-		fmt.Fprintf(tw, "%.0f\t%.0f\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%d\t%d\t%.2f\t%v\t\t%s\n", m.OfferedRPS, m.AchievedRPS,
-			sig3(c.P50), sig3(c.P90), sig3(c.P99), sig3(c.P999), sig3(c.Max), sig3(u.P50), sig3(u.P99), sig3(u.Max),
-			m.Errors, m.Unsent, stepCores(m), sig3(m.PacingLag.P99), s.Verdict)
+		rows = append(rows, sweepRow{mergedReport(m), stepCores(m), s.Verdict.String()})
 	}
-	if err := tw.Flush(); err != nil {
+	if err := writeSweepRows(w, "max cores", rows); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "rates summed over the generators, latencies from their merged histograms; u.: uncorrected; max cores: the busiest generator's")
+	fmt.Fprintln(w, "rates summed over the generators, latencies from their merged histograms (corrected; u.: uncorrected); max cores: the busiest generator's")
 	_, err := fmt.Fprintf(w, "merged %v\n", ms.Knee)
 	return err
 }

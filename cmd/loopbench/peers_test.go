@@ -9,17 +9,24 @@ import (
 	"github.com/loopbench/loopbench/internal/cpu"
 )
 
+// peersTest skips a peers test in -short mode, restores this process's
+// CPUs after it (peers pins the generator), and returns its results
+// directory.
+func peersTest(t *testing.T) string {
+	if testing.Short() {
+		t.Skip("builds and runs the peer programs")
+	}
+	all, _ := cpu.Allowed()
+	t.Cleanup(func() { cpu.Pin(all) })
+	return filepath.Join(t.TempDir(), "out")
+}
+
 // TestPeersQuick runs loopbench peers end to end at tiny sizes with libev
 // and libuv (skipping, with the package, where they are missing): every
 // workload has loopbench's line and the peers', the report puts them side
 // by side, and the echo servers are measured in their own processes.
 func TestPeersQuick(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the peer programs")
-	}
-	dir := filepath.Join(t.TempDir(), "out")
-	all, _ := cpu.Allowed()
-	t.Cleanup(func() { cpu.Pin(all) })
+	dir := peersTest(t)
 	out, errs, code := runOut("peers", "-quick", "-count", "1", "-peers", "libev,libuv", "-benchtime", "5ms", "-echotime", "200ms", "-out", dir)
 	if strings.Contains(errs, "skipped") {
 		t.Skip(strings.TrimSpace(errs))
@@ -62,12 +69,7 @@ func TestPeersQuick(t *testing.T) {
 // skipped in one line naming its package) are swept in their own
 // processes, and the report draws them together with their knees.
 func TestPeersSweepQuick(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the peer programs")
-	}
-	dir := filepath.Join(t.TempDir(), "out")
-	all, _ := cpu.Allowed()
-	t.Cleanup(func() { cpu.Pin(all) })
+	dir := peersTest(t)
 	out, errs, code := runOut("peers", "-quick", "-sweep", "100,200", "-peers", "asyncio,uvloop,libuv,libev", "-out", dir)
 	if code != 0 {
 		t.Fatalf("exit %d\nstderr %s", code, errs)

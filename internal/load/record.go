@@ -51,21 +51,22 @@ func (r *recorder) record(h *hdrhistogram.Histogram, v time.Duration) {
 
 // answer records a response to one of the window's requests.
 func (r *recorder) answer(corrected, uncorrected time.Duration) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.record(r.corrected, corrected)
-	r.record(r.uncorrected, uncorrected)
-	r.answered++
+	r.finish(corrected, uncorrected, &r.answered)
 }
 
 // timeout records one of the window's requests that timed out: its
 // latencies so far, at least the timeout, are lower bounds of its own.
 func (r *recorder) timeout(corrected, uncorrected time.Duration) {
+	r.finish(corrected, uncorrected, &r.timedOut)
+}
+
+// finish records a request's latencies and counts it in n.
+func (r *recorder) finish(corrected, uncorrected time.Duration, n *int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.record(r.corrected, corrected)
 	r.record(r.uncorrected, uncorrected)
-	r.timedOut++
+	*n++
 }
 
 // unsentFrom records the window's requests a connection had not sent

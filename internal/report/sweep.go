@@ -53,16 +53,9 @@ func SweepFigure(title string, s SweepSeries, slo time.Duration) ([]byte, error)
 	var legend []legendEntry
 	var rx, ry span
 	for j, name := range SweepPercentiles {
-		line, points, err := sweepLine(s, j, plotutil.Color(j), &rx, &ry)
-		if err != nil {
+		if err := addSweepLine(p, &legend, name, s, j, j, &rx, &ry); err != nil {
 			return nil, err
 		}
-		if line == nil {
-			continue
-		}
-		points.Shape = plotutil.Shape(j)
-		p.Add(line, points)
-		legend = append(legend, legendEntry{name, []plot.Thumbnailer{line, points}})
 	}
 	if len(legend) == 0 {
 		return nil, errors.New("no step recorded a latency")
@@ -82,15 +75,9 @@ func SweepCompare(title string, series []SweepSeries, pct int, slo time.Duration
 	var legend []legendEntry
 	var rx, ry span
 	for i, s := range series {
-		line, points, err := sweepLine(s, pct, plotutil.Color(i), &rx, &ry)
-		if err != nil {
+		if err := addSweepLine(p, &legend, s.Name+kneeLabel(s), s, pct, i, &rx, &ry); err != nil {
 			return nil, err
 		}
-		if line == nil {
-			continue
-		}
-		points.Shape = plotutil.Shape(i)
-		p.Add(line, points)
 		if k, ok := kneePoint(s, pct); ok {
 			mark, err := plotter.NewScatter(plotter.XYs{k})
 			if err != nil {
@@ -99,7 +86,6 @@ func SweepCompare(title string, series []SweepSeries, pct int, slo time.Duration
 			mark.Shape, mark.Color, mark.Radius = draw.RingGlyph{}, plotutil.Color(i), vg.Points(7)
 			p.Add(mark)
 		}
-		legend = append(legend, legendEntry{s.Name + kneeLabel(s), []plot.Thumbnailer{line, points}})
 	}
 	if len(legend) == 0 {
 		return nil, errors.New("no sweep recorded a latency")
@@ -136,8 +122,9 @@ func rateTicks(series []SweepSeries) plot.Ticker {
 	return plot.ConstantTicks(ticks)
 }
 
-// sweepLine is s's line at percentile j, in ms; nil when no step has it.
-func sweepLine(s SweepSeries, j int, c color.Color, rx, ry *span) (*plotter.Line, *plotter.Scatter, error) {
+// addSweepLine adds s's line at percentile j, in ms, in the k-th
+// color and shape, and its legend entry, unless no step has it.
+func addSweepLine(p *plot.Plot, legend *[]legendEntry, name string, s SweepSeries, j, k int, rx, ry *span) error {
 	var pts plotter.XYs
 	for _, pt := range s.Points {
 		if y := ms(pt.Latency[j]); y > 0 && pt.Offered > 0 {
@@ -147,15 +134,18 @@ func sweepLine(s SweepSeries, j int, c color.Color, rx, ry *span) (*plotter.Line
 		}
 	}
 	if len(pts) == 0 {
-		return nil, nil, nil
+		return nil
 	}
 	line, points, err := plotter.NewLinePoints(pts)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	line.Color, points.Color = c, c
+	line.Color, points.Color = plotutil.Color(k), plotutil.Color(k)
 	line.Width = vg.Points(1.5)
-	return line, points, nil
+	points.Shape = plotutil.Shape(k)
+	p.Add(line, points)
+	*legend = append(*legend, legendEntry{name, []plot.Thumbnailer{line, points}})
+	return nil
 }
 
 // markers sets the axes' bounds and draws the SLO, and the knees of
