@@ -2,6 +2,8 @@ package load
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -21,20 +23,55 @@ func TestSleepForNeverEarly(t *testing.T) {
 	}
 }
 
-// BenchmarkSleepFor reports how late a 200 µs wait for a send time
-// returns: late-p50-ns and late-p99-ns (the runtime's timers return about
-// 800 µs late on an idle Linux machine).
-func BenchmarkSleepFor(b *testing.B) {
-	const d = 200 * time.Microsecond
-	late := make([]time.Duration, 0, b.N)
-	for b.Loop() {
-		start := time.Now()
-		sleepFor(d)
-		late = append(late, time.Since(start)-d)
+// waits are the ways a generator can wait for a send time: its own
+// (sleepFor) and, as baselines in the same binary, the runtime's timer
+// (what it used before; about a millisecond late on an idle Linux
+// machine, whose runtime waits in epoll_wait in whole milliseconds) and
+// a runtime timer to 1.5 ms before the time, then a spin that yields.
+var waits = []struct {
+	name string
+	wait func(time.Duration)
+}{
+	{"sleepFor", sleepFor},
+	{"runtime-timer", time.Sleep},
+	{"timer-then-spin", func(d time.Duration) {
+		until := time.Now().Add(d)
+		if d > 1500*time.Microsecond {
+			time.Sleep(d - 1500*time.Microsecond)
+		}
+		for time.Now().Before(until) {
+			runtime.Gosched()
+		}
+	}},
+}
+
+// BenchmarkWait reports, for each way to wait and a wait of 200 µs and
+// of 2 ms, how late it returns (late-p50-ns, late-p99-ns) and the CPU it
+// costs (cpu-ns/wait: the process's user and system time per wait). Run
+// on an idle machine:
+//
+//	go test -run '^$' -bench Wait -benchtime 2000x -count 5 ./internal/load
+func BenchmarkWait(b *testing.B) {
+	for _, w := range waits {
+		for _, us := range []int{200, 2000} {
+			b.Run(fmt.Sprintf("impl=%s/us=%d", w.name, us), func(b *testing.B) {
+				d := time.Duration(us) * time.Microsecond
+				late := make([]time.Duration, 0, b.N)
+				cpu0 := processCPU()
+				for b.Loop() {
+					start := time.Now()
+					w.wait(d)
+					late = append(late, time.Since(start)-d)
+				}
+				cpu := processCPU() - cpu0
+				slices.Sort(late)
+				b.ReportMetric(float64(late[len(late)/2]), "late-p50-ns")
+				b.ReportMetric(float64(late[len(late)*99/100]), "late-p99-ns")
+				b.ReportMetric(float64(cpu)/float64(len(late)), "cpu-ns/wait")
+				b.ReportMetric(0, "ns/op")
+			})
+		}
 	}
-	slices.Sort(late)
-	b.ReportMetric(float64(late[len(late)/2]), "late-p50-ns")
-	b.ReportMetric(float64(late[len(late)*99/100]), "late-p99-ns")
 }
 
 // BenchmarkPacing runs the generator at 1000 req/s on one connection
