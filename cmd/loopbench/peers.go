@@ -138,6 +138,7 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	stderr = &lockedWriter{w: stderr} // the servers' stderr goes there too
 	ctx, stop := interruptContext()
 	defer stop()
 	ready, skipped := peers.Find(ctx, f.names, peers.CacheDir())

@@ -8,11 +8,25 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/loopbench/loopbench/internal/cpu"
 )
+
+// lockedWriter serializes writes to w: a server's stderr, copied by
+// os/exec's goroutine, and the progress lines share it.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
 
 // echoServer is an echo server loopbench serve runs: name is loopbench
 // (a loop server of style, protocol by default), gonet, or a peer's.
