@@ -101,7 +101,7 @@ func TestLoadCountAndLabel(t *testing.T) {
 		Runs  []struct {
 			Requests  int64 `json:"requests"`
 			Corrected struct {
-				P99 *int64 `json:"p99_us"`
+				P99 *float64 `json:"p99_us"`
 			} `json:"corrected_latency"`
 		} `json:"runs"`
 	}
@@ -125,6 +125,14 @@ func TestCLIMessages(t *testing.T) {
 		{"load", "-addr", "127.0.0.1:1", "-max-errors", "many"},
 		{"load", "-addr", "127.0.0.1:1", "-cpu", "4096"},
 		{"load"},
+		{"load", "-addr", "127.0.0.1:1", "-sweep", "2000:400:x1.4"},
+		{"load", "-addr", "127.0.0.1:1", "-sweep", "fast"},
+		{"load", "-addr", "127.0.0.1:1", "-sweep", "1000,500"},
+		{"load", "-addr", "127.0.0.1:1", "-sweep", "1000", "-rate", "5"},
+		{"load", "-addr", "127.0.0.1:1", "-sweep", "1000", "-slo", "0s"},
+		{"load", "-addr", "127.0.0.1:1", "-slo", "1ms"},
+		{"load", "-addr", "127.0.0.1:1", "-out", "/nonexistent/dir/gen.json"},
+		{"load", "-addr", "127.0.0.1:1", "-report", "/proc/version/report"},
 		{"serve", "-cpu", "4096"},
 		{"serve", "-duration", "-1s"},
 		{"serve", "-impl", "gonet", "-style", "task"},

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -9,14 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"text/tabwriter"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/loopbench/loopbench/internal/cpu"
 	"github.com/loopbench/loopbench/internal/load"
+	"github.com/loopbench/loopbench/internal/loadresult"
 	"github.com/loopbench/loopbench/internal/report"
-	"github.com/montanaflynn/stats"
 )
 
 const loadUsage = `usage: loopbench load -addr host:port [flags]
@@ -26,26 +24,45 @@ connections to an echo server (loopbench serve, gonet, or any other). With
 -rate R it keeps a fixed schedule of R requests per second and measures
 latency from each request's intended send time (coordinated omission
 corrected, as wrk2), with the uncorrected figure next to it; -rate 0 is a
-closed loop. Prints percentiles, achieved vs offered rate, errors grouped
-by text, and the generator's own CPU use.
+closed loop. It waits for each send time in clock_nanosleep on Linux (the
+Go runtime's timers wake up to a millisecond late there) and reports how
+late it sent all the same (the pacing lag). Prints percentiles, achieved
+vs offered rate, errors grouped by text, and the generator's own CPU use.
 
-What is counted: requests are sent for -warmup and then -duration; every
-response that arrives in the -duration window counts, whenever its request
-was scheduled, with its corrected latency from its intended time (so under
-overload the warmup's backlog is measured, not dropped). No request is sent
-after the window. Each request must complete within -timeout of its send:
-one that times out, fails or gets a reply other than its echo is an error,
-and its connection is dialled again; a stalled server ends the run by the
-window's end plus -timeout.
+What is counted: requests are sent for -warmup and then -duration. The
+latencies are those of the requests scheduled in the -duration window
+(sent in it, in closed loop), each recorded once: answered, whenever the
+answer comes; timed out (an error, recorded at its time to the timeout,
+at least -timeout); or still unsent when the window closed because its
+connection was busy (recorded at its lateness then, and counted). Other
+failures are errors, not latencies; errors are the window's only. The
+achieved rate counts the answers that arrived in the window, whenever
+their requests were scheduled (under overload, the server's rate). No
+request is sent after the window, and each has -timeout from its send:
+a stalled server ends the run by the window's end plus -timeout.
+
+-sweep SPEC runs one open-loop run (with its warmup) per rate, rising:
+a list (2000,4000,8000) or geometric steps (2000:400000:x1.4). It stops
+after the server fell behind on two steps in a row (achieved below 99 %
+of offered, or corrected p99 over -slo) or when a step's errors pass
+-max-errors, and reports the knee: the highest offered rate met within
+the SLO, never at or past a step where the generator itself was CPU-bound
+(90 % of its CPUs) or late (pacing lag p99 over a tenth of -slo). With
+-start-at, step k starts at -start-at plus k times (warmup + duration +
+timeout + 0.5 s), so N generators given the same flags step together and
+'loopbench merge' merges their sweeps step by step.
 
 Exit status: 0 when requests completed and errors stayed within
--max-errors; 1 when nothing completed, errors passed -max-errors, or the
-run was interrupted (Ctrl-C: the output says "interrupted after X of Y"
-and the benchfmt output carries it as a config line); 2 a usage error.
+-max-errors (a sweep: when it ran); 1 when nothing completed, errors passed
+-max-errors, or the run was interrupted (Ctrl-C: the output says
+"interrupted after X of Y" and the benchfmt output carries it as a config
+line); 2 a usage error, or an -out or -report path that cannot be written
+(checked before measuring).
 
 Examples:
   loopbench load -addr 127.0.0.1:9000 -conns 10 -rate 20000 -duration 10s
   loopbench load -addr 127.0.0.1:9000 -count 10 -format benchfmt > load.txt
+  loopbench load -addr 127.0.0.1:9000 -conns 10 -sweep 2000:400000:x1.4 -slo 1ms -report sweep/
   loopbench load -addr server:9000 -rate 20000 -start-at 2026-11-23T10:00:00Z -out gen1.json
   loopbench merge gen1.json gen2.json gen3.json
 
@@ -63,6 +80,9 @@ type loadFlags struct {
 	out       string // -out: the mergeable result ("-": stdout)
 	name      string // -name
 	startAt   string // -start-at, as given
+	sweep     string // -sweep, as given
+	rates     []float64
+	slo       time.Duration
 }
 
 func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
@@ -74,51 +94,28 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.StringVar(&c.Label, "label", "", "names the run in benchfmt and JSON output (default: the address)")
 	fs.IntVar(&c.Conns, "conns", 10, "connections")
 	fs.IntVar(&c.Size, "size", 1024, "message size in bytes (at least 8)")
-	fs.DurationVar(&c.Duration, "duration", 10*time.Second, "the measured window")
+	fs.DurationVar(&c.Duration, "duration", 10*time.Second, "the measured window (of each step, with -sweep)")
 	fs.DurationVar(&c.Warmup, "warmup", time.Second, "sending before the window")
 	fs.DurationVar(&c.Timeout, "timeout", load.DefaultTimeout, "per-request timeout")
 	fs.Float64Var(&c.Rate, "rate", 0, "requests per second over all connections; 0 = closed loop")
-	fs.Int64Var(&c.Requests, "requests", 0, "stop after this many measured requests (0: no limit)")
+	fs.Int64Var(&c.Requests, "requests", 0, "stop after this many of the window's requests are answered (0: no limit)")
 	fs.IntVar(&f.count, "count", 1, "runs, one after the other, into one output")
-	fs.StringVar(&f.maxErrors, "max-errors", "1%", "the error rate above which the run fails (exit 1)")
+	fs.StringVar(&f.maxErrors, "max-errors", "1%", "the error rate above which the run fails (exit 1) or the sweep stops")
 	fs.StringVar(&f.format, "format", "table", "output: table, benchfmt or json")
 	fs.StringVar(&f.cpus, "cpu", "", "pin the generator to these CPUs (e.g. 1 or 2-3)")
-	fs.StringVar(&f.reportDir, "report", "", "write the latency percentile spectrum (latency.svg) to this directory")
-	fs.StringVar(&f.out, "out", "", "write the mergeable result (histograms, window, counts, CPU) to this file, one JSON line; - for stdout, after the table (see loopbench merge)")
+	fs.StringVar(&f.reportDir, "report", "", "write the latency percentile spectrum (latency.svg), or the sweep's plot (sweep.svg), to this directory")
+	fs.StringVar(&f.out, "out", "", "write the mergeable result (histograms, window, counts, CPU) to this file, one JSON line (a line per step with -sweep); - for stdout, after the table (see loopbench merge)")
 	fs.StringVar(&f.name, "name", "", "names this generator in -out (default: the host name)")
 	fs.StringVar(&f.startAt, "start-at", "", "start sending at this wall-clock instant (RFC 3339), connections opened before: give N generators the same one")
+	fs.StringVar(&f.sweep, "sweep", "", "open-loop steps of rising rate: 2000,4000,8000 or 2000:400000:x1.4 (see above)")
+	fs.DurationVar(&f.slo, "slo", time.Millisecond, "with -sweep: the corrected p99 a step must stay within")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return f, err
 	}
-	if c.Addr == "" {
-		return f, usageError{"-addr is required"}
-	}
-	if f.format != "table" && f.format != "benchfmt" && f.format != "json" {
-		return f, usageError{fmt.Sprintf("-format %q: want table, benchfmt or json", f.format)}
-	}
-	if f.count < 1 {
-		return f, usageError{fmt.Sprintf("-count %d: want at least 1", f.count)}
-	}
-	if c.Timeout == 0 {
-		return f, usageError{"-timeout 0s: want a positive duration"}
-	}
-	if err := c.Validate(); err != nil {
-		return f, usageError{err.Error()}
-	}
-	e, err := parseEffect(f.maxErrors)
-	if err != nil || e >= 1 {
-		return f, usageError{fmt.Sprintf("-max-errors %q: want a percentage below 100%%, such as 1%%", f.maxErrors)}
-	}
-	f.maxErr = e
-	if f.startAt != "" {
-		t, err := time.Parse(time.RFC3339Nano, f.startAt)
-		if err != nil {
-			return f, usageError{fmt.Sprintf("-start-at %q: want an RFC 3339 time such as 2026-11-23T10:00:00Z", f.startAt)}
-		}
-		c.StartAt = t
-	}
-	if f.out != "" && f.count > 1 {
-		return f, usageError{"-out holds one run: use -count 1 (run N generators side by side and merge them instead)"}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if err := f.check(set); err != nil {
+		return f, err
 	}
 	if f.name == "" {
 		f.name, _ = os.Hostname()
@@ -129,6 +126,63 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	return f, nil
 }
 
+// check validates the flags after parsing; set holds the ones given.
+func (f *loadFlags) check(set map[string]bool) error {
+	c := &f.cfg
+	switch {
+	case c.Addr == "":
+		return usageError{"-addr is required"}
+	case f.format != "table" && f.format != "benchfmt" && f.format != "json":
+		return usageError{fmt.Sprintf("-format %q: want table, benchfmt or json", f.format)}
+	case f.count < 1:
+		return usageError{fmt.Sprintf("-count %d: want at least 1", f.count)}
+	case c.Timeout == 0:
+		return usageError{"-timeout 0s: want a positive duration"}
+	}
+	if err := c.Validate(); err != nil {
+		return usageError{err.Error()}
+	}
+	e, err := parseEffect(f.maxErrors)
+	if err != nil || e >= 1 {
+		return usageError{fmt.Sprintf("-max-errors %q: want a percentage below 100%%, such as 1%%", f.maxErrors)}
+	}
+	f.maxErr = e
+	if f.startAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, f.startAt)
+		if err != nil {
+			return usageError{fmt.Sprintf("-start-at %q: want an RFC 3339 time such as 2026-11-23T10:00:00Z", f.startAt)}
+		}
+		c.StartAt = t
+	}
+	if f.out != "" && f.count > 1 {
+		return usageError{"-out holds one run: use -count 1 (run N generators side by side and merge them instead)"}
+	}
+	return f.checkSweep(set)
+}
+
+func (f *loadFlags) checkSweep(set map[string]bool) error {
+	if f.sweep == "" {
+		if set["slo"] {
+			return usageError{"-slo applies to -sweep"}
+		}
+		return nil
+	}
+	for _, other := range []string{"rate", "count", "requests"} {
+		if set[other] {
+			return usageError{fmt.Sprintf("-%s does not go with -sweep: the sweep sets each step's rate and runs each once", other)}
+		}
+	}
+	if f.slo <= 0 {
+		return usageError{fmt.Sprintf("-slo %v: want a positive duration", f.slo)}
+	}
+	rates, err := load.ParseRates(f.sweep)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	f.rates = rates
+	return nil
+}
+
 func runLoad(args []string, stdout, stderr io.Writer) error {
 	f, err := parseLoad(args, stderr)
 	if err != nil {
@@ -136,6 +190,14 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := pin(f.cpus); err != nil {
 		return err
+	}
+	outs, err := openOutputs(f)
+	if err != nil {
+		return err
+	}
+	defer outs.abandon()
+	if f.rates != nil {
+		return runSweep(f, outs, stdout, stderr)
 	}
 	ctx, stop := interruptContext()
 	defer stop()
@@ -149,7 +211,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		reps = append(reps, rep)
-		warnLoad(stderr, rep)
+		warnLoad(stderr, rep, f.cpus != "")
 		if rep.Interrupted || ctx.Err() != nil {
 			break
 		}
@@ -158,7 +220,11 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if f.out != "" && len(reps) > 0 {
-		if err := writeLoadResult(stdout, f, reps[0]); err != nil {
+		r, err := loadresult.FromReport(reps[0], f.cfg, f.name, generatorCPUs())
+		if err != nil {
+			return err
+		}
+		if err := outs.write(stdout, []loadresult.Result{r}); err != nil {
 			return err
 		}
 	}
@@ -195,9 +261,6 @@ func writeSpectrum(dir string, cfg load.Config, reps []load.Report) error {
 	if err != nil {
 		return fmt.Errorf("-report: %w", err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	return os.WriteFile(filepath.Join(dir, "latency.svg"), svg, 0o644)
 }
 
@@ -208,7 +271,7 @@ func rateName(r float64) string {
 	return fmt.Sprintf("%.0f req/s offered", r)
 }
 
-// spectrumPoints reads a histogram (in µs) at quantiles spaced evenly on
+// spectrumPoints reads a histogram (in ns) at quantiles spaced evenly on
 // the spectrum's axis, ten a decade of 1/(1-q), up to what its count
 // resolves.
 func spectrumPoints(h *hdrhistogram.Histogram) []report.SpectrumPoint {
@@ -220,7 +283,7 @@ func spectrumPoints(h *hdrhistogram.Histogram) []report.SpectrumPoint {
 			break
 		}
 		q := 1 - 1/x
-		pts = append(pts, report.SpectrumPoint{Quantile: q, Latency: time.Duration(h.ValueAtQuantile(100*q)) * time.Microsecond})
+		pts = append(pts, report.SpectrumPoint{Quantile: q, Latency: time.Duration(h.ValueAtQuantile(100 * q))})
 	}
 	return pts
 }
@@ -256,17 +319,39 @@ func firstError(rep load.Report) string {
 }
 
 // warnLoad warns when the run's figures describe the generator rather
-// than the server.
-func warnLoad(stderr io.Writer, rep load.Report) {
-	if rep.PacingLagP99 > 100*time.Microsecond {
-		fmt.Fprintf(stderr, "loopbench load: warning: the generator's own pacing lagged by %v (p99); the corrected latencies include it: pin the generator apart (-cpu) or lower -rate\n", rep.PacingLagP99)
+// than the server; pinned tells whether -cpu pinned it.
+func warnLoad(stderr io.Writer, rep load.Report, pinned bool) {
+	if lag := rep.PacingLag.P99; lag > 100*time.Microsecond {
+		fmt.Fprintf(stderr, "loopbench load: warning: the generator sent its requests %v late at p99 (pacing lag), and the corrected latencies include it: %s\n", sig3(lag), lagCause(rep, pinned))
 	}
 	if rep.Behind {
 		fmt.Fprintf(stderr, "loopbench load: warning: fell behind the schedule (%.0f of %.0f req/s): the server or the generator saturates; pin them apart with -cpu\n", rep.Achieved, rep.Offered)
 	}
 	if c := rep.Cores(); c >= 0.9 {
-		fmt.Fprintf(stderr, "loopbench load: warning: the generator kept %.2f cores busy (%d CPUs usable): a client this busy measures itself; add generators on other hosts (loopbench merge)\n", c, runtime.GOMAXPROCS(0))
+		fmt.Fprintf(stderr, "loopbench load: warning: the generator kept %.2f cores busy (%d CPUs usable): a client this busy measures itself; add generators on other hosts (loopbench merge)\n", c, generatorCPUs())
 	}
+}
+
+// lagCause names why the generator sent late, then what to do. Its waits
+// are precise (PacingMethod), so a lag is its threads waiting for a CPU.
+func lagCause(rep load.Report, pinned bool) string {
+	cpus := generatorCPUs()
+	switch {
+	case rep.Cores() >= load.CPUBound*float64(cpus):
+		return fmt.Sprintf("it kept %.2f of its %d CPUs busy, so it cannot keep the schedule; lower -rate or add generators on other hosts (loopbench merge)", rep.Cores(), cpus)
+	case pinned:
+		return fmt.Sprintf("its threads woke on time (%s) but waited for their CPU, which other processes use (it kept only %.2f cores busy itself); give it a CPU of its own", load.PacingMethod, rep.Cores())
+	}
+	return fmt.Sprintf("its threads woke on time (%s) but waited for a CPU, busy with the server or other processes (it kept only %.2f cores busy itself); pin it apart from the server with -cpu, or lower -rate", load.PacingMethod, rep.Cores())
+}
+
+// generatorCPUs is the CPUs this process may use.
+func generatorCPUs() int {
+	cpus := runtime.GOMAXPROCS(0)
+	if allowed, err := cpu.Allowed(); err == nil && len(allowed) > 0 {
+		cpus = min(cpus, len(allowed))
+	}
+	return cpus
 }
 
 func pin(list string) error {
@@ -284,18 +369,17 @@ func pin(list string) error {
 }
 
 func writeLoad(w io.Writer, f loadFlags, reps []load.Report) error {
-	switch f.format {
-	case "json":
-		return writeLoadJSON(w, f.cfg, reps)
-	case "benchfmt":
-		writeBenchfmt(w, f.cfg, reps)
-		return nil
-	}
+	return byFormat(f.format, func() error { return writeLoadJSON(w, f.cfg, reps) },
+		func() error { return writeBenchfmt(w, f.cfg, reps) }, func() error { return writeTables(w, f.cfg, reps) })
+}
+
+// writeTables writes a table per run and, for several, their summary.
+func writeTables(w io.Writer, cfg load.Config, reps []load.Report) error {
 	for i, rep := range reps {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		if err := writeTable(w, f.cfg, rep); err != nil {
+		if err := writeTable(w, cfg, rep); err != nil {
 			return err
 		}
 	}
@@ -303,124 +387,4 @@ func writeLoad(w io.Writer, f loadFlags, reps []load.Report) error {
 		writeRunsSummary(w, reps)
 	}
 	return nil
-}
-
-// writeRunsSummary describes -count runs together: the spread of a few
-// runs' achieved rates and p99s, with montanaflynn/stats (a handful of
-// values, summarized once: what it is for; percentiles within a run come
-// from the HDR histograms).
-func writeRunsSummary(w io.Writer, reps []load.Report) {
-	var rates, p99s []float64
-	for _, r := range reps {
-		rates = append(rates, r.Achieved)
-		p99s = append(p99s, float64(r.Corrected.P99.Microseconds()))
-	}
-	med, _ := stats.Median(rates)
-	lo, _ := stats.Min(rates)
-	hi, _ := stats.Max(rates)
-	sd, _ := stats.StandardDeviationSample(rates)
-	p99, _ := stats.Median(p99s)
-	p99lo, _ := stats.Min(p99s)
-	p99hi, _ := stats.Max(p99s)
-	cv := 0.0
-	if med > 0 {
-		cv = 100 * sd / med
-	}
-	fmt.Fprintf(w, "\nover %d runs: %.0f req/s median (%.0f to %.0f, sd %.1f%%), corrected p99 %v median (%v to %v)\n",
-		len(reps), med, lo, hi, cv, time.Duration(p99)*time.Microsecond, time.Duration(p99lo)*time.Microsecond, time.Duration(p99hi)*time.Microsecond)
-}
-
-// loadJSON is the JSON output: the configuration and one entry per run.
-type loadJSON struct {
-	Label     string         `json:"label"`
-	Addr      string         `json:"addr"`
-	Conns     int            `json:"conns"`
-	SizeBytes int            `json:"size_bytes"`
-	RateRPS   float64        `json:"rate_rps"`
-	Duration  string         `json:"duration"`
-	Warmup    string         `json:"warmup"`
-	Timeout   string         `json:"timeout"`
-	Runs      []load.JSONRun `json:"runs"`
-}
-
-func writeLoadJSON(w io.Writer, cfg load.Config, reps []load.Report) error {
-	out := loadJSON{Label: cfg.Label, Addr: cfg.Addr, Conns: cfg.Conns, SizeBytes: cfg.Size, RateRPS: cfg.Rate,
-		Duration: cfg.Duration.String(), Warmup: cfg.Warmup.String(), Timeout: timeoutOf(cfg).String()}
-	for _, rep := range reps {
-		out.Runs = append(out.Runs, rep.JSON())
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
-}
-
-func timeoutOf(cfg load.Config) time.Duration {
-	if cfg.Timeout == 0 {
-		return load.DefaultTimeout
-	}
-	return cfg.Timeout
-}
-
-func writeTable(w io.Writer, cfg load.Config, rep load.Report) error {
-	fmt.Fprintf(w, "%s: %d requests in %v over %d connections of %d bytes: %.0f req/s", cfg.Label, rep.Requests, rep.Elapsed.Round(time.Millisecond), cfg.Conns, cfg.Size, rep.Achieved)
-	if rep.Offered > 0 {
-		fmt.Fprintf(w, " (offered %.0f)", rep.Offered)
-	}
-	fmt.Fprintf(w, ", %d errors", rep.Errors)
-	if rep.Errors > 0 {
-		fmt.Fprintf(w, " (%.3g%%)", 100*rep.ErrorRate())
-	}
-	fmt.Fprintln(w)
-	if rep.Interrupted {
-		fmt.Fprintf(w, "interrupted after %v of %v\n", rep.Elapsed.Round(time.Millisecond), rep.Duration)
-	}
-	for _, e := range rep.ErrorTexts {
-		fmt.Fprintf(w, "  %dx %s\n", e.Count, e.Text)
-	}
-	if err := writeLatencies(w, "latency", rep.Corrected, rep.Uncorrected); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(w, "generator CPU: %.2f cores over %v\n", rep.Cores(), rep.Wall.Round(time.Millisecond))
-	return err
-}
-
-// writeLatencies writes the corrected and uncorrected percentiles as a
-// table headed title.
-func writeLatencies(w io.Writer, title string, corrected, uncorrected load.Latencies) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%s\tp50\tp90\tp99\tp99.9\tmax\t\n", title)
-	for _, r := range []struct {
-		name string
-		l    load.Latencies
-	}{{"corrected", corrected}, {"uncorrected", uncorrected}} {
-		fmt.Fprintf(tw, "%s\t%v\t%v\t%v\t%v\t%v\t\n", r.name, r.l.P50, r.l.P90, r.l.P99, r.l.P999, r.l.Max)
-	}
-	return tw.Flush()
-}
-
-// benchName is the run's benchmark name: the label is a name segment, so
-// runs against two servers never merge.
-func benchName(cfg load.Config) string {
-	return fmt.Sprintf("BenchmarkLoad/label=%s/size=%d/conns=%d/rate=%.0f-%d", nameSegment(cfg.Label), cfg.Size, cfg.Conns, cfg.Rate, runtime.GOMAXPROCS(0))
-}
-
-// writeBenchfmt writes the runs as benchmark results, one line each, with
-// the unit metadata benchstat needs; an interrupted run is preceded by an
-// "interrupted" configuration line.
-func writeBenchfmt(w io.Writer, cfg load.Config, reps []load.Report) {
-	for _, kv := range machineConfig() {
-		fmt.Fprintf(w, "%s: %s\n", kv[0], kv[1])
-	}
-	fmt.Fprintln(w, "Unit req/s better=higher")
-	for _, u := range []string{"p50-ns", "p99-ns", "p99.9-ns", "max-ns", "p99-uncorrected-ns", "errors", "generator-cores"} {
-		fmt.Fprintf(w, "Unit %s better=lower\n", u)
-	}
-	for _, rep := range reps {
-		if rep.Interrupted {
-			fmt.Fprintf(w, "interrupted: after %v of %v\n", rep.Elapsed.Round(time.Millisecond), rep.Duration)
-		}
-		fmt.Fprintf(w, "%s\t%d\t%.0f req/s\t%d p50-ns\t%d p99-ns\t%d p99.9-ns\t%d max-ns\t%d p99-uncorrected-ns\t%d errors\t%.3f generator-cores\n",
-			benchName(cfg), max(rep.Requests, 1), rep.Achieved,
-			rep.Corrected.P50, rep.Corrected.P99, rep.Corrected.P999, rep.Corrected.Max, rep.Uncorrected.P99, rep.Errors, rep.Cores())
-	}
 }

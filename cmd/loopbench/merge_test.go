@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/loopbench/loopbench/internal/echo"
 	"github.com/loopbench/loopbench/internal/load"
 	"github.com/loopbench/loopbench/internal/loadresult"
@@ -19,16 +18,18 @@ import (
 // a log line as a pod's output has, and returns the path.
 func writeGenerator(t *testing.T, dir, name string, start time.Time, lat []int64, errs int64, cores float64) string {
 	t.Helper()
-	c, u := hdrhistogram.New(1, 60_000_000, 3), hdrhistogram.New(1, 60_000_000, 3)
+	c, u, lag := load.NewHistogram(), load.NewHistogram(), load.NewHistogram()
 	for _, v := range lat {
-		c.RecordValue(v)
-		u.RecordValue(max(v*3/4, 1))
+		c.RecordValue(v * 1000)
+		u.RecordValue(max(v*3/4, 1) * 1000)
+		lag.RecordValue(v * 100)
 	}
 	d := 2 * time.Second
+	n := int64(len(lat))
 	rep := load.Report{
-		Requests: int64(len(lat)), Errors: errs, Offered: 10, Achieved: float64(len(lat)) / d.Seconds(),
+		Requests: n, Scheduled: n + errs, Answered: n, Errors: errs, Offered: 10, Achieved: float64(len(lat)) / d.Seconds(),
 		WindowStart: start, WindowEnd: start.Add(d), CPU: time.Duration(cores * float64(d)), Wall: d,
-		CorrectedHist: c, UncorrectedHist: u,
+		CorrectedHist: c, UncorrectedHist: u, PacingLagHist: lag,
 	}
 	r, err := loadresult.FromReport(rep, load.Config{Label: "echo", Addr: "198.18.0.1:9000", Conns: 4, Size: 1024}, name, 1)
 	if err != nil {
@@ -150,5 +151,47 @@ func TestLoadOutStartAt(t *testing.T) {
 		if exitCode(err) != 2 {
 			t.Errorf("load %q: exit %d, want 2", bad, exitCode(err))
 		}
+	}
+}
+
+// TestMergeRefusals: what merge cannot sum is refused, one line and exit
+// 2, and nothing printed; -force merges it with a warning, and the JSON
+// then has no common window rather than one that ends before it starts.
+func TestMergeRefusals(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	a := writeGenerator(t, dir, "gen-0", t0, latencies(100, 20), 0, 0.4)
+	b := writeGenerator(t, dir, "gen-1", t0, latencies(100, 20), 0, 0.4)
+	apart := writeGenerator(t, dir, "gen-apart", t0.Add(5*time.Second), latencies(100, 20), 0, 0.4)
+	copyOfA := filepath.Join(dir, "copy.txt")
+	data, _ := os.ReadFile(a)
+	os.WriteFile(copyOfA, data, 0o644)
+	link := filepath.Join(dir, "link.txt")
+	os.Symlink(a, link)
+	other := filepath.Join(dir, "other.txt")
+	os.WriteFile(other, []byte(strings.Replace(string(data), `"size_bytes":1024`, `"size_bytes":64`, 1)), 0o644)
+	for _, c := range []struct {
+		files []string
+		want  string
+	}{
+		{[]string{a, b, a}, "refused: DIR/gen-0.txt is DIR/gen-0.txt given again"},
+		{[]string{a, link}, "refused: DIR/link.txt is DIR/gen-0.txt given again"},
+		{[]string{a, copyOfA}, "refused: gen-0: its result of the window from 10:00:00.000 is there twice"},
+		{[]string{a, other}, `refused: gen-0: label "echo", 64 bytes; gen-0: label "echo", 1024 bytes: not the same run`},
+		{[]string{a, apart}, "refused: the windows do not overlap (the latest starts at 10:00:05.000, the earliest ends at 10:00:02.000)"},
+	} {
+		var out, errb bytes.Buffer
+		err := run(append([]string{"merge"}, c.files...), &out, &errb)
+		msg := strings.ReplaceAll(errb.String(), dir, "DIR")
+		if exitCode(err) != 2 || out.Len() != 0 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, c.want) || !strings.Contains(msg, "-force merges anyway") {
+			t.Errorf("merge %q: exit %d, stdout %q, stderr %q; want 2, nothing, one line with %q", c.files, exitCode(err), out.String(), msg, c.want)
+		}
+	}
+	var out, errb bytes.Buffer
+	if err := run([]string{"merge", "-force", "-format", "json", a, apart}, &out, &errb); err != nil {
+		t.Fatal(err, errb.String())
+	}
+	if !strings.Contains(errb.String(), "warning: forced: the windows do not overlap") || strings.Contains(out.String(), "common_window") {
+		t.Fatalf("forced:\n%s\n%s", errb.String(), out.String())
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -9,16 +8,13 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/bench"
-	"github.com/loopbench/loopbench/internal/cpu"
 	"github.com/loopbench/loopbench/internal/load"
 	"github.com/loopbench/loopbench/peers"
 	"golang.org/x/perf/benchfmt"
@@ -52,12 +48,22 @@ ratios to loopbench. A peer that is not installed is skipped with one line
 naming the Debian package that provides it; a failed build or run is
 reported with its error and the others go on.
 
+With -sweep SPEC, the echo servers instead: loopbench's protocol-, task-
+and stream-style servers on the default variant, gonet, and the peers'
+(libuv, uvloop, asyncio), each in its own process pinned to CPU 0 while
+loopbench load sweeps it from CPU 1 (load -sweep: open-loop steps of rising
+rate, -sweep-conns connections of 1024 bytes, a -steptime window each),
+one server after the other in a random order. raw.txt holds every step and
+knee; sweeps.svg puts the servers on one plot at the corrected p99 and
+sweeps.md tables their knees.
+
 Install the peers on Debian:
   apt install python3-uvloop libuv1-dev libev-dev libevent-dev pkg-config gcc
 
 Examples:
   loopbench peers -count 5
   loopbench peers -quick -count 1 -peers libev,libuv
+  loopbench peers -sweep 2000:400000:x1.4 -slo 1ms
 
 Flags:
 `
@@ -72,6 +78,7 @@ type peersFlags struct {
 	out       string
 	seed      uint64
 	args      []string
+	sweep     peersSweep
 }
 
 func parsePeers(args []string, stderr io.Writer) (peersFlags, error) {
@@ -86,6 +93,7 @@ func parsePeers(args []string, stderr io.Writer) (peersFlags, error) {
 	fs.BoolVar(&f.noEcho, "no-echo", false, "skip the echo servers")
 	fs.StringVar(&f.out, "out", "", "results directory, new or empty (default results/<date>-<host>-<commit>-peers)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the per-round order (default: from the clock)")
+	f.sweep.register(fs)
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return f, err
 	}
@@ -104,6 +112,9 @@ func parsePeers(args []string, stderr io.Writer) (peersFlags, error) {
 			return f, usageError{fmt.Sprintf("-peers: unknown peer %q (valid: %s)", n, strings.Join(peers.Names, ", "))}
 		}
 		f.names = append(f.names, n)
+	}
+	if err := f.sweep.check(&f, set); err != nil {
+		return f, err
 	}
 	if f.quick && !set["benchtime"] {
 		f.benchtime = 20 * time.Millisecond
@@ -127,6 +138,7 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	stderr = &lockedWriter{w: stderr} // the servers' stderr goes there too
 	ctx, stop := interruptContext()
 	defer stop()
 	ready, skipped := peers.Find(ctx, f.names, peers.CacheDir())
@@ -149,7 +161,12 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	bench.WriteUnits(raw)
 	fmt.Fprintln(raw, "Unit p50-ns better=lower\nUnit p99-ns better=lower")
 	r := &peersRun{f: f, ready: ready, w: newResultWriter(raw), stderr: stderr, rng: rand.New(rand.NewPCG(f.seed, f.seed^0x5851f42d4c957f2d))}
-	runErr := r.rounds(ctx)
+	var runErr error
+	if f.sweep.rates != nil {
+		runErr = r.sweeps(ctx)
+	} else {
+		runErr = r.rounds(ctx)
+	}
 	if err := raw.Close(); err != nil {
 		return err
 	}
@@ -161,6 +178,11 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 		return errors.New("nothing was measured")
 	}
 	repErr := writeReport(stdout, stderr, []string{rawPath}, f.out, nil, "loopbench and its peers")
+	if f.sweep.rates != nil {
+		if err := writeSweepReport(stdout, stderr, []string{rawPath}, f.out, "p99"); err != nil && repErr == nil {
+			repErr = err
+		}
+	}
 	if runErr != nil {
 		return runErr
 	}
@@ -290,54 +312,11 @@ func (r *peersRun) echoRound(ctx context.Context) error {
 
 // echo measures one echo server at conns connections and writes its line.
 func (r *peersRun) echo(ctx context.Context, name string, conns int) error {
-	all, err := cpu.Allowed() // none where pinning is unsupported: server and client unpinned
-	if err != nil && !errors.Is(err, cpu.ErrUnsupported) {
-		return err
-	}
-	self, err := os.Executable()
+	addr, stop, err := startServer(echoServer{name: name}, r.stderr)
 	if err != nil {
 		return err
 	}
-	args := []string{"serve", "-addr", "127.0.0.1:0"}
-	if name != "loopbench" {
-		args = append(args, "-impl", name)
-	}
-	if len(all) >= 2 {
-		args = append(args, "-cpu", fmt.Sprint(all[0]))
-	}
-	srv := exec.Command(self, args...)
-	srv.Env = append(os.Environ(), asCLI+"=1")
-	out, err := srv.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	srv.Stderr = r.stderr
-	if err := srv.Start(); err != nil {
-		return err
-	}
-	defer func() {
-		srv.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { srv.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			srv.Process.Kill()
-			<-done
-		}
-	}()
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "listening on ") {
-		return fmt.Errorf("the server did not start: %q %v", line, err)
-	}
-	go io.Copy(io.Discard, out)
-	addr := strings.Fields(line)[2]
-	if len(all) >= 2 {
-		if err := cpu.Pin(all[1:2]); err != nil {
-			return err
-		}
-		defer cpu.Pin(all)
-	}
+	defer stop()
 	warm := 500 * time.Millisecond
 	if r.f.quick {
 		warm = 100 * time.Millisecond

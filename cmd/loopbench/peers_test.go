@@ -9,17 +9,24 @@ import (
 	"github.com/loopbench/loopbench/internal/cpu"
 )
 
+// peersTest skips a peers test in -short mode, restores this process's
+// CPUs after it (peers pins the generator), and returns its results
+// directory.
+func peersTest(t *testing.T) string {
+	if testing.Short() {
+		t.Skip("builds and runs the peer programs")
+	}
+	all, _ := cpu.Allowed()
+	t.Cleanup(func() { cpu.Pin(all) })
+	return filepath.Join(t.TempDir(), "out")
+}
+
 // TestPeersQuick runs loopbench peers end to end at tiny sizes with libev
 // and libuv (skipping, with the package, where they are missing): every
 // workload has loopbench's line and the peers', the report puts them side
 // by side, and the echo servers are measured in their own processes.
 func TestPeersQuick(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the peer programs")
-	}
-	dir := filepath.Join(t.TempDir(), "out")
-	all, _ := cpu.Allowed()
-	t.Cleanup(func() { cpu.Pin(all) })
+	dir := peersTest(t)
 	out, errs, code := runOut("peers", "-quick", "-count", "1", "-peers", "libev,libuv", "-benchtime", "5ms", "-echotime", "200ms", "-out", dir)
 	if strings.Contains(errs, "skipped") {
 		t.Skip(strings.TrimSpace(errs))
@@ -54,5 +61,48 @@ func TestPeersQuick(t *testing.T) {
 	}
 	if _, errs, code := runOut("peers", "-peers", "tokio", "-out", filepath.Join(t.TempDir(), "x")); code != 2 || !strings.Contains(errs, `unknown peer "tokio"`) {
 		t.Errorf("unknown peer: exit %d %q", code, errs)
+	}
+}
+
+// TestPeersSweepQuick runs peers -sweep at tiny steps: loopbench's three
+// server styles, gonet and each echo peer installed here (a missing one is
+// skipped in one line naming its package) are swept in their own
+// processes, and the report draws them together with their knees.
+func TestPeersSweepQuick(t *testing.T) {
+	dir := peersTest(t)
+	out, errs, code := runOut("peers", "-quick", "-sweep", "100,200", "-peers", "asyncio,uvloop,libuv,libev", "-out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr %s", code, errs)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "raw.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers := []string{"loopbench", "loopbench-task", "loopbench-stream", "gonet"}
+	for _, p := range []string{"asyncio", "uvloop", "libuv"} {
+		if !strings.Contains(errs, "skipped "+p+": ") {
+			servers = append(servers, p)
+		}
+	}
+	if !strings.Contains(errs, "skipped libev: it has no echo server to sweep") {
+		t.Errorf("libev was not skipped for its lack of an echo server:\n%s", errs)
+	}
+	for _, s := range servers {
+		for _, want := range []string{"BenchmarkLoad/label=" + s + "/size=1024/conns=1/rate=100-", "BenchmarkLoad/label=" + s + "/size=1024/conns=1/rate=200-", "BenchmarkLoadKnee/label=" + s + "/size=1024/conns=1/slo=1ms "} {
+			if !strings.Contains(string(raw), want) {
+				t.Errorf("raw.txt has no %q", want)
+			}
+		}
+		if !strings.Contains(out, "| "+s+" | ") {
+			t.Errorf("the knee table has no row for %s:\n%s", s, out)
+		}
+	}
+	for _, f := range []string{"sweeps.svg", "sweeps.md", "report.html"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, errs, code := runOut("peers", "-sweep", "100", "-count", "3", "-out", filepath.Join(t.TempDir(), "x")); code != 2 || !strings.Contains(errs, "-count does not go with -sweep") {
+		t.Errorf("-sweep -count 3: exit %d %q", code, errs)
 	}
 }

@@ -28,6 +28,10 @@ results) and writes, to DIR:
                a size (pending timers, registered fds, timers from cold),
                else bars per variant with interval whiskers
   report.html  one self-contained page with every table and plot
+  sweeps.svg   when the files hold load sweeps (load -sweep, peers -sweep,
+               merge of sweeps): every server at one -percentile against
+               the offered rate, knees marked; sweep-N.svg each sweep at
+               every percentile; sweeps.md the knees (also printed)
 
 It prints the tables. Results are grouped as benchstat groups them (golang.
 org/x/perf benchproc): a table per benchmark name and unit, columns by the
@@ -50,6 +54,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() { fmt.Fprint(stderr, reportUsage); fs.PrintDefaults() }
 	out := fs.String("o", "", "output directory (default: the first file's directory when it is raw.txt, else FILE.report)")
 	filterExpr := fs.String("filter", "", "use only the results this benchstat filter matches")
+	pct := fs.String("percentile", "p99", "the percentile of sweeps.svg: p50, p90, p99, p99.9 or max")
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -69,11 +74,21 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		}
 		filter = f
 	}
+	if report.PercentileIndex(*pct) < 0 {
+		return usageError{fmt.Sprintf("-percentile %q: want one of %s", *pct, strings.Join(report.SweepPercentiles, ", "))}
+	}
 	dir := *out
 	if dir == "" {
 		dir = defaultReportDir(fs.Arg(0))
 	}
-	return writeReport(stdout, stderr, fs.Args(), dir, filter, "")
+	err := writeReport(stdout, stderr, fs.Args(), dir, filter, "")
+	if exitCode(err) == 2 {
+		return err
+	}
+	if serr := writeSweepReport(stdout, stderr, fs.Args(), dir, *pct); serr != nil && err == nil {
+		err = serr
+	}
+	return err
 }
 
 // defaultReportDir is where a report of path goes: next to a raw.txt, else

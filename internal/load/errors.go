@@ -35,15 +35,6 @@ func (l *errorLog) add(err error) {
 	l.byText[text]++
 }
 
-func (l *errorLog) first() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.order) == 0 {
-		return ""
-	}
-	return l.order[0]
-}
-
 // counts returns the total and the groups, most frequent first.
 func (l *errorLog) counts() (int64, []ErrorCount) {
 	l.mu.Lock()

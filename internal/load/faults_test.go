@@ -12,7 +12,7 @@ import (
 
 // faultServer accepts connections and hands each to serve, in its own
 // goroutine; the test's cleanup closes the listener and every connection.
-func faultServer(t *testing.T, serve func(c net.Conn)) string {
+func faultServer(t testing.TB, serve func(c net.Conn)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -3,23 +3,29 @@ package load
 import "time"
 
 // JSONRun is a run as `loopbench load -format json` prints it: lower-case
-// keys that carry their unit, durations as Go duration strings.
+// keys that carry their unit, durations as Go duration strings, latencies
+// in µs with their nanoseconds as decimals.
 type JSONRun struct {
-	Requests       int64         `json:"requests"`
-	Errors         int64         `json:"errors"`
-	ErrorTexts     []JSONError   `json:"error_texts"`
-	ErrorRate      float64       `json:"error_rate"`
-	OfferedRPS     float64       `json:"offered_rps"`
-	AchievedRPS    float64       `json:"achieved_rps"`
-	Behind         bool          `json:"behind_schedule"`
-	Elapsed        string        `json:"elapsed"`
-	Interrupted    bool          `json:"interrupted"`
-	WindowStart    time.Time     `json:"window_start"`
-	WindowEnd      time.Time     `json:"window_end"`
-	CPUCores       float64       `json:"generator_cpu_cores"`
-	PacingLagP99US int64         `json:"pacing_lag_p99_us"`
-	Corrected      JSONLatencies `json:"corrected_latency"`
-	Uncorrected    JSONLatencies `json:"uncorrected_latency"`
+	Requests    int64         `json:"requests"`
+	Scheduled   int64         `json:"scheduled"`
+	Answered    int64         `json:"answered"`
+	TimedOut    int64         `json:"timed_out"`
+	Unsent      int64         `json:"unsent"`
+	Errors      int64         `json:"errors"`
+	ErrorTexts  []JSONError   `json:"error_texts"`
+	ErrorRate   float64       `json:"error_rate"`
+	OfferedRPS  float64       `json:"offered_rps"`
+	AchievedRPS float64       `json:"achieved_rps"`
+	Behind      bool          `json:"behind_schedule"`
+	Elapsed     string        `json:"elapsed"`
+	Interrupted bool          `json:"interrupted"`
+	WindowStart time.Time     `json:"window_start"`
+	WindowEnd   time.Time     `json:"window_end"`
+	CPUCores    float64       `json:"generator_cpu_cores"`
+	Overflow    int64         `json:"overflow"`
+	PacingLag   JSONLatencies `json:"pacing_lag"`
+	Corrected   JSONLatencies `json:"corrected_latency"`
+	Uncorrected JSONLatencies `json:"uncorrected_latency"`
 }
 
 // JSONError is one group of errors.
@@ -28,18 +34,19 @@ type JSONError struct {
 	Count int64  `json:"count"`
 }
 
-// JSONLatencies are percentiles in µs.
+// JSONLatencies are percentiles in µs, to the nanosecond.
 type JSONLatencies struct {
-	P50  int64 `json:"p50_us"`
-	P90  int64 `json:"p90_us"`
-	P99  int64 `json:"p99_us"`
-	P999 int64 `json:"p99.9_us"`
-	Max  int64 `json:"max_us"`
+	P50  float64 `json:"p50_us"`
+	P90  float64 `json:"p90_us"`
+	P99  float64 `json:"p99_us"`
+	P999 float64 `json:"p99.9_us"`
+	Max  float64 `json:"max_us"`
 }
 
 // JSONLat converts percentiles to their JSON form.
 func JSONLat(l Latencies) JSONLatencies {
-	return JSONLatencies{l.P50.Microseconds(), l.P90.Microseconds(), l.P99.Microseconds(), l.P999.Microseconds(), l.Max.Microseconds()}
+	us := func(d time.Duration) float64 { return float64(d) / 1e3 }
+	return JSONLatencies{us(l.P50), us(l.P90), us(l.P99), us(l.P999), us(l.Max)}
 }
 
 // JSON returns the run in its JSON form.
@@ -49,11 +56,12 @@ func (r Report) JSON() JSONRun {
 		errs[i] = JSONError(e)
 	}
 	return JSONRun{
-		Requests: r.Requests, Errors: r.Errors, ErrorTexts: errs, ErrorRate: r.ErrorRate(),
+		Requests: r.Requests, Scheduled: r.Scheduled, Answered: r.Answered, TimedOut: r.TimedOut, Unsent: r.Unsent,
+		Errors: r.Errors, ErrorTexts: errs, ErrorRate: r.ErrorRate(),
 		OfferedRPS: r.Offered, AchievedRPS: r.Achieved, Behind: r.Behind,
 		Elapsed: r.Elapsed.String(), Interrupted: r.Interrupted,
 		WindowStart: r.WindowStart.UTC(), WindowEnd: r.WindowEnd.UTC(),
-		CPUCores: r.Cores(), PacingLagP99US: r.PacingLagP99.Microseconds(),
+		CPUCores: r.Cores(), Overflow: r.Overflow, PacingLag: JSONLat(r.PacingLag),
 		Corrected: JSONLat(r.Corrected), Uncorrected: JSONLat(r.Uncorrected),
 	}
 }

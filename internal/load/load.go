@@ -8,26 +8,36 @@
 // (coordinated omission corrected); the uncorrected latency, from the
 // actual send, is reported next to it. In closed-loop mode (Rate 0) each
 // connection sends as soon as the previous answer is in, and the two are
-// the same. Latencies go to per-connection HDR histograms, merged at the
-// end.
+// the same. The generator waits for a send time in clock_nanosleep on
+// Linux (see PacingMethod), and reports how late it sent (the pacing lag).
 //
-// What is counted: the run sends from its start for Warmup+Duration and
-// measures the window [start+Warmup, start+Warmup+Duration). Every
-// response that arrives in the window counts, whenever its request was
-// scheduled, and its corrected latency runs from that request's intended
-// time: under overload the backlog the warmup left is measured, not
-// dropped, so the achieved rate does not depend on Warmup. No request is
-// sent after the window; one in flight when it closes may still arrive,
-// uncounted. Every read and write has a deadline of Timeout after the send,
-// so a stalled server ends the run at the window's end plus Timeout at the
-// latest; a request that times out, fails, or gets a reply other than its
-// echo is an error, and its connection is dialled again.
+// What is measured: the run sends from its start for Warmup+Duration; the
+// window is [start+Warmup, start+Warmup+Duration). The latencies are those
+// of the window's requests: the requests scheduled in it (open loop) or
+// sent in it (closed loop), each of which is answered (its latency
+// recorded, whenever the answer comes), times out (recorded at its time
+// to the timeout, at least Timeout, a lower bound; also an error), fails
+// otherwise (an error, not recorded), or is still unsent when the window
+// closes because its connection was busy (recorded at its lateness then,
+// a lower bound, and counted as Unsent). So the tail a stalled or
+// overloaded server causes is never dropped, and Scheduled = Answered +
+// TimedOut + Unsent + the other errors. Histograms are in nanoseconds.
+//
+// The throughput is counted apart, by arrival: Requests are the answers
+// that arrived in the window, whenever their requests were scheduled, so
+// under overload the achieved rate is the server's and does not depend on
+// Warmup. Errors are the failures of the window's requests only. No
+// request is sent after the window; one in flight when it closes gets
+// until its deadline (Timeout after its send), so a stalled server ends
+// the run at the window's end plus Timeout at the latest.
 package load
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
+	"runtime"
 	"sync"
 	"time"
 
@@ -44,13 +54,17 @@ type Config struct {
 	Warmup   time.Duration // sending before the window
 	Timeout  time.Duration // per request; 0 means 2 s
 	Rate     float64       // requests per second over all connections; 0 = closed loop
-	Requests int64         // stop after this many measured responses (0: no limit)
+	Requests int64         // stop after this many of the window's requests are answered (0: no limit)
 	// StartAt, when set, is the wall-clock instant the run starts sending,
 	// its connections opened before: N generators given one StartAt keep
 	// schedules that line up. An instant already past starts at once.
 	StartAt time.Time
 	// Dial opens a connection; default: TCP with Timeout.
 	Dial func(addr string) (net.Conn, error) `json:"-"`
+
+	// wait waits for a send time; default sleepFor. Tests wait in a
+	// synctest bubble's virtual time instead.
+	wait func(time.Duration)
 }
 
 // DefaultTimeout is the per-request timeout when Config.Timeout is 0.
@@ -65,20 +79,26 @@ type Latencies struct {
 type Report struct {
 	Label    string
 	Offered  float64 // scheduled req/s (0 in closed loop)
-	Achieved float64 // responses in the window per second of window
-	Requests int64   // responses that arrived in the window
-	Errors   int64   // requests that failed, timed out or got a wrong reply, and failed dials
+	Achieved float64 // Requests per second of window
+	Requests int64   // answers that arrived in the window
+	// Scheduled are the window's requests (sent, in closed loop); each is
+	// Answered, TimedOut, failed otherwise, or Unsent.
+	Scheduled, Answered, TimedOut, Unsent int64
+	Errors                                int64 // the window's requests that failed (timeouts included)
 	// ErrorTexts groups the errors by text, most frequent first.
 	ErrorTexts  []ErrorCount
 	Corrected   Latencies // from the intended send time
-	Uncorrected Latencies // from the actual send time
-	// The histograms behind the percentiles, in µs, for merging runs.
-	CorrectedHist, UncorrectedHist *hdrhistogram.Histogram `json:"-"`
-	Behind                         bool                    // the run did not keep its schedule
-	// PacingLagP99 is the 99th percentile of how late the generator sent a
-	// request it was free to send (the previous answer was in): its own
-	// timer and scheduling delay, which the corrected latencies include.
-	PacingLagP99 time.Duration
+	Uncorrected Latencies // from the actual send time (unsent requests have none)
+	// PacingLag is how late the generator sent a request it was free to
+	// send (its intended time had come and the previous answer was in):
+	// its own timer and scheduling delay, which the corrected latencies
+	// include.
+	PacingLag Latencies
+	// Overflow counts latencies beyond the histograms' 60 s, recorded as 60 s.
+	Overflow int64
+	// The histograms behind the percentiles, in ns, for merging runs.
+	CorrectedHist, UncorrectedHist, PacingLagHist *hdrhistogram.Histogram `json:"-"`
+	Behind                                        bool                    // achieved below 95 % of offered
 	// Elapsed is the part of the window the run covered: Duration, or less
 	// when it was interrupted or stopped at Requests.
 	Elapsed     time.Duration
@@ -99,18 +119,13 @@ func (r Report) Cores() float64 {
 	return r.CPU.Seconds() / r.Wall.Seconds()
 }
 
-// ErrorRate is errors over errors plus measured responses.
+// ErrorRate is the share of the window's requests that failed.
 func (r Report) ErrorRate() float64 {
-	if n := r.Errors + r.Requests; n > 0 {
-		return float64(r.Errors) / float64(n)
+	if r.Scheduled > 0 {
+		return float64(r.Errors) / float64(r.Scheduled)
 	}
 	return 0
 }
-
-// NewHistogram returns a latency histogram as the runs record them: in
-// µs, 1 µs to 60 s, 3 significant digits. Histograms merged with a run's
-// must have these bounds.
-func NewHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(1, 60_000_000, 3) }
 
 // Validate reports the first field out of range, naming its flag.
 func (cfg Config) Validate() error {
@@ -133,14 +148,8 @@ func (cfg Config) Validate() error {
 	return nil
 }
 
-// Run runs the load and reports it. It fails only on a bad Config or when
-// no connection could be opened at the start; later failures are errors
-// in the report. When ctx ends first, the report covers what was measured
-// and says it was interrupted.
-func Run(ctx context.Context, cfg Config) (Report, error) {
-	if err := cfg.Validate(); err != nil {
-		return Report{}, err
-	}
+// withDefaults fills in the Timeout, Label and Dial left zero.
+func (cfg Config) withDefaults() Config {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
 	}
@@ -151,42 +160,49 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		timeout := cfg.Timeout
 		cfg.Dial = func(addr string) (net.Conn, error) { return net.DialTimeout("tcp", addr, timeout) }
 	}
+	if cfg.wait == nil {
+		cfg.wait = sleepFor
+	}
+	return cfg
+}
+
+// Run runs the load and reports it. It fails only on a bad Config or when
+// no connection could be opened at the start (one that could not is
+// dialled again for its first request); later failures are errors in the
+// report. When ctx ends first, the report covers what was measured and
+// says it was interrupted.
+func Run(ctx context.Context, cfg Config) (Report, error) {
+	if err := cfg.Validate(); err != nil {
+		return Report{}, err
+	}
+	cfg = cfg.withDefaults()
 	rep := Report{Label: cfg.Label, Duration: cfg.Duration}
-	errs := newErrorLog()
-	var conns []*conn
-	for range cfg.Conns {
-		c, err := cfg.Dial(cfg.Addr)
-		if err != nil {
-			errs.add(err)
-			continue
+	conns, err := dialAll(cfg)
+	if err != nil {
+		return rep, err
+	}
+	defer func() {
+		for _, c := range conns {
+			c.close()
 		}
-		conns = append(conns, newConn(c))
-	}
-	if len(conns) == 0 {
-		return rep, fmt.Errorf("cannot connect to %s: %s", cfg.Addr, errs.first())
-	}
+	}()
 	if wait := time.Until(cfg.StartAt); !cfg.StartAt.IsZero() && wait > 0 {
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			for _, c := range conns {
-				c.close()
-			}
 			rep.Interrupted = true
 			return rep, fmt.Errorf("interrupted while waiting for the start at %s", cfg.StartAt.Format(time.RFC3339Nano))
 		}
 	}
-	cpu0 := processCPU()
-	wall0 := time.Now()
-	start := wall0
+	cpu0, start := processCPU(), time.Now()
 	s := &schedule{start: start, measure: start.Add(cfg.Warmup), end: start.Add(cfg.Warmup + cfg.Duration), timeout: cfg.Timeout}
 	if cfg.Rate > 0 {
 		s.interval = time.Duration(float64(time.Second) * float64(len(conns)) / cfg.Rate)
 		rep.Offered = cfg.Rate
 	}
-	run := &shared{cfg: cfg, s: s, errs: errs, limit: limiter{left: cfg.Requests}}
+	run := &shared{cfg: cfg, s: s, errs: newErrorLog(), limit: limiter{left: cfg.Requests}}
 	stopWatch := run.watch(ctx, conns)
 	var wg sync.WaitGroup
 	for i, c := range conns {
@@ -198,24 +214,41 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	wg.Wait()
 	stopWatch()
-	for _, c := range conns {
-		c.close()
-	}
 	end := s.end
 	if t := run.stoppedAt(); !t.IsZero() && t.Before(end) {
 		end = t
 		rep.Interrupted = ctx.Err() != nil
 	}
-	rep.WindowStart = s.measure
-	rep.WindowEnd = end
-	if end.Before(s.measure) {
-		rep.WindowEnd = s.measure
-	}
+	rep.WindowStart, rep.WindowEnd = s.measure, later(end, s.measure)
 	rep.Elapsed = rep.WindowEnd.Sub(rep.WindowStart)
-	rep.Wall = time.Since(wall0)
+	rep.Wall = time.Since(start)
 	rep.CPU = processCPU() - cpu0
-	rep.Errors, rep.ErrorTexts = errs.counts()
+	rep.Errors, rep.ErrorTexts = run.errs.counts()
 	return rep.merge(conns), nil
+}
+
+// dialAll opens the run's connections, sharing its recorders among them;
+// one that fails is left to dial at its first request. It fails when
+// none opens.
+func dialAll(cfg Config) ([]*conn, error) {
+	recs := recorders(cfg.Conns, runtime.GOMAXPROCS(0))
+	conns := make([]*conn, cfg.Conns)
+	var first error
+	opened := 0
+	for i := range conns {
+		conns[i] = &conn{rec: recs[i%len(recs)]}
+		c, err := cfg.Dial(cfg.Addr)
+		if err != nil {
+			first = cmp.Or(first, err)
+			continue
+		}
+		conns[i].c = c
+		opened++
+	}
+	if opened == 0 {
+		return nil, fmt.Errorf("cannot connect to %s: %s", cfg.Addr, errorText(first))
+	}
+	return conns, nil
 }
 
 // schedule is the shared timing of a run.
@@ -230,9 +263,14 @@ func (s schedule) offset(i, n int) schedule {
 	return s
 }
 
-// inWindow reports whether a response that arrived at done is counted.
-func (s *schedule) inWindow(done time.Time) bool {
-	return !done.Before(s.measure) && done.Before(s.end)
+func (s schedule) open() bool { return s.interval > 0 }
+
+// at is the intended time of a connection's i-th request.
+func (s schedule) at(i int) time.Time { return s.start.Add(time.Duration(i) * s.interval) }
+
+// inWindow reports whether t is in the measured window.
+func (s schedule) inWindow(t time.Time) bool {
+	return !t.Before(s.measure) && t.Before(s.end)
 }
 
 // shared is the state the connections of a run share.
@@ -262,6 +300,12 @@ func (r *shared) stoppedAt() time.Time {
 }
 
 func (r *shared) stopping() bool { return !r.stoppedAt().IsZero() }
+
+// stoppedBefore reports whether the run was stopped before t.
+func (r *shared) stoppedBefore(t time.Time) bool {
+	s := r.stoppedAt()
+	return !s.IsZero() && s.Before(t)
+}
 
 // watch stops the run when ctx ends, unblocking every connection's read
 // or write at once; the func it returns ends the watch.
@@ -303,27 +347,31 @@ func (l *limiter) take() (ok, last bool) {
 	return true, l.hit
 }
 
-// merge combines the connections' histograms into the report.
+// merge combines the recorders into the report.
 func (rep Report) merge(conns []*conn) Report {
 	corrected, uncorrected, lag := NewHistogram(), NewHistogram(), NewHistogram()
+	seen := map[*recorder]bool{}
 	for _, c := range conns {
-		corrected.Merge(c.corrected)
-		uncorrected.Merge(c.uncorrected)
-		lag.Merge(c.lag)
-		rep.Requests += c.requests
+		r := c.rec
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		corrected.Merge(r.corrected)
+		uncorrected.Merge(r.uncorrected)
+		lag.Merge(r.lag)
+		rep.Requests += r.arrived
+		rep.Answered += r.answered
+		rep.TimedOut += r.timedOut
+		rep.Unsent += r.unsent
+		rep.Overflow += r.overflow
 	}
-	rep.CorrectedHist, rep.UncorrectedHist = corrected, uncorrected
-	rep.Corrected, rep.Uncorrected = Percentiles(corrected), Percentiles(uncorrected)
-	rep.PacingLagP99 = time.Duration(lag.ValueAtQuantile(99)) * time.Microsecond
+	rep.Scheduled = rep.Answered + rep.Unsent + rep.Errors // timeouts are errors
+	rep.CorrectedHist, rep.UncorrectedHist, rep.PacingLagHist = corrected, uncorrected, lag
+	rep.Corrected, rep.Uncorrected, rep.PacingLag = Percentiles(corrected), Percentiles(uncorrected), Percentiles(lag)
 	if rep.Elapsed > 0 {
 		rep.Achieved = float64(rep.Requests) / rep.Elapsed.Seconds()
 	}
 	rep.Behind = rep.Offered > 0 && rep.Achieved < 0.95*rep.Offered
 	return rep
-}
-
-// Percentiles reads the percentiles of a histogram in µs.
-func Percentiles(h *hdrhistogram.Histogram) Latencies {
-	at := func(q float64) time.Duration { return time.Duration(h.ValueAtQuantile(q)) * time.Microsecond }
-	return Latencies{P50: at(50), P90: at(90), P99: at(99), P999: at(99.9), Max: time.Duration(h.Max()) * time.Microsecond}
 }

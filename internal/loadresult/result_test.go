@@ -2,11 +2,13 @@ package loadresult
 
 import (
 	"bytes"
+	"compress/zlib"
+	"encoding/base64"
+	"encoding/binary"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/loopbench/loopbench/internal/load"
 )
 
@@ -14,17 +16,19 @@ var t0 = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 
 // synth is a generator's result with the given latencies (µs), window
 // from start for d, and errors.
-func synth(t *testing.T, name string, start time.Time, d time.Duration, lat []int64, errs int64) Result {
+func synth(t testing.TB, name string, start time.Time, d time.Duration, lat []int64, errs int64) Result {
 	t.Helper()
-	c, u := hdrhistogram.New(1, 60_000_000, 3), hdrhistogram.New(1, 60_000_000, 3)
+	c, u, lag := load.NewHistogram(), load.NewHistogram(), load.NewHistogram()
 	for _, v := range lat {
-		c.RecordValue(v)
-		u.RecordValue(max(v/2, 1))
+		c.RecordValue(v * 1000)
+		u.RecordValue(max(v/2, 1) * 1000)
+		lag.RecordValue(20_000)
 	}
+	n := int64(len(lat))
 	rep := load.Report{
-		Requests: int64(len(lat)), Errors: errs, Offered: 0, Achieved: float64(len(lat)) / d.Seconds(),
+		Requests: n, Scheduled: n + errs, Answered: n, Errors: errs, Offered: 0, Achieved: float64(len(lat)) / d.Seconds(),
 		WindowStart: start, WindowEnd: start.Add(d), CPU: d / 2, Wall: d,
-		CorrectedHist: c, UncorrectedHist: u,
+		CorrectedHist: c, UncorrectedHist: u, PacingLagHist: lag,
 	}
 	r, err := FromReport(rep, load.Config{Label: "srv", Addr: "198.18.0.1:9000", Conns: 10, Size: 1024}, name, 1)
 	if err != nil {
@@ -33,13 +37,17 @@ func synth(t *testing.T, name string, start time.Time, d time.Duration, lat []in
 	return r
 }
 
-func roundTrip(t *testing.T, r Result) Result {
-	t.Helper()
+func line(t testing.TB, r Result) string {
 	var b bytes.Buffer
 	if err := r.Write(&b); err != nil {
 		t.Fatal(err)
 	}
-	rs, err := Read("x", strings.NewReader("some log line\n"+b.String()+"another\n"))
+	return b.String()
+}
+
+func roundTrip(t *testing.T, r Result) Result {
+	t.Helper()
+	rs, err := Read("x", strings.NewReader("some log line\n"+line(t, r)+"another\n"))
 	if err != nil || len(rs) != 1 {
 		t.Fatalf("Read = %d results, %v", len(rs), err)
 	}
@@ -48,11 +56,11 @@ func roundTrip(t *testing.T, r Result) Result {
 
 func TestRoundTrip(t *testing.T) {
 	r := synth(t, "gen-a", t0, time.Second, []int64{100, 200, 300, 5000}, 2)
-	got := roundTrip(t, r)
-	if got.Requests != 4 || got.Errors != 2 || got.Name != "gen-a" || !got.WindowStart.Equal(t0) {
+	got := roundTrip(t, r.AsStep(3, time.Millisecond, 0.01))
+	if got.Requests != 4 || got.Errors != 2 || got.Scheduled != 6 || got.Name != "gen-a" || !got.WindowStart.Equal(t0) || *got.Step != 3 || got.SLONS != 1e6 {
 		t.Fatalf("round trip: %+v", got)
 	}
-	if got.Corrected().TotalCount() != 4 || got.Corrected().Max() < 4990 || got.Uncorrected().TotalCount() != 4 {
+	if got.Corrected().TotalCount() != 4 || got.Corrected().Max() < 4_990_000 || got.Uncorrected().TotalCount() != 4 || got.PacingLag().TotalCount() != 4 {
 		t.Fatalf("histograms: corrected %d values max %d", got.Corrected().TotalCount(), got.Corrected().Max())
 	}
 }
@@ -65,25 +73,22 @@ func TestMergeSumsAndMergesHistograms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Requests != 9 || m.Errors != 1 {
-		t.Fatalf("requests %d errors %d, want 9 and 1", m.Requests, m.Errors)
+	if m.Requests != 9 || m.Errors != 1 || m.Scheduled != 10 || m.ErrorRate() != 0.1 {
+		t.Fatalf("requests %d errors %d scheduled %d, want 9, 1 and 10", m.Requests, m.Errors, m.Scheduled)
 	}
 	if want := a.AchievedRPS + b.AchievedRPS + c.AchievedRPS; m.AchievedRPS != want {
 		t.Fatalf("rate %v, want the sum %v", m.AchievedRPS, want)
 	}
-	// The merged max is the largest max; the merged p50 lies in the
-	// generators' range; the merged p99 is not an average of p99s.
+	// The merged max is the largest max; the merged p50 is the 5th of
+	// the 9 values, not an average of percentiles.
 	if m.Corrected.Max < 89*time.Millisecond {
 		t.Fatalf("merged max %v, want b's 90ms", m.Corrected.Max)
 	}
-	if m.Corrected.P50 < 100*time.Microsecond || m.Corrected.P50 > 90*time.Millisecond {
-		t.Fatalf("merged p50 %v out of the generators' range", m.Corrected.P50)
-	}
-	if m.Corrected.P50 > 700*time.Microsecond || m.Corrected.P50 < 400*time.Microsecond {
+	if m.Corrected.P50 > 501*time.Microsecond || m.Corrected.P50 < 499*time.Microsecond {
 		t.Fatalf("merged p50 %v, want the 5th of 9 values (500µs)", m.Corrected.P50)
 	}
-	if m.Overlap < 0.98 || len(m.Warnings) != 0 {
-		t.Fatalf("overlap %v warnings %q", m.Overlap, m.Warnings)
+	if m.Overlap < 0.98 || len(m.Warnings) != 0 || len(m.Refusals) != 0 {
+		t.Fatalf("overlap %v warnings %q refusals %q", m.Overlap, m.Warnings, m.Refusals)
 	}
 }
 
@@ -99,31 +104,92 @@ func TestMergeWarns(t *testing.T) {
 			t.Errorf("warnings %q lack %q", text, want)
 		}
 	}
+	if len(m.Refusals) != 0 {
+		t.Errorf("refusals %q", m.Refusals)
+	}
 	if _, err := Merge(nil); err == nil {
 		t.Error("Merge of nothing did not fail")
 	}
 }
 
+// TestMergeRefuses: what summing would make meaningless is refused, each
+// in one line: different runs, the same result twice, windows apart.
+func TestMergeRefuses(t *testing.T) {
+	a := synth(t, "a", t0, 10*time.Second, []int64{100}, 0)
+	other := synth(t, "b", t0, 10*time.Second, []int64{100}, 0)
+	other.SizeBytes = 64
+	apart := synth(t, "c", t0.Add(20*time.Second), 10*time.Second, []int64{100}, 0)
+	for _, c := range []struct {
+		rs   []Result
+		want string
+	}{
+		{[]Result{a, other}, `b: label "srv", 64 bytes; a: label "srv", 1024 bytes: not the same run`},
+		{[]Result{a, a}, "a: its result of the window from 10:00:00.000 is there twice"},
+		{[]Result{a, apart}, "the windows do not overlap (the latest starts at 10:00:20.000, the earliest ends at 10:00:10.000)"},
+	} {
+		m, err := Merge(c.rs)
+		if err != nil || len(m.Refusals) != 1 || !strings.Contains(m.Refusals[0], c.want) || strings.Contains(m.Refusals[0], "\n") {
+			t.Errorf("refusals %q (%v), want one line with %q", m.Refusals, err, c.want)
+		}
+	}
+}
+
+// craftHist encodes a V2 histogram with the given header fields and
+// payload, as a hostile file could hold one.
+func craftHist(digits int32, lowest, highest int64, payload []byte, claim int32) string {
+	var plain bytes.Buffer
+	for _, v := range []any{int32(payloadCookie | 0x10), claim, int32(0), digits, lowest, highest, float64(1)} {
+		binary.Write(&plain, binary.BigEndian, v)
+	}
+	plain.Write(payload)
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Write(plain.Bytes())
+	zw.Close()
+	var out bytes.Buffer
+	binary.Write(&out, binary.BigEndian, int32(compressedCookie|0x10))
+	binary.Write(&out, binary.BigEndian, int32(z.Len()))
+	out.Write(z.Bytes())
+	return base64.StdEncoding.EncodeToString(out.Bytes())
+}
+
 func TestReadErrors(t *testing.T) {
-	var b bytes.Buffer
-	synth(t, "a", t0, time.Second, []int64{100}, 0).Write(&b)
-	good := b.String()
+	good := line(t, synth(t, "a", t0, time.Second, []int64{100}, 0))
+	hist := func(h string) string {
+		i := strings.Index(good, `"corrected_hist_ns":"`) + len(`"corrected_hist_ns":"`)
+		return good[:i] + h + good[i+strings.Index(good[i:], `"`):]
+	}
+	ok := func(payload []byte) string {
+		return craftHist(3, 1, load.HistHighest, payload, int32(len(payload)))
+	}
 	for _, c := range []struct{ name, in, want string }{
 		{"empty", "", "no loopbench load result"},
 		{"log only", "hello\nworld\n", "no loopbench load result"},
 		{"truncated", good[:len(good)/2] + "\n", "f:1: not a load result"},
 		{"other format", `{"format":"something/2"}` + "\n", `f:1: format "something/2"`},
-		{"bad histogram", strings.Replace(good, `"corrected_hist_us":"`, `"corrected_hist_us":"xx`, 1), "corrected histogram"},
+		{"version 1", strings.Replace(good, Format, "loopbench-load-result/1", 1), `format "loopbench-load-result/1", want "loopbench-load-result/2" (write it again`},
+		{"bad histogram", hist("xx"), "corrected histogram: not base64"},
+		{"short histogram", hist("AAAA"), "corrected histogram: not an HdrHistogram V2"},
+		{"huge bounds", hist(craftHist(5, 1, 1<<62, nil, 0)), "bounds 1 to 4611686018427387904 at 5 digits, want a load histogram's"},
+		{"inflates without end", hist(ok(make([]byte, 4<<20))), "inflates to more than"},
+		{"empty run past the end", hist(ok([]byte{0xfd, 0xff, 0xff, 0xff, 0x0f})), "a run of"},
+		{"counts past the end", hist(ok(bytes.Repeat([]byte{2}, countsLen+1))), "more than the histogram's"},
+		{"truncated count", hist(ok([]byte{0x80})), "truncated count"},
+		{"payload length lies", hist(craftHist(3, 1, load.HistHighest, []byte{2}, 7)), "says 7 payload bytes, holds 1"},
+		{"window backwards", strings.Replace(good, `"window_end":"2026-11-23T10:00:01Z"`, `"window_end":"2026-11-23T09:00:00Z"`, 1), "window ends"},
+		{"negative count", strings.Replace(good, `"errors":0`, `"errors":-1`, 1), "negative counts"},
+		{"long result line", `{"format":"` + strings.Repeat("x", MaxLine) + "\n", "longer than"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Read("f", strings.NewReader(c.in))
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("Read = %v, want an error with %q", err, c.want)
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("Read = %v, want one line with %q", err, c.want)
 			}
 		})
 	}
-	// A bad line after a good one keeps the good one.
-	rs, err := Read("f", strings.NewReader(good+"{\"format\": 1}\n"))
+	// A bad line after a good one keeps the good one; a long log line is
+	// no result and no error.
+	rs, err := Read("f", strings.NewReader(strings.Repeat("log ", MaxLine)+"\n"+good+"{\"format\": 1}\n"))
 	if err == nil || len(rs) != 1 {
 		t.Fatalf("Read = %d results, %v; want the first kept and an error", len(rs), err)
 	}

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/loopbench/loopbench/internal/load"
+	"github.com/montanaflynn/stats"
+	"golang.org/x/perf/benchfmt"
+)
+
+// loadUnits are the units of load's benchmark lines and the direction
+// benchstat reads for each.
+var loadUnits = []struct{ unit, better string }{
+	{"req/s", "higher"},
+	{"p50-ns", "lower"}, {"p90-ns", "lower"}, {"p99-ns", "lower"}, {"p99.9-ns", "lower"}, {"max-ns", "lower"},
+	{"p50-uncorrected-ns", "lower"}, {"p90-uncorrected-ns", "lower"}, {"p99-uncorrected-ns", "lower"},
+	{"p99.9-uncorrected-ns", "lower"}, {"max-uncorrected-ns", "lower"},
+	{"pacing-lag-p50-ns", "lower"}, {"pacing-lag-p99-ns", "lower"},
+	{"errors", "lower"}, {"timed-out", "lower"}, {"unsent", "lower"}, {"generator-cores", "lower"},
+}
+
+// writeUnits writes the unit metadata of units.
+func writeUnits(bw *benchfmt.Writer, units []struct{ unit, better string }) error {
+	for _, u := range units {
+		if err := bw.Write(&benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u.unit, Key: "better"}, OrigUnit: u.unit, Value: u.better}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadValues are a run's values in loadUnits' order.
+func loadValues(rep load.Report) []benchfmt.Value {
+	c, u, lag := rep.Corrected, rep.Uncorrected, rep.PacingLag
+	vals := []float64{rep.Achieved,
+		float64(c.P50), float64(c.P90), float64(c.P99), float64(c.P999), float64(c.Max),
+		float64(u.P50), float64(u.P90), float64(u.P99), float64(u.P999), float64(u.Max),
+		float64(lag.P50), float64(lag.P99),
+		float64(rep.Errors), float64(rep.TimedOut), float64(rep.Unsent), rep.Cores()}
+	out := make([]benchfmt.Value, len(vals))
+	for i, v := range vals {
+		out[i] = benchfmt.Value{Value: v, Unit: loadUnits[i].unit}
+	}
+	return out
+}
+
+// fileConfig is the machine's configuration and extra as benchfmt file
+// configuration.
+func fileConfig(extra ...[2]string) []benchfmt.Config {
+	return configOf(append(machineConfig(), extra...)...)
+}
+
+// configOf is kvs as benchfmt file configuration.
+func configOf(kvs ...[2]string) []benchfmt.Config {
+	var out []benchfmt.Config
+	for _, kv := range kvs {
+		out = append(out, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
+	}
+	return out
+}
+
+// formatRate prints a rate as a name key's value: 2000, 2500.5.
+func formatRate(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }
+
+// benchName is a run's benchmark name: the label is a name segment, so
+// runs against two servers never merge.
+func benchName(cfg load.Config, rate float64) benchfmt.Name {
+	return benchfmt.Name(fmt.Sprintf("Load/label=%s/size=%d/conns=%d/rate=%s-%d", nameSegment(cfg.Label), cfg.Size, cfg.Conns, formatRate(rate), runtime.GOMAXPROCS(0)))
+}
+
+// writeBenchfmt writes the runs as benchmark results through
+// benchfmt.Writer, one line each, after the unit metadata benchstat
+// needs; an interrupted run carries an "interrupted" configuration line.
+func writeBenchfmt(w io.Writer, cfg load.Config, reps []load.Report) error {
+	bw := benchfmt.NewWriter(w)
+	if err := writeUnits(bw, loadUnits); err != nil {
+		return err
+	}
+	for _, rep := range reps {
+		var extra [][2]string
+		if rep.Interrupted {
+			extra = append(extra, [2]string{"interrupted", fmt.Sprintf("after %v of %v", rep.Elapsed.Round(time.Millisecond), rep.Duration)})
+		}
+		res := &benchfmt.Result{Config: fileConfig(extra...), Name: benchName(cfg, rep.Offered), Iters: int(max(rep.Requests, 1)), Values: loadValues(rep)}
+		if err := bw.Write(res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadJSON is the JSON output: the configuration and one entry per run,
+// or the sweep.
+type loadJSON struct {
+	Label        string         `json:"label"`
+	Addr         string         `json:"addr"`
+	Conns        int            `json:"conns"`
+	SizeBytes    int            `json:"size_bytes"`
+	RateRPS      float64        `json:"rate_rps"`
+	Duration     string         `json:"duration"`
+	Warmup       string         `json:"warmup"`
+	Timeout      string         `json:"timeout"`
+	PacingMethod string         `json:"pacing_method"`
+	Runs         []load.JSONRun `json:"runs,omitempty"`
+	Sweep        *sweepJSON     `json:"sweep,omitempty"`
+}
+
+func newLoadJSON(cfg load.Config) loadJSON {
+	return loadJSON{Label: cfg.Label, Addr: cfg.Addr, Conns: cfg.Conns, SizeBytes: cfg.Size, RateRPS: cfg.Rate,
+		Duration: cfg.Duration.String(), Warmup: cfg.Warmup.String(), Timeout: timeoutOf(cfg).String(), PacingMethod: load.PacingMethod}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func writeLoadJSON(w io.Writer, cfg load.Config, reps []load.Report) error {
+	out := newLoadJSON(cfg)
+	for _, rep := range reps {
+		out.Runs = append(out.Runs, rep.JSON())
+	}
+	return writeJSON(w, out)
+}
+
+func timeoutOf(cfg load.Config) time.Duration {
+	if cfg.Timeout == 0 {
+		return load.DefaultTimeout
+	}
+	return cfg.Timeout
+}
+
+func writeTable(w io.Writer, cfg load.Config, rep load.Report) error {
+	fmt.Fprintf(w, "%s: %d requests in %v over %d connections of %d bytes: %.0f req/s", cfg.Label, rep.Requests, rep.Elapsed.Round(time.Millisecond), cfg.Conns, cfg.Size, rep.Achieved)
+	if rep.Offered > 0 {
+		fmt.Fprintf(w, " (offered %.0f)", rep.Offered)
+	}
+	fmt.Fprintf(w, ", %d errors", rep.Errors)
+	if rep.Errors > 0 {
+		fmt.Fprintf(w, " (%.3g%%)", 100*rep.ErrorRate())
+	}
+	fmt.Fprintln(w)
+	if rep.Interrupted {
+		fmt.Fprintf(w, "interrupted after %v of %v\n", rep.Elapsed.Round(time.Millisecond), rep.Duration)
+	}
+	for _, e := range rep.ErrorTexts {
+		fmt.Fprintf(w, "  %dx %s\n", e.Count, e.Text)
+	}
+	if rep.Answered != rep.Scheduled {
+		fmt.Fprintf(w, "the window's %d requests: %d answered, %d timed out (recorded at their time to the timeout), %d failed otherwise, %d unsent at its end (recorded at their lateness then)\n",
+			rep.Scheduled, rep.Answered, rep.TimedOut, rep.Errors-rep.TimedOut, rep.Unsent)
+	}
+	rows := []latencyRow{{"corrected", rep.Corrected}, {"uncorrected", rep.Uncorrected}}
+	if rep.Offered > 0 {
+		rows = append(rows, latencyRow{"pacing lag", rep.PacingLag})
+	}
+	if err := writeLatencies(w, "latency", rows...); err != nil {
+		return err
+	}
+	if rep.Overflow > 0 {
+		fmt.Fprintf(w, "%d latencies beyond the histograms' 60 s were recorded as 60 s\n", rep.Overflow)
+	}
+	_, err := fmt.Fprintf(w, "generator CPU: %.2f cores over %v; paced by %s\n", rep.Cores(), rep.Wall.Round(time.Millisecond), load.PacingMethod)
+	return err
+}
+
+type latencyRow struct {
+	name string
+	l    load.Latencies
+}
+
+// writeLatencies writes percentile rows as a table headed title.
+func writeLatencies(w io.Writer, title string, rows ...latencyRow) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%s\tp50\tp90\tp99\tp99.9\tmax\t\n", title)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%v\t%v\t%v\t%v\t%v\t\n", r.name, sig3(r.l.P50), sig3(r.l.P90), sig3(r.l.P99), sig3(r.l.P999), sig3(r.l.Max))
+	}
+	return tw.Flush()
+}
+
+// sig3 rounds d to three significant digits, the histograms' precision.
+func sig3(d time.Duration) time.Duration {
+	if d < 1000 {
+		return d
+	}
+	unit := time.Duration(math.Pow10(int(math.Floor(math.Log10(float64(d)))) - 2))
+	return d.Round(unit)
+}
+
+// writeRunsSummary describes -count runs together: the spread of a few
+// runs' achieved rates and p99s, with montanaflynn/stats (a handful of
+// values, summarized once: what it is for; percentiles within a run come
+// from the HDR histograms).
+func writeRunsSummary(w io.Writer, reps []load.Report) {
+	var rates, p99s []float64
+	for _, r := range reps {
+		rates = append(rates, r.Achieved)
+		p99s = append(p99s, float64(r.Corrected.P99))
+	}
+	med, _ := stats.Median(rates)
+	lo, _ := stats.Min(rates)
+	hi, _ := stats.Max(rates)
+	sd, _ := stats.StandardDeviationSample(rates)
+	p99, _ := stats.Median(p99s)
+	p99lo, _ := stats.Min(p99s)
+	p99hi, _ := stats.Max(p99s)
+	cv := 0.0
+	if med > 0 {
+		cv = 100 * sd / med
+	}
+	fmt.Fprintf(w, "\nover %d runs: %.0f req/s median (%.0f to %.0f, sd %.1f%%), corrected p99 %v median (%v to %v)\n",
+		len(reps), med, lo, hi, cv, sig3(time.Duration(p99)), sig3(time.Duration(p99lo)), sig3(time.Duration(p99hi)))
+}

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/loopbench/loopbench/internal/load"
+	"github.com/loopbench/loopbench/internal/loadresult"
+	"github.com/loopbench/loopbench/internal/report"
+	"golang.org/x/perf/benchfmt"
+)
+
+// runSweep runs load -sweep and writes its outputs.
+func runSweep(f loadFlags, outs *loadOutputs, stdout, stderr io.Writer) error {
+	ctx, stop := interruptContext()
+	defer stop()
+	sc := f.sweepConfig()
+	if !sc.StartAt.IsZero() {
+		fmt.Fprintf(stderr, "loopbench load: step k starts at %s + k × %v\n", sc.StartAt.Format(time.RFC3339Nano), load.StepPeriod(f.cfg))
+	}
+	sw, err := load.RunSweep(ctx, sc, func(s load.Step) {
+		r := s.Report
+		fmt.Fprintf(stderr, "step %d of %d: %.0f req/s offered, %.0f achieved, p99 %v, pacing lag p99 %v, %.2f cores: %v\n",
+			s.Index+1, len(f.rates), r.Offered, r.Achieved, sig3(r.Corrected.P99), sig3(r.PacingLag.P99), r.Cores(), s.Verdict)
+		if s.StartedLate > 10*time.Millisecond {
+			fmt.Fprintf(stderr, "loopbench load: warning: step %d started %v after its slot (the previous step overran): its window no longer lines up with other generators'\n", s.Index+1, sig3(s.StartedLate))
+		}
+	})
+	if len(sw.Steps) > 0 {
+		if werr := writeSweepOutputs(f, outs, sw, stdout, stderr); werr != nil {
+			return werr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return sweepVerdict(f, sw)
+}
+
+func (f loadFlags) sweepConfig() load.SweepConfig {
+	sc := load.SweepConfig{Run: f.cfg, Rates: f.rates, Criteria: f.criteria(), CPUs: generatorCPUs(), StartAt: f.cfg.StartAt}
+	sc.Run.StartAt = time.Time{}
+	return sc
+}
+
+func (f loadFlags) criteria() load.Criteria { return load.Criteria{SLO: f.slo, MaxErrors: f.maxErr} }
+
+func sweepVerdict(f loadFlags, sw load.Sweep) error {
+	last := sw.Steps[len(sw.Steps)-1].Report
+	switch {
+	case last.Interrupted:
+		return fmt.Errorf("interrupted in step %d of %d: the output covers the steps before", len(sw.Steps), len(f.rates))
+	case sw.Steps[0].Report.Requests == 0:
+		return fmt.Errorf("no request completed in the first step (%d errors%s)", sw.Steps[0].Report.Errors, firstError(sw.Steps[0].Report))
+	}
+	return nil
+}
+
+func writeSweepOutputs(f loadFlags, outs *loadOutputs, sw load.Sweep, stdout, stderr io.Writer) error {
+	err := byFormat(f.format, func() error { return writeSweepJSON(stdout, f, sw) },
+		func() error { return writeSweepBenchfmt(stdout, f, sw) }, func() error { return writeSweepTable(stdout, f.cfg, f.criteria(), sw) })
+	if err != nil {
+		return err
+	}
+	if f.out != "" {
+		var rs []loadresult.Result
+		for _, s := range sw.Steps {
+			r, err := loadresult.FromReport(s.Report, f.cfg, f.name, generatorCPUs())
+			if err != nil {
+				return err
+			}
+			rs = append(rs, r.AsStep(s.Index, f.slo, f.maxErr))
+		}
+		if err := outs.write(stdout, rs); err != nil {
+			return err
+		}
+	}
+	if f.reportDir == "" {
+		return nil
+	}
+	title := fmt.Sprintf("%s: %d conns, %d bytes", f.cfg.Label, f.cfg.Conns, f.cfg.Size)
+	svg, err := report.SweepFigure(title, sweepSeries(f.cfg.Label, sw.Steps, sw.Knee), f.slo)
+	if err != nil {
+		return fmt.Errorf("-report: %w", err)
+	}
+	path := filepath.Join(f.reportDir, "sweep.svg")
+	if err := os.WriteFile(path, svg, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "report: %s\n", path)
+	return nil
+}
+
+// sweepSeries is a sweep as the report's plots draw it.
+func sweepSeries(name string, steps []load.Step, k load.Knee) report.SweepSeries {
+	s := report.SweepSeries{Name: name, Knee: k.Rate, LowerBound: k.LowerBound, KneeNote: k.Note}
+	for _, st := range steps {
+		c := st.Report.Corrected
+		s.Points = append(s.Points, report.SweepPoint{Offered: st.Report.Offered, Latency: [5]time.Duration{c.P50, c.P90, c.P99, c.P999, c.Max}})
+	}
+	return s
+}
+
+// writeSweepTable writes one row per step and the knee.
+func writeSweepTable(w io.Writer, cfg load.Config, c load.Criteria, sw load.Sweep) error {
+	fmt.Fprintf(w, "%s: %d steps over %d connections of %d bytes, each %v after %v of warmup; SLO: corrected p99 within %v, errors within %.3g%%\n",
+		cfg.Label, len(sw.Steps), cfg.Conns, cfg.Size, cfg.Duration, cfg.Warmup, c.SLO, 100*c.MaxErrors)
+	var rows []sweepRow
+	for _, s := range sw.Steps {
+		rows = append(rows, sweepRow{s.Report, s.Report.Cores(), s.Verdict.String()})
+	}
+	if err := writeSweepRows(w, "cores", rows); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "latencies corrected (from the intended send); u.: uncorrected (from the actual send); lag: the generator's pacing lag; paced by %s\n", load.PacingMethod)
+	if sw.Stop != "" {
+		fmt.Fprintf(w, "stopped: %s\n", sw.Stop)
+	}
+	_, err := fmt.Fprintln(w, sw.Knee)
+	return err
+}
+
+// sweepRow is a step in a sweep's table.
+type sweepRow struct {
+	rep     load.Report
+	cores   float64
+	verdict string
+}
+
+// writeSweepRows writes a sweep's table, the cores column headed cores.
+func writeSweepRows(w io.Writer, cores string, rows []sweepRow) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "offered\tachieved\tp50\tp90\tp99\tp99.9\tmax\tu.p50\tu.p90\tu.p99\tu.p99.9\tu.max\terrors\tunsent\t%s\tlag p99\t\tverdict\n", cores)
+	for _, row := range rows {
+		r := row.rep
+		c, u := r.Corrected, r.Uncorrected
+		fmt.Fprintf(tw, "%.0f\t%.0f\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%d\t%d\t%.2f\t%v\t\t%s\n", r.Offered, r.Achieved,
+			sig3(c.P50), sig3(c.P90), sig3(c.P99), sig3(c.P999), sig3(c.Max), sig3(u.P50), sig3(u.P90), sig3(u.P99), sig3(u.P999), sig3(u.Max),
+			r.Errors, r.Unsent, row.cores, sig3(r.PacingLag.P99), row.verdict)
+	}
+	return tw.Flush()
+}
+
+// sweepJSON is a sweep in load's JSON output.
+type sweepJSON struct {
+	SLO       string          `json:"slo"`
+	MaxErrors float64         `json:"max_errors"`
+	StartAt   *time.Time      `json:"start_at,omitempty"`
+	Period    string          `json:"step_period,omitempty"`
+	Stop      string          `json:"stopped,omitempty"`
+	Knee      kneeJSON        `json:"knee"`
+	Steps     []sweepStepJSON `json:"steps"`
+}
+
+type kneeJSON struct {
+	RateRPS    float64 `json:"rate_rps"`
+	LowerBound bool    `json:"lower_bound"`
+	Note       string  `json:"note,omitempty"`
+}
+
+type sweepStepJSON struct {
+	Step    int    `json:"step"`
+	Verdict string `json:"verdict"`
+	load.JSONRun
+}
+
+func writeSweepJSON(w io.Writer, f loadFlags, sw load.Sweep) error {
+	out := newLoadJSON(f.cfg)
+	out.RateRPS = 0
+	js := &sweepJSON{SLO: f.slo.String(), MaxErrors: f.maxErr, Stop: sw.Stop, Knee: kneeJSON{sw.Knee.Rate, sw.Knee.LowerBound, sw.Knee.Note}}
+	if !f.cfg.StartAt.IsZero() {
+		at := f.cfg.StartAt.UTC()
+		js.StartAt, js.Period = &at, load.StepPeriod(f.cfg).String()
+	}
+	for _, s := range sw.Steps {
+		js.Steps = append(js.Steps, sweepStepJSON{s.Index + 1, s.Verdict.String(), s.Report.JSON()})
+	}
+	out.Sweep = js
+	return writeJSON(w, out)
+}
+
+// writeSweepBenchfmt writes one benchmark line per step (the /rate= key
+// tells them apart) and the knee as BenchmarkLoadKnee, its note as the
+// "knee" configuration.
+func writeSweepBenchfmt(w io.Writer, f loadFlags, sw load.Sweep) error {
+	bw := benchfmt.NewWriter(w)
+	if err := writeUnits(bw, sweepUnits); err != nil {
+		return err
+	}
+	return writeSweepResults(bw, f.cfg, f.slo, sw, fileConfig())
+}
+
+// writeSweepResults writes a line per step and the knee line, under the
+// configuration base.
+func writeSweepResults(bw *benchfmt.Writer, cfg load.Config, slo time.Duration, sw load.Sweep, base []benchfmt.Config) error {
+	for _, s := range sw.Steps {
+		res := &benchfmt.Result{Config: base, Name: benchName(cfg, s.Report.Offered), Iters: int(max(s.Report.Requests, 1)), Values: loadValues(s.Report)}
+		if err := bw.Write(res); err != nil {
+			return err
+		}
+	}
+	name := fmt.Sprintf("LoadKnee/label=%s/size=%d/conns=%d/slo=%v", nameSegment(cfg.Label), cfg.Size, cfg.Conns, slo)
+	knee := append(append([]benchfmt.Config(nil), base...), benchfmt.Config{Key: "knee", Value: []byte(sw.Knee.String()), File: true})
+	return bw.Write(&benchfmt.Result{Config: knee, Name: benchfmt.Name(name), Iters: 1, Values: []benchfmt.Value{{Value: sw.Knee.Rate, Unit: "knee-req/s"}}})
+}
+
+// sweepUnits are a sweep's units: load's and the knee's.
+var sweepUnits = append(append([]struct{ unit, better string }(nil), loadUnits...), struct{ unit, better string }{"knee-req/s", "higher"})

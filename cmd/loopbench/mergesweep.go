@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/loopbench/loopbench/internal/loadresult"
+	"golang.org/x/perf/benchfmt"
+)
+
+// stepCores is the most CPU any generator kept busy in a step.
+func stepCores(m loadresult.Merged) float64 {
+	var c float64
+	for _, r := range m.Generators {
+		c = max(c, r.CPUCores)
+	}
+	return c
+}
+
+func writeMergedSweepTable(w io.Writer, ms loadresult.MergedSweep) error {
+	fmt.Fprintf(w, "%d generators (%s), %d steps merged; SLO: corrected p99 within %v, errors within %.3g%%\n",
+		len(ms.Generators), strings.Join(ms.Generators, ", "), len(ms.Steps), ms.Criteria.SLO, 100*ms.Criteria.MaxErrors)
+	var rows []sweepRow
+	for _, s := range ms.Steps {
+		m := s.Merged
+		rows = append(rows, sweepRow{mergedReport(m), stepCores(m), s.Verdict.String()})
+	}
+	if err := writeSweepRows(w, "max cores", rows); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "rates summed over the generators, latencies from their merged histograms (corrected; u.: uncorrected); max cores: the busiest generator's")
+	_, err := fmt.Fprintf(w, "merged %v\n", ms.Knee)
+	return err
+}
+
+type mergedSweepJSON struct {
+	Generators []string         `json:"generators"`
+	SLO        string           `json:"slo"`
+	MaxErrors  float64          `json:"max_errors"`
+	Knee       kneeJSON         `json:"knee"`
+	Steps      []mergedStepJSON `json:"steps"`
+}
+
+type mergedStepJSON struct {
+	Step    int    `json:"step"`
+	Verdict string `json:"verdict"`
+	mergedJSON
+}
+
+func mergedSweepToJSON(ms loadresult.MergedSweep) mergedSweepJSON {
+	out := mergedSweepJSON{Generators: ms.Generators, SLO: ms.Criteria.SLO.String(), MaxErrors: ms.Criteria.MaxErrors,
+		Knee: kneeJSON{ms.Knee.Rate, ms.Knee.LowerBound, ms.Knee.Note}}
+	for _, s := range ms.Steps {
+		out.Steps = append(out.Steps, mergedStepJSON{s.Index + 1, s.Verdict.String(), mergedToJSON(s.Merged)})
+	}
+	return out
+}
+
+// writeMergedSweepBenchfmt writes a line per merged step (generator=merged
+// and a /rate= key, the summed offered rate) and the merged knee.
+func writeMergedSweepBenchfmt(w io.Writer, ms loadresult.MergedSweep) error {
+	bw := benchfmt.NewWriter(w)
+	if err := writeUnits(bw, sweepUnits); err != nil {
+		return err
+	}
+	cfg := configOf([2]string{"generators", strings.Join(ms.Generators, ",")})
+	first := ms.Steps[0].Merged.Generators[0]
+	for _, s := range ms.Steps {
+		rep := mergedReport(s.Merged)
+		res := &benchfmt.Result{Config: cfg, Name: mergeName(first, "merged", formatRate(rep.Offered)), Iters: int(max(rep.Requests, 1)), Values: loadValues(rep)}
+		if err := bw.Write(res); err != nil {
+			return err
+		}
+	}
+	name := fmt.Sprintf("MergeKnee/label=%s/size=%d/generator=merged/slo=%v", nameSegment(first.Label), first.SizeBytes, ms.Criteria.SLO)
+	return bw.Write(&benchfmt.Result{Config: configOf([2]string{"generators", strings.Join(ms.Generators, ",")}, [2]string{"knee", ms.Knee.String()}),
+		Name: benchfmt.Name(name), Iters: 1, Values: []benchfmt.Value{{Value: ms.Knee.Rate, Unit: "knee-req/s"}}})
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/loopbench/loopbench/internal/load"
+	"github.com/loopbench/loopbench/peers"
+)
+
+// peersSweep are the flags of peers -sweep.
+type peersSweep struct {
+	spec     string
+	rates    []float64
+	slo      time.Duration
+	stepTime time.Duration
+	conns    int
+}
+
+func (p *peersSweep) register(fs *flag.FlagSet) {
+	fs.StringVar(&p.spec, "sweep", "", "sweep the echo servers instead, as load -sweep: 2000,4000,8000 or 2000:400000:x1.4")
+	fs.DurationVar(&p.slo, "slo", time.Millisecond, "with -sweep: the corrected p99 a step must stay within")
+	fs.DurationVar(&p.stepTime, "steptime", 3*time.Second, "with -sweep: each step's window (200ms with -quick)")
+	fs.IntVar(&p.conns, "sweep-conns", 10, "with -sweep: connections (1 with -quick)")
+}
+
+// check validates the sweep flags; without -peers, a sweep runs the
+// peers that have an echo server.
+func (p *peersSweep) check(f *peersFlags, set map[string]bool) error {
+	if p.spec == "" {
+		for _, fl := range []string{"slo", "steptime", "sweep-conns"} {
+			if set[fl] {
+				return usageError{fmt.Sprintf("-%s applies to -sweep", fl)}
+			}
+		}
+		return nil
+	}
+	switch {
+	case set["count"] && f.count != 1:
+		return usageError{"-count does not go with -sweep: each server is swept once"}
+	case p.slo <= 0:
+		return usageError{fmt.Sprintf("-slo %v: want a positive duration", p.slo)}
+	case p.stepTime <= 0:
+		return usageError{fmt.Sprintf("-steptime %v: want a positive duration", p.stepTime)}
+	case p.conns < 1:
+		return usageError{fmt.Sprintf("-sweep-conns %d: want at least 1", p.conns)}
+	}
+	rates, err := load.ParseRates(p.spec)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	p.rates, f.count = rates, 1
+	if !set["peers"] {
+		f.names = peers.EchoServers
+	}
+	if f.quick && !set["steptime"] {
+		p.stepTime = 200 * time.Millisecond
+	}
+	if f.quick && !set["sweep-conns"] {
+		p.conns = 1
+	}
+	return nil
+}
+
+// sweepServers are the echo servers a sweep runs: loopbench's three
+// styles, gonet, and the ready peers that have one.
+func (r *peersRun) sweepServers() []echoServer {
+	servers := []echoServer{{name: "loopbench"}, {name: "loopbench", style: "task"}, {name: "loopbench", style: "stream"}, {name: "gonet"}}
+	for _, p := range r.ready {
+		if slices.Contains(peers.EchoServers, p.Name) {
+			servers = append(servers, echoServer{name: p.Name})
+		} else {
+			fmt.Fprintf(r.stderr, "loopbench peers: skipped %s: it has no echo server to sweep\n", p.Name)
+		}
+	}
+	return servers
+}
+
+// sweeps sweeps each echo server once, in an order drawn from the seed,
+// writing its steps and knee to raw.txt.
+func (r *peersRun) sweeps(ctx context.Context) error {
+	servers := r.sweepServers()
+	r.rng.Shuffle(len(servers), func(i, j int) { servers[i], servers[j] = servers[j], servers[i] })
+	if err := writeUnits(r.w.w, sweepUnits); err != nil {
+		return err
+	}
+	for _, s := range servers {
+		if ctx.Err() != nil {
+			return errors.New("interrupted: the report covers what was measured")
+		}
+		sw, err := r.sweepOne(ctx, s)
+		if len(sw.Steps) > 0 {
+			if werr := writeSweepResults(r.w.w, r.sweepConfig(s, "").Run, r.f.sweep.slo, sw, nil); werr != nil {
+				return werr
+			}
+			r.measured++
+			fmt.Fprintf(r.stderr, "%s: %v\n", s.label(), sw.Knee)
+		}
+		if err != nil {
+			r.failures++
+			fmt.Fprintf(r.stderr, "loopbench peers: sweep %s: %v\n", s.label(), err)
+		}
+	}
+	return nil
+}
+
+func (r *peersRun) sweepConfig(s echoServer, addr string) load.SweepConfig {
+	warm := time.Second
+	if r.f.quick {
+		warm = 100 * time.Millisecond
+	}
+	return load.SweepConfig{
+		Run:      load.Config{Addr: addr, Label: s.label(), Conns: r.f.sweep.conns, Size: 1024, Duration: r.f.sweep.stepTime, Warmup: warm, Timeout: 2 * time.Second},
+		Rates:    r.f.sweep.rates,
+		Criteria: load.Criteria{SLO: r.f.sweep.slo, MaxErrors: 0.01},
+		CPUs:     generatorCPUs(),
+	}
+}
+
+// sweepOne sweeps one server, in its own process.
+func (r *peersRun) sweepOne(ctx context.Context, s echoServer) (load.Sweep, error) {
+	addr, stop, err := startServer(s, r.stderr)
+	if err != nil {
+		return load.Sweep{}, err
+	}
+	defer stop()
+	sc := r.sweepConfig(s, addr)
+	sc.CPUs = generatorCPUs() // after pinning: the generator's own CPUs
+	return load.RunSweep(ctx, sc, func(st load.Step) {
+		fmt.Fprintf(r.stderr, "%s: %.0f req/s offered, %.0f achieved, p99 %v: %v\n", s.label(), st.Report.Offered, st.Report.Achieved, sig3(st.Report.Corrected.P99), st.Verdict)
+	})
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loopbench/loopbench/internal/report"
+	"golang.org/x/perf/benchfmt"
+)
+
+// sweepGroup collects one sweep's benchmark lines: values by rate and
+// unit, and its knee line.
+type sweepGroup struct {
+	key, label string
+	values     map[float64]map[string][]float64
+	knee       float64
+	kneeText   string
+	slo        time.Duration
+}
+
+// readSweeps finds the load sweeps in benchmark files: the lines of
+// load -sweep (BenchmarkLoad/…/rate=R) and of merge's merged sweeps
+// (BenchmarkMerge/…/generator=merged/rate=R), grouped by their other name
+// keys, with their knee lines. A group of fewer than two rates is no
+// sweep. The SLO is the knees', when they agree.
+func readSweeps(files []string) ([]report.SweepSeries, time.Duration, error) {
+	groups := map[string]*sweepGroup{}
+	var order []string
+	for _, path := range files {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, 0, err
+		}
+		r := benchfmt.NewReader(f, path)
+		for r.Scan() {
+			if res, ok := r.Result().(*benchfmt.Result); ok {
+				if g := sweepLine(res, groups, &order); g != nil {
+					g.add(res)
+				}
+			}
+		}
+		f.Close()
+	}
+	var out []report.SweepSeries
+	var slos []time.Duration
+	for _, k := range order {
+		if g := groups[k]; len(g.values) >= 2 {
+			out = append(out, g.series())
+			slos = append(slos, g.slo)
+		}
+	}
+	uniqueNames(out, order, groups)
+	var slo time.Duration
+	if len(slos) > 0 && !slices.ContainsFunc(slos, func(s time.Duration) bool { return s != slos[0] }) {
+		slo = slos[0]
+	}
+	return out, slo, nil
+}
+
+// sweepLine returns the group of a sweep's line, or nil for any other.
+func sweepLine(res *benchfmt.Result, groups map[string]*sweepGroup, order *[]string) *sweepGroup {
+	base, parts := res.Name.Parts()
+	var key []string
+	label := ""
+	for _, p := range parts {
+		k, v, _ := strings.Cut(strings.TrimPrefix(string(p), "/"), "=")
+		switch {
+		case strings.HasPrefix(string(p), "-"), k == "rate", k == "slo":
+			continue
+		case k == "label":
+			label = v
+		}
+		key = append(key, string(p))
+	}
+	kind := strings.TrimSuffix(string(base), "Knee")
+	if kind != "Load" && kind != "Merge" || kind == "Merge" && !slices.Contains(key, "/generator=merged") {
+		return nil
+	}
+	k := kind + strings.Join(key, "")
+	g := groups[k]
+	if g == nil {
+		g = &sweepGroup{key: strings.Join(key, ""), label: label, values: map[float64]map[string][]float64{}}
+		groups[k] = g
+		*order = append(*order, k)
+	}
+	return g
+}
+
+func (g *sweepGroup) add(res *benchfmt.Result) {
+	if rate := nameValue(res.Name, "rate"); rate != "" {
+		r, err := strconv.ParseFloat(rate, 64)
+		if err != nil {
+			return
+		}
+		if g.values[r] == nil {
+			g.values[r] = map[string][]float64{}
+		}
+		for _, v := range res.Values {
+			unit, val := v.Unit, v.Value
+			if v.OrigUnit != "" { // as written: p50-ns, not benchfmt's tidied p50-sec
+				unit, val = v.OrigUnit, v.OrigValue
+			}
+			g.values[r][unit] = append(g.values[r][unit], val)
+		}
+		return
+	}
+	if v, ok := res.Value("knee-req/s"); ok {
+		g.knee, g.kneeText = v, res.GetConfig("knee")
+		g.slo, _ = time.ParseDuration(nameValue(res.Name, "slo"))
+	}
+}
+
+func nameValue(n benchfmt.Name, key string) string {
+	_, parts := n.Parts()
+	for _, p := range parts {
+		if k, v, ok := strings.Cut(strings.TrimPrefix(string(p), "/"), "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// series is the group's sweep: per rate the median of each percentile.
+func (g *sweepGroup) series() report.SweepSeries {
+	// The knee line's text is load.Knee's String: "knee R req/s", "knee at
+	// least R req/s: NOTE" or "no knee: NOTE".
+	_, note, _ := strings.Cut(g.kneeText, ": ")
+	s := report.SweepSeries{Name: g.label, Knee: g.knee, LowerBound: strings.HasPrefix(g.kneeText, "knee at least"), KneeNote: note}
+	rates := make([]float64, 0, len(g.values))
+	for r := range g.values {
+		rates = append(rates, r)
+	}
+	slices.Sort(rates)
+	for _, r := range rates {
+		pt := report.SweepPoint{Offered: r}
+		for i, u := range []string{"p50-ns", "p90-ns", "p99-ns", "p99.9-ns", "max-ns"} {
+			if vs := g.values[r][u]; len(vs) > 0 {
+				slices.Sort(vs)
+				pt.Latency[i] = time.Duration(vs[len(vs)/2])
+			}
+		}
+		s.Points = append(s.Points, pt)
+	}
+	return s
+}
+
+// uniqueNames names each series by its label, or by all its keys where
+// labels repeat.
+func uniqueNames(series []report.SweepSeries, order []string, groups map[string]*sweepGroup) {
+	count := map[string]int{}
+	for _, s := range series {
+		count[s.Name]++
+	}
+	i := 0
+	for _, k := range order {
+		if g := groups[k]; len(g.values) >= 2 {
+			if count[series[i].Name] > 1 || series[i].Name == "" {
+				series[i].Name = strings.TrimPrefix(g.key, "/")
+			}
+			i++
+		}
+	}
+}
+
+// writeSweepReport draws the sweeps in files, if any, into dir: each
+// sweep at every percentile (sweep-<n>.svg), all of them at pct
+// (sweeps.svg), and their knees (sweeps.md, also printed).
+func writeSweepReport(stdout, stderr io.Writer, files []string, dir, pct string) error {
+	series, slo, err := readSweeps(files)
+	if err != nil || len(series) == 0 {
+		return err
+	}
+	for i, s := range series {
+		svg, err := report.SweepFigure(s.Name, s, slo)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("sweep-%d.svg", i+1)), svg, 0o644); err != nil {
+			return err
+		}
+	}
+	svg, err := report.SweepCompare(fmt.Sprintf("%d sweeps at the corrected %s", len(series), pct), series, report.PercentileIndex(pct), slo)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sweeps.svg"), svg, 0o644); err != nil {
+		return err
+	}
+	table := report.KneeTable(series, slo)
+	if err := os.WriteFile(filepath.Join(dir, "sweeps.md"), []byte(table), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, "\n"+table)
+	fmt.Fprintf(stderr, "report: %s\n", filepath.Join(dir, "sweeps.svg"))
+	return nil
+}

@@ -1,0 +1,38 @@
+package load_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/loopbench/loopbench/internal/load"
+)
+
+func ExampleParseRates() {
+	rates, _ := load.ParseRates("2000:10000:x1.4")
+	fmt.Println(rates)
+	_, err := load.ParseRates("2000:400:x1.4")
+	fmt.Println(err)
+	// Output:
+	// [2000 2800 3920 5488 7683]
+	// -sweep "2000:400:x1.4": end 400 is below the start 2000
+}
+
+func ExampleFindKnee() {
+	c := load.Criteria{SLO: time.Millisecond, MaxErrors: 0.01}
+	var steps []load.StepOutcome
+	for _, s := range []load.Figures{
+		{Offered: 2000, Achieved: 2000, P99: 200 * time.Microsecond},
+		{Offered: 4000, Achieved: 3998, P99: 400 * time.Microsecond},
+		{Offered: 8000, Achieved: 6100, P99: 40 * time.Millisecond},
+		{Offered: 16000, Achieved: 6200, P99: 900 * time.Millisecond},
+	} {
+		steps = append(steps, load.StepOutcome{Offered: s.Offered, Verdict: c.Judge(s)})
+	}
+	fmt.Println(load.FindKnee(steps))
+	// The generator was late at 4000 req/s: no knee at or past it.
+	steps[1].Verdict.Late = true
+	fmt.Println(load.FindKnee(steps))
+	// Output:
+	// knee 4000 req/s
+	// knee at least 2000 req/s: the generator was late at 4000 req/s: the server's knee may be higher
+}

@@ -1,0 +1,160 @@
+package load
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Criteria judge a sweep's steps.
+type Criteria struct {
+	SLO       time.Duration // the corrected p99 a step must stay within
+	MaxErrors float64       // the error rate above which the sweep stops
+}
+
+// MinAchieved is the share of the offered rate a step must achieve.
+const MinAchieved = 0.99
+
+// LateLag is the generator's pacing lag p99 past which it counts as
+// late: a tenth of the SLO, which its lateness would otherwise eat into.
+func (c Criteria) LateLag() time.Duration { return c.SLO / 10 }
+
+// Figures are what judging a step looks at.
+type Figures struct {
+	Offered, Achieved float64
+	P99               time.Duration // corrected
+	ErrorRate         float64
+	PacingLagP99      time.Duration
+	CPUBound          bool // the generator kept its CPUs busy
+}
+
+// Verdict is a step's outcome under the criteria.
+type Verdict struct {
+	Behind   bool // achieved below MinAchieved of offered: the server fell behind
+	OverSLO  bool // corrected p99 above the SLO
+	Errored  bool // error rate above MaxErrors
+	CPUBound bool // the generator kept its CPUs busy
+	Late     bool // the generator's pacing lag p99 passed LateLag
+}
+
+// Judge judges one step.
+func (c Criteria) Judge(f Figures) Verdict {
+	return Verdict{
+		Behind:   f.Achieved < MinAchieved*f.Offered,
+		OverSLO:  f.P99 > c.SLO,
+		Errored:  f.ErrorRate > c.MaxErrors,
+		CPUBound: f.CPUBound,
+		Late:     f.PacingLagP99 > c.LateLag(),
+	}
+}
+
+// Met reports whether the server met the step: it kept up, within the
+// SLO and the error bound.
+func (v Verdict) Met() bool { return !v.Behind && !v.OverSLO && !v.Errored }
+
+// Failed reports whether the server fell behind: the stop rule counts
+// these.
+func (v Verdict) Failed() bool { return v.Behind || v.OverSLO }
+
+// GeneratorLimited reports whether the step's figures describe the
+// generator as much as the server.
+func (v Verdict) GeneratorLimited() bool { return v.CPUBound || v.Late }
+
+// String names what went wrong, or "met".
+func (v Verdict) String() string {
+	var out []string
+	for _, w := range []struct {
+		on   bool
+		text string
+	}{{v.Behind, "behind"}, {v.OverSLO, "over SLO"}, {v.Errored, "errors"}, {v.CPUBound, "generator CPU-bound"}, {v.Late, "generator late"}} {
+		if w.on {
+			out = append(out, w.text)
+		}
+	}
+	if len(out) == 0 {
+		return "met"
+	}
+	return strings.Join(out, ", ")
+}
+
+// Knee is the highest offered rate a sweep's server met.
+type Knee struct {
+	Rate float64 // 0 when no step can be claimed
+	Step int     // its index; -1 when none
+	// LowerBound is set when the server may sustain more: every step up
+	// to the last was met, or the generator limited the sweep.
+	LowerBound bool
+	Note       string // why there is no knee, or why it is a lower bound
+}
+
+// StepOutcome is one step as the knee finder sees it.
+type StepOutcome struct {
+	Offered float64
+	Verdict Verdict
+}
+
+// FindKnee returns the highest offered rate among the met steps before
+// the first step where the generator was CPU-bound or late: from there
+// on the figures describe the generator as much as the server.
+func FindKnee(steps []StepOutcome) Knee {
+	k := Knee{Step: -1}
+	limited := -1
+	for i, s := range steps {
+		if s.Verdict.GeneratorLimited() {
+			limited = i
+			break
+		}
+	}
+	last := len(steps)
+	if limited >= 0 {
+		last = limited
+	}
+	for i, s := range steps[:last] {
+		if s.Verdict.Met() && s.Offered > k.Rate {
+			k.Rate, k.Step = s.Offered, i
+		}
+	}
+	next := -1 // the first step past the knee the server did not meet
+	for i := k.Step + 1; k.Step >= 0 && i < len(steps); i++ {
+		if !steps[i].Verdict.Met() {
+			next = i
+			break
+		}
+	}
+	switch {
+	case len(steps) == 0:
+		k.Note = "no step was measured"
+	case k.Step < 0 && limited == 0:
+		k.Note = fmt.Sprintf("the generator was %s from the first step on: no knee can be claimed", generatorState(steps[0].Verdict))
+	case k.Step < 0:
+		k.Note = fmt.Sprintf("no step met the SLO: the knee is below %.0f req/s", steps[0].Offered)
+	case limited >= 0 && (next < 0 || next >= limited):
+		k.LowerBound = true
+		k.Note = fmt.Sprintf("the generator was %s at %.0f req/s: the server's knee may be higher", generatorState(steps[limited].Verdict), steps[limited].Offered)
+	case next < 0:
+		k.LowerBound = true
+		k.Note = fmt.Sprintf("every step up to the last was met: the knee is above %.0f req/s", k.Rate)
+	}
+	return k
+}
+
+func generatorState(v Verdict) string {
+	switch {
+	case v.CPUBound && v.Late:
+		return "CPU-bound and late"
+	case v.CPUBound:
+		return "CPU-bound"
+	}
+	return "late"
+}
+
+// String describes the knee in one line.
+func (k Knee) String() string {
+	switch {
+	case k.Step < 0:
+		return "no knee: " + k.Note
+	case k.LowerBound:
+		return fmt.Sprintf("knee at least %.0f req/s: %s", k.Rate, k.Note)
+	}
+	return fmt.Sprintf("knee %.0f req/s", k.Rate)
+}

@@ -1,0 +1,123 @@
+package loadresult
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loopbench/loopbench/internal/load"
+)
+
+// MergedStep is one step of N generators' sweeps, merged.
+type MergedStep struct {
+	Index   int
+	Merged  Merged
+	Verdict load.Verdict
+}
+
+// MergedSweep is N generators' sweeps merged step by step, and the knee
+// of the merged curve.
+type MergedSweep struct {
+	Generators []string
+	Criteria   load.Criteria
+	Steps      []MergedStep
+	Knee       load.Knee
+	// Refusals and Warnings as Merged's, of every step (named).
+	Refusals, Warnings []string
+}
+
+// IsSweep reports whether rs are sweep steps; mixing steps and single
+// runs is an error.
+func IsSweep(rs []Result) (bool, error) {
+	steps := 0
+	for _, r := range rs {
+		if r.Step != nil {
+			steps++
+		}
+	}
+	if steps > 0 && steps < len(rs) {
+		return false, fmt.Errorf("%d of the %d results are sweep steps and the others single runs: merge them apart", steps, len(rs))
+	}
+	return steps > 0, nil
+}
+
+// MergeSweeps merges sweeps step by step: step k of every generator
+// (they step at the same instants, load -sweep -start-at) into one,
+// judged by the sweeps' criteria, the offered and achieved rates summed.
+// The merged sweep ends before the first step some generator did not run
+// (it stopped earlier); a step where any generator was CPU-bound or late
+// limits the knee as in load.FindKnee.
+func MergeSweeps(rs []Result) (MergedSweep, error) {
+	var ms MergedSweep
+	if len(rs) == 0 {
+		return ms, errors.New("no results to merge")
+	}
+	byStep := map[int][]Result{}
+	for _, r := range rs {
+		if r.Step == nil {
+			return ms, errors.New("a single run among sweep steps")
+		}
+		byStep[*r.Step] = append(byStep[*r.Step], r)
+		if r.SLONS != rs[0].SLONS || r.MaxErrors != rs[0].MaxErrors {
+			ms.Refusals = append(ms.Refusals, fmt.Sprintf("%s: -slo %v, -max-errors %g%%; %s: -slo %v, -max-errors %g%%: not the same sweep",
+				r.Name, time.Duration(r.SLONS), 100*r.MaxErrors, rs[0].Name, time.Duration(rs[0].SLONS), 100*rs[0].MaxErrors))
+			break
+		}
+	}
+	ms.Criteria = load.Criteria{SLO: time.Duration(rs[0].SLONS), MaxErrors: rs[0].MaxErrors}
+	ms.Generators = generatorNames(byStep[0])
+	for k := 0; ; k++ {
+		step, ok := byStep[k]
+		if !ok {
+			break
+		}
+		if names := generatorNames(step); !slices.Equal(names, ms.Generators) {
+			ms.Warnings = append(ms.Warnings, fmt.Sprintf("step %d was run by %s, step 1 by %s: the merged sweep ends before it",
+				k+1, strings.Join(names, ", "), strings.Join(ms.Generators, ", ")))
+			break
+		}
+		m, err := Merge(step)
+		if err != nil {
+			return ms, err
+		}
+		for _, s := range m.Refusals {
+			ms.Refusals = append(ms.Refusals, fmt.Sprintf("step %d: %s", k+1, s))
+		}
+		for _, s := range m.Warnings {
+			ms.Warnings = append(ms.Warnings, fmt.Sprintf("step %d: %s", k+1, s))
+		}
+		ms.Steps = append(ms.Steps, MergedStep{Index: k, Merged: m, Verdict: ms.Criteria.Judge(mergedFigures(m))})
+	}
+	if len(ms.Steps) == 0 {
+		return ms, errors.New("no sweep has a first step")
+	}
+	outcomes := make([]load.StepOutcome, len(ms.Steps))
+	for i, s := range ms.Steps {
+		outcomes[i] = load.StepOutcome{Offered: s.Merged.OfferedRPS, Verdict: s.Verdict}
+	}
+	ms.Knee = load.FindKnee(outcomes)
+	return ms, nil
+}
+
+// mergedFigures are a merged step's figures: the generators' sums and
+// merged tail, the latest generator's pacing lag, and CPU-bound when any
+// generator was.
+func mergedFigures(m Merged) load.Figures {
+	f := load.Figures{Offered: m.OfferedRPS, Achieved: m.AchievedRPS, P99: m.Corrected.P99, ErrorRate: m.ErrorRate()}
+	for _, r := range m.Generators {
+		f.PacingLagP99 = max(f.PacingLagP99, load.Percentiles(r.lag).P99)
+		f.CPUBound = f.CPUBound || r.CPUBound()
+	}
+	return f
+}
+
+func generatorNames(rs []Result) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Name)
+	}
+	slices.Sort(out)
+	return out
+}

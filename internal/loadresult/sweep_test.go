@@ -1,0 +1,71 @@
+package loadresult
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// sweepOf is a generator's sweep: step k at rates[k] req/s, achieving
+// achieved[k], with a p99 of p99us[k] µs.
+func sweepOf(t *testing.T, name string, rates, achieved []float64, p99us []int64) []Result {
+	var out []Result
+	for k := range rates {
+		start := t0.Add(time.Duration(k) * 5 * time.Second)
+		lat := make([]int64, 100)
+		for i := range lat {
+			lat[i] = p99us[k] / 2
+		}
+		lat[99], lat[98] = p99us[k], p99us[k]
+		r := synth(t, name, start, 2*time.Second, lat, 0)
+		r.OfferedRPS, r.AchievedRPS = rates[k], achieved[k]
+		out = append(out, r.AsStep(k, time.Millisecond, 0.01))
+	}
+	return out
+}
+
+// TestMergeSweeps: two generators' sweeps merge step by step, the rates
+// summed; the merged knee is the highest merged step within the SLO and
+// kept up, though each generator alone looks fine one step further.
+func TestMergeSweeps(t *testing.T) {
+	a := sweepOf(t, "a", []float64{1000, 2000, 4000}, []float64{1000, 2000, 4000}, []int64{200, 400, 900})
+	b := sweepOf(t, "b", []float64{1000, 2000, 4000}, []float64{1000, 2000, 3000}, []int64{200, 500, 5000})
+	ms, err := MergeSweeps(append(a, b...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms.Steps) != 3 || ms.Steps[2].Merged.OfferedRPS != 8000 || ms.Steps[2].Merged.AchievedRPS != 7000 {
+		t.Fatalf("%d steps, the last %+v", len(ms.Steps), ms.Steps[len(ms.Steps)-1].Merged)
+	}
+	if ms.Knee.Rate != 4000 || ms.Knee.LowerBound || !ms.Steps[2].Verdict.Behind || !ms.Steps[2].Verdict.OverSLO {
+		t.Fatalf("knee %v, last verdict %v", ms.Knee, ms.Steps[2].Verdict)
+	}
+	if len(ms.Refusals) != 0 || ms.Criteria.SLO != time.Millisecond {
+		t.Fatalf("refusals %q criteria %+v", ms.Refusals, ms.Criteria)
+	}
+	// A generator CPU-bound at step 2 limits the knee to step 1.
+	b[1].CPUCores, b[1].CPUs = 1, 1
+	ms, _ = MergeSweeps(append(a, b...))
+	if ms.Knee.Rate != 2000 || !ms.Knee.LowerBound || !strings.Contains(ms.Knee.Note, "CPU-bound at 4000 req/s") {
+		t.Fatalf("knee %+v", ms.Knee)
+	}
+}
+
+// TestMergeSweepsUneven: a generator that stopped a step early ends the
+// merged sweep there, with a warning; sweeps of different SLOs are
+// refused; steps and single runs do not mix.
+func TestMergeSweepsUneven(t *testing.T) {
+	a := sweepOf(t, "a", []float64{1000, 2000, 4000}, []float64{1000, 2000, 4000}, []int64{200, 400, 900})
+	b := sweepOf(t, "b", []float64{1000, 2000}, []float64{1000, 2000}, []int64{200, 400})
+	ms, err := MergeSweeps(append(a, b...))
+	if err != nil || len(ms.Steps) != 2 || len(ms.Warnings) != 1 || !strings.Contains(ms.Warnings[0], "step 3 was run by a, step 1 by a, b") {
+		t.Fatalf("%d steps, warnings %q, %v", len(ms.Steps), ms.Warnings, err)
+	}
+	b[0].SLONS = int64(10 * time.Millisecond)
+	if ms, _ = MergeSweeps(append(a, b...)); len(ms.Refusals) != 1 || !strings.Contains(ms.Refusals[0], "not the same sweep") {
+		t.Fatalf("refusals %q", ms.Refusals)
+	}
+	if _, err := IsSweep(append(a, synth(t, "c", t0, time.Second, []int64{1}, 0))); err == nil {
+		t.Fatal("steps and a single run mixed")
+	}
+}
