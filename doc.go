@@ -21,14 +21,24 @@
 // them, rebuilding the timer queue, when more than 100 are scheduled and
 // more than half are cancelled; otherwise the cancelled ones at the head); (2) picks
 // the select timeout: 0 when callbacks are ready or Stop was called, else
-// the time to the earliest timer capped at 24 h, else block; (3) selects and
-// queues the callbacks of ready fds, then what other goroutines passed to
-// CallSoonThreadsafe (with timeout 0 and no fd watched there is nothing a
-// selector could report, so no system call is made: the thread-safe queue
-// is read by its flag, and its wakeup fd is drained by the next blocking
-// select); (4) queues every timer that is due, in deadline order,
-// equal deadlines in scheduling order; (5) runs exactly the callbacks queued
-// now, skipping cancelled ones; what they schedule runs next iteration.
+// the time to the earliest timer capped at 24 h, else block; (3) selects,
+// then queues what other goroutines passed to CallSoonThreadsafe, then the
+// callbacks of ready fds (with timeout 0 and no fd watched there is
+// nothing a selector could report, so no system call is made: the
+// thread-safe queue is read by its flag, and its wakeup fd is drained by
+// the next blocking select); (4) queues every timer that is due, in
+// deadline order, equal deadlines in scheduling order (asyncio leaves
+// their order undefined); (5) runs exactly the callbacks queued now,
+// skipping cancelled ones; what they schedule runs next iteration.
+//
+// asyncio appends a call_soon_threadsafe callback to _ready when it is
+// made. For a call made while the loop waits in select, the case the call
+// is for, that is the order above: before the fds' callbacks and the
+// timers. A call made while callbacks run (or from the loop's own
+// goroutine) is taken at the start of the next iteration's step 3, so it
+// runs after every CallSoon callback queued before then, where asyncio's
+// would run among them in the order of the calls: the ready queue has no
+// lock, so another goroutine cannot append to it.
 //
 // The ready queue holds the CallSoon callbacks themselves. The callbacks of
 // steps 3 and 4 are queued only between select and dispatch, so in
