@@ -49,9 +49,9 @@
 // # Ownership and errors
 //
 // A Loop belongs to the goroutine that runs it. Only CallSoonThreadsafe,
-// IsRunning, IsClosed and Cancel of a handle returned by CallSoonThreadsafe
-// may be used from other goroutines; to stop a loop from elsewhere, pass
-// its Stop to CallSoonThreadsafe.
+// TryCallSoonThreadsafe, IsRunning, IsClosed and Cancel of a handle they
+// return may be used from other goroutines; to stop a loop from
+// elsewhere, pass its Stop to CallSoonThreadsafe.
 // A panic in a callback is recovered and given to the exception handler with
 // the callback's handle, and the loop goes on.
 //
@@ -60,7 +60,10 @@
 // scheduling calls that return a handle or a future (CallSoon, CallLater,
 // CallAt, CallSoonThreadsafe, CreateFuture, CreateTask, RunInExecutor)
 // panic with an error wrapping ErrClosed, as sending on a closed channel
-// does.
+// does. A goroutine that may race with Close uses TryCallSoonThreadsafe,
+// which returns that error instead. RunUntilComplete checks the loop
+// before it touches the future: ErrClosed on a closed loop, ErrRunning in
+// a running one, with nothing scheduled.
 //
 // Handles are 16-byte values and scheduling a prebuilt func allocates
 // nothing. CallSoon puts fn itself in the ready queue, and its handle names

@@ -77,12 +77,23 @@ func (l *Loop) CallSoon(fn func()) Handle {
 }
 
 // CallLater schedules fn to run once d has passed on the loop clock. A
-// negative or zero d runs it on the next iteration, in deadline order.
+// negative or zero d runs it on the next iteration, in deadline order. A
+// deadline past the clock's range (d near math.MaxInt64, or Never) is the
+// last instant it has: the timer never fires.
 func (l *Loop) CallLater(d time.Duration, fn func()) TimerHandle {
 	if l.c.closed.Load() {
 		panic(closedError("CallLater"))
 	}
-	return l.c.callAt(l.c.time()+d, fn)
+	return l.c.callAt(addClock(l.c.time(), d), fn)
+}
+
+// addClock returns now+d, saturated at the largest time rather than
+// wrapping around to the past.
+func addClock(now, d time.Duration) time.Duration {
+	if d > 0 && now > Never-d {
+		return Never
+	}
+	return now + d
 }
 
 // CallAt schedules fn to run at loop time when (see Time).
@@ -91,8 +102,22 @@ func (l *Loop) CallAt(when time.Duration, fn func()) TimerHandle {
 }
 
 // CallSoonThreadsafe schedules fn from any goroutine and wakes the loop if
-// it is blocked. Calls from one goroutine run in the order made.
+// it is blocked. Calls from one goroutine run in the order made. It panics
+// on a closed loop; a goroutine that may race with Close uses
+// TryCallSoonThreadsafe.
 func (l *Loop) CallSoonThreadsafe(fn func()) Handle { return l.c.callSoonThreadsafe(fn) }
+
+// TryCallSoonThreadsafe is CallSoonThreadsafe returning an error wrapping
+// ErrClosed, instead of panicking, when the loop is closed: for a
+// goroutine that cannot know whether Close came first (checking IsClosed
+// before the call would race with it).
+func (l *Loop) TryCallSoonThreadsafe(fn func()) (Handle, error) {
+	h, ok := l.c.tryCallSoonThreadsafe(fn)
+	if !ok {
+		return Handle{}, closedError("TryCallSoonThreadsafe")
+	}
+	return h, nil
+}
 
 // AddReader calls fn on every iteration in which fd is readable, until
 // RemoveReader. It replaces, and cancels, a reader already on fd.
@@ -128,6 +153,11 @@ func (l *Loop) RunUntilComplete(aw Awaitable) (any, error) {
 	f := aw.future()
 	if f.loop != l {
 		return nil, errors.New("loopbench: RunUntilComplete: the future belongs to another loop")
+	}
+	// Checked before the done callback goes in: on a closed loop it could
+	// not be scheduled, and in a running loop it would stop that run.
+	if err := l.c.canRun("RunUntilComplete"); err != nil {
+		return nil, err
 	}
 	tok := f.AddDoneCallback(l.c.stopOnDone)
 	err := l.RunForever()

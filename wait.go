@@ -170,14 +170,15 @@ type TimeoutScope struct {
 	done    bool
 }
 
-// WithTimeout runs body in task t with a deadline d from now: when it
+// WithTimeout runs body in task t with a deadline d from now (Never, or a
+// d past the clock's range, is none): when it
 // passes, t is cancelled, so the await in progress returns ErrCancelled,
 // and WithTimeout returns an error wrapping ErrTimeout instead (and not
 // ErrCancelled, which would end the task cancelled), as asyncio.timeout
 // turns CancelledError into TimeoutError. A cancellation from elsewhere
 // still returns ErrCancelled.
 func WithTimeout(t *Task, d time.Duration, body func(s *TimeoutScope) error) error {
-	return WithTimeoutAt(t, t.loop.Time()+d, body)
+	return WithTimeoutAt(t, addClock(t.loop.Time(), d), body)
 }
 
 // WithTimeoutAt is WithTimeout with a deadline on the loop clock.

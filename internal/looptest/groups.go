@@ -316,6 +316,19 @@ func testTimeoutExpires(t *testing.T, l *loopbench.Loop) {
 	if _, err := complete(t, l, ok); err != nil {
 		t.Fatalf("a timeout that did not expire = %v", err)
 	}
+	// Never, or a delay past the clock's range, is no deadline at all.
+	for _, d := range []time.Duration{loopbench.Never, loopbench.Never - 1} {
+		var when time.Duration
+		none := run(l, func(t *loopbench.Task) error {
+			return loopbench.WithTimeout(t, d, func(s *loopbench.TimeoutScope) error {
+				when = s.When()
+				return t.Sleep(time.Millisecond)
+			})
+		})
+		if _, err := complete(t, l, none); err != nil || when != loopbench.Never {
+			t.Fatalf("WithTimeout(%v) = %v with deadline %v, want no deadline", d, err, when)
+		}
+	}
 }
 
 func testTimeoutReschedule(t *testing.T, l *loopbench.Loop) {

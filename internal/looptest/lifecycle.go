@@ -2,6 +2,8 @@ package looptest
 
 import (
 	"errors"
+	"math"
+	"sync"
 	"testing"
 	"time"
 
@@ -240,4 +242,89 @@ func testThreadsafeCancel(t *testing.T, l *loopbench.Loop) {
 	h.Cancel()
 	RunOnce(t, l)
 	r.want(t, "a", "b", "c")
+}
+
+// testRunUntilCompleteRefused: RunUntilComplete of a future already done
+// is refused like any run, and leaves nothing behind: from inside a
+// running loop it is ErrRunning and that run goes on (no stop was
+// scheduled for it); on a closed loop it is ErrClosed, not a panic.
+func testRunUntilCompleteRefused(t *testing.T, l *loopbench.Loop) {
+	done := l.CreateFuture()
+	done.SetResult(1)
+	var r recorder
+	var inner error
+	l.CallSoon(func() {
+		_, inner = l.RunUntilComplete(done)
+		l.CallSoon(func() {
+			r.add("b")()
+			l.CallSoon(func() { r.add("c")(); l.Stop() })
+		})
+	})
+	RunFor(t, l, 10*time.Second)
+	if !errors.Is(inner, loopbench.ErrRunning) {
+		t.Errorf("RunUntilComplete inside the run = %v, want ErrRunning", inner)
+	}
+	r.want(t, "b", "c")
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			t.Fatalf("RunUntilComplete on a closed loop panicked: %v", p)
+		}
+	}()
+	if _, err := l.RunUntilComplete(done); !errors.Is(err, loopbench.ErrClosed) {
+		t.Fatalf("RunUntilComplete on a closed loop = %v, want ErrClosed", err)
+	}
+}
+
+// testTryThreadsafe: TryCallSoonThreadsafe queues like CallSoonThreadsafe
+// while the loop is open, and reports ErrClosed, never panicking, from
+// goroutines that race with Close.
+func testTryThreadsafe(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	if _, err := l.TryCallSoonThreadsafe(r.add("a")); err != nil {
+		t.Fatal(err)
+	}
+	RunOnce(t, l)
+	r.want(t, "a")
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				if _, err := l.TryCallSoonThreadsafe(func() {}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if !errors.Is(err, loopbench.ErrClosed) {
+			t.Errorf("TryCallSoonThreadsafe racing with Close = %v, want ErrClosed", err)
+		}
+	}
+}
+
+// testHugeDelay: a delay past the clock's range saturates, so the timer
+// never fires and never wraps around into the past; a nearer timer still
+// runs and stops the loop.
+func testHugeDelay(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	h := l.CallLater(math.MaxInt64, r.add("never"))
+	l.CallLater(time.Duration(math.MaxInt64-1), r.add("never either"))
+	l.CallLater(20*time.Millisecond, func() { r.add("stop")(); l.Stop() })
+	RunFor(t, l, 10*time.Second)
+	r.want(t, "stop")
+	if h.When() != loopbench.Never {
+		t.Errorf("When() = %v, want Never (saturated)", h.When())
+	}
 }
