@@ -30,11 +30,19 @@ type TaskGroup struct {
 // cancellations left out; if t itself is cancelled meanwhile, the group's
 // tasks are cancelled and it returns an error wrapping ErrCancelled. A
 // group may be nested in a task of another.
+//
+// A panic in body is a failure too: the group cancels its tasks and waits
+// for them, as for an error, then panics again with the same value, so
+// that no task outlives its group and the panic still ends t (as a
+// *PanicError) unless a caller recovers it. A runtime.Goexit in body
+// cancels the tasks but cannot wait for them.
 func WithTaskGroup(t *Task, body func(g *TaskGroup) error) error {
 	g := &TaskGroup{parent: t}
-	err := body(g)
+	err, p := g.callBody(body)
 	var cancelled error
 	switch {
+	case p != nil:
+		g.abort()
 	case err == nil:
 	case errors.Is(err, ErrCancelled):
 		cancelled = err
@@ -55,6 +63,9 @@ func WithTaskGroup(t *Task, body func(g *TaskGroup) error) error {
 		}
 	}
 	g.finished = true
+	if p != nil {
+		panic(p.value)
+	}
 	if g.cancelledParent && t.Uncancel() == 0 {
 		cancelled = nil // only the group's own cancellation reached body: withdrawn
 	}
@@ -62,6 +73,33 @@ func WithTaskGroup(t *Task, body func(g *TaskGroup) error) error {
 		return errors.Join(g.errs...)
 	}
 	return cancelled
+}
+
+// bodyPanic is a panic of a group's body, held while the group winds down.
+type bodyPanic struct{ value any }
+
+// callBody runs body and returns what it returned, or the panic it raised.
+// A runtime.Goexit, and the unwinding Close makes of a suspended task,
+// cannot be held: the first cancels the group's tasks on its way, the
+// second leaves them to Close.
+func (g *TaskGroup) callBody(body func(g *TaskGroup) error) (err error, p *bodyPanic) {
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		switch r := recover(); r {
+		case nil: // runtime.Goexit
+			g.abort()
+		case stoppedSentinel:
+			panic(r)
+		default:
+			p = &bodyPanic{r}
+		}
+	}()
+	err = body(g)
+	returned = true
+	return err, nil
 }
 
 // CreateTask starts fn as a task of the group. It panics when the group

@@ -98,6 +98,35 @@ func testGroupBodyError(t *testing.T, l *loopbench.Loop) {
 	lg.want(t, "slow loopbench: cancelled")
 }
 
+// testGroupBodyPanics: a panic in the body cancels the group's tasks and
+// waits for them before it goes on: the task running the group fails
+// with the panic, and no child outlives the group.
+func testGroupBodyPanics(t *testing.T, l *loopbench.Loop) {
+	var lg events
+	var kids []*loopbench.Task
+	parent := run(l, func(t *loopbench.Task) error {
+		return loopbench.WithTaskGroup(t, func(g *loopbench.TaskGroup) error {
+			kids = append(kids, child(g, &lg, "slow", time.Hour, nil, nil), child(g, &lg, "quick", 0, nil, nil))
+			if err := t.Sleep(0); err != nil { // the children start
+				return err
+			}
+			panic("boom")
+		})
+	})
+	parent.AddDoneCallback(func(*loopbench.Future) {
+		for i, k := range kids {
+			lg.add("parent done: child %d done %v", i, k.Done())
+		}
+	})
+	_, err := complete(t, l, parent)
+	var pe *loopbench.PanicError
+	if !errors.As(err, &pe) || pe.Value != "boom" {
+		t.Fatalf("parent = %v, want the body's panic", err)
+	}
+	iterations(t, l, 1)
+	lg.want(t, "quick loopbench: cancelled", "slow loopbench: cancelled", "parent done: child 0 done true", "parent done: child 1 done true")
+}
+
 // testGroupParentCancelled: cancelling the task that runs the group
 // cancels the group's tasks; the group returns ErrCancelled once they are
 // done.

@@ -38,6 +38,7 @@ func RunCoordination(t *testing.T, cfg loopbench.Config) {
 		{"TaskGroupFailureCancelsSiblings", testGroupFailure},
 		{"TaskGroupErrorsJoined", testGroupErrorsJoined},
 		{"TaskGroupBodyError", testGroupBodyError},
+		{"TaskGroupBodyPanics", testGroupBodyPanics},
 		{"TaskGroupParentCancelled", testGroupParentCancelled},
 		{"TaskGroupNested", testGroupNested},
 		{"TaskGroupClosed", testGroupClosed},
