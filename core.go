@@ -383,7 +383,7 @@ func (c *core) close() error {
 	c.closeSignals()
 	c.stopTasks()
 	c.stopIdle()
-	c.exec.shutdown()
+	c.exec.close()
 	c.closeChildren()
 	c.closeSockets()
 	c.closed.Store(true)

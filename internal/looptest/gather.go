@@ -206,3 +206,59 @@ func testRun(t *testing.T, cfg loopbench.Config) {
 		t.Fatal("Run with an unknown variant succeeded")
 	}
 }
+
+// testCloseDoesNotWait: Close returns while an executor job still runs
+// (asyncio's close does not wait), drops the jobs queued, and the running
+// job's result goes nowhere when it ends.
+func testCloseDoesNotWait(t *testing.T, l *loopbench.Loop) {
+	release := make(chan struct{})
+	started := make(chan struct{})
+	var waited atomic.Bool
+	l.RunInExecutor(func() (any, error) {
+		close(started)
+		<-release
+		return nil, nil
+	})
+	<-started
+	// A detector, not a measure: a Close that waits for the job returns
+	// only once this releases it.
+	timer := time.AfterFunc(10*time.Second, func() { waited.Store(true); close(release) })
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if waited.Load() {
+		t.Fatal("Close waited for a running executor job")
+	}
+	if timer.Stop() {
+		close(release)
+	}
+}
+
+// testShutdownExecutor: ShutdownDefaultExecutor waits for the jobs queued
+// and running, then refuses new ones; with a job that does not end, it
+// fails with ErrTimeout once the timeout passes.
+func testShutdownExecutor(t *testing.T, l *loopbench.Loop) {
+	var ran atomic.Int32
+	gate := make(chan struct{})
+	for range 50 {
+		l.RunInExecutor(func() (any, error) { <-gate; ran.Add(1); return nil, nil })
+	}
+	shut := l.ShutdownDefaultExecutor(loopbench.Never)
+	close(gate)
+	if _, err := complete(t, l, shut); err != nil || ran.Load() != 50 {
+		t.Fatalf("ShutdownDefaultExecutor = %v after %d of 50 jobs", err, ran.Load())
+	}
+	if _, err := complete(t, l, l.RunInExecutor(func() (any, error) { return nil, nil })); !errors.Is(err, loopbench.ErrExecutorShutdown) {
+		t.Fatalf("RunInExecutor after the shutdown = %v, want ErrExecutorShutdown", err)
+	}
+	if _, err := complete(t, l, l.ShutdownDefaultExecutor(0)); err != nil {
+		t.Fatalf("a second shutdown, nothing running = %v", err)
+	}
+	other := New(t, l.Config())
+	stuck := make(chan struct{})
+	defer close(stuck)
+	other.RunInExecutor(func() (any, error) { <-stuck; return nil, nil })
+	if _, err := complete(t, other, other.ShutdownDefaultExecutor(time.Millisecond)); !errors.Is(err, loopbench.ErrTimeout) {
+		t.Fatalf("shutdown with a stuck job = %v, want ErrTimeout", err)
+	}
+}

@@ -42,6 +42,8 @@ func RunTasks(t *testing.T, cfg loopbench.Config) {
 		{"WaitForResult", testWaitForResult},
 		{"WaitForTimeout", testWaitForTimeout},
 		{"RunInExecutor", testExecutor},
+		{"CloseDoesNotWaitForExecutor", testCloseDoesNotWait},
+		{"ShutdownDefaultExecutor", testShutdownExecutor},
 	})
 	t.Run("Run", func(t *testing.T) { testRun(t, cfg) })
 }
