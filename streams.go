@@ -154,9 +154,11 @@ func (r *StreamReader) take(n int) []byte {
 	return out
 }
 
-// Read reads up to n bytes, waiting while the buffer is empty; n < 0
-// reads until the end of the stream. At the end it returns no bytes and a
-// nil error, as asyncio returns b"".
+// Read reads up to n bytes, waiting while the buffer is empty. At the end
+// of the stream it returns io.EOF, as an io.Reader does (asyncio returns
+// b"", which a Go read loop would spin on); bytes read before the end come
+// with a nil error. n < 0 reads until the end and returns all of it with
+// a nil error, as io.ReadAll does; n == 0 returns no bytes and no error.
 func (r *StreamReader) Read(t *Task, n int) ([]byte, error) {
 	if n == 0 {
 		return []byte{}, nil
@@ -172,9 +174,12 @@ func (r *StreamReader) Read(t *Task, n int) ([]byte, error) {
 		}
 		return r.take(len(r.buffered())), nil
 	}
-	for len(r.buffered()) == 0 && !r.eof {
-		if r.err != nil {
+	for len(r.buffered()) == 0 {
+		switch {
+		case r.err != nil:
 			return nil, r.err
+		case r.eof:
+			return nil, io.EOF
 		}
 		if err := r.wait(t); err != nil {
 			return nil, err

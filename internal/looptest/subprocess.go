@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"syscall"
@@ -79,11 +80,11 @@ func testLargeOutput(t *testing.T, l *loopbench.Loop) {
 				pausedSeen = true
 			}
 			data, err := p.Stdout.Read(tk, 16<<10)
+			if errors.Is(err, io.EOF) {
+				break
+			}
 			if err != nil {
 				return err
-			}
-			if len(data) == 0 {
-				break
 			}
 			got += len(data)
 		}
