@@ -79,7 +79,7 @@ func (g *gathering) childDone(f *Future) {
 		return
 	}
 	if g.cancelRequested {
-		g.outer.SetException(ErrCancelled)
+		g.outer.SetException(cancelledError(""))
 		return
 	}
 	results := make([]any, len(g.children))

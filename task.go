@@ -203,16 +203,6 @@ func (t *Task) finishTask(res any, err error) {
 	}
 }
 
-// cancelMessage recovers the message cancelledError put into err.
-func cancelMessage(err error) string {
-	msg := err.Error()
-	prefix := ErrCancelled.Error() + ": "
-	if len(msg) > len(prefix) && msg[:len(prefix)] == prefix {
-		return msg[len(prefix):]
-	}
-	return ""
-}
-
 // suspend switches back to the loop until the task is resumed. If Close
 // stops the task meanwhile, it unwinds the function.
 func (t *Task) suspend() {

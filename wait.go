@@ -147,7 +147,7 @@ func Shield(l *Loop, aw Awaitable) *Future {
 		}
 		switch v, err := f.Result(); {
 		case f.Cancelled():
-			outer.cancel(err.Error())
+			outer.cancel(cancelMessage(err))
 		case err != nil:
 			outer.SetException(err)
 		default:

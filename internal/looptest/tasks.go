@@ -1,6 +1,7 @@
 package looptest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -279,6 +280,31 @@ func testCancelAwaiting(t *testing.T, l *loopbench.Loop) {
 	}
 	if task.Cancel("again") {
 		t.Fatal("Cancel of a done task = true")
+	}
+	checkCancelled(t, "the task", err, "stop")
+	_, err = inner.Result()
+	checkCancelled(t, "the future it awaited", err, "stop")
+	shielded := l.CreateFuture()
+	shield := loopbench.Shield(l, shielded)
+	shielded.Cancel("inner")
+	complete(t, l, shield)
+	_, err = shield.Result()
+	checkCancelled(t, "a shield of a cancelled future", err, "inner")
+}
+
+// checkCancelled checks that err is a cancellation with message msg that
+// errors.Is matches to ErrCancelled and context.Canceled, also wrapped.
+func checkCancelled(t *testing.T, what string, err error, msg string) {
+	t.Helper()
+	err = fmt.Errorf("wrapped: %w", err)
+	ce, ok := errors.AsType[*loopbench.CancelledError](err)
+	switch {
+	case !ok:
+		t.Errorf("%s: %v is no *CancelledError", what, err)
+	case ce.Message != msg:
+		t.Errorf("%s: message %q, want %q", what, ce.Message, msg)
+	case !errors.Is(err, loopbench.ErrCancelled) || !errors.Is(err, context.Canceled):
+		t.Errorf("%s: %v does not match both ErrCancelled and context.Canceled", what, err)
 	}
 }
 
