@@ -313,6 +313,9 @@ func (t *Task) Uncancel() int {
 	if t.ncancels > 0 {
 		if t.ncancels--; t.ncancels == 0 {
 			t.mustCancel = false
+			// The withdrawn cancellation ended the context it cancelled;
+			// the next Context call makes a live one.
+			t.ctx, t.ctxCancel = nil, nil
 		}
 	}
 	return t.ncancels

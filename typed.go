@@ -47,11 +47,15 @@ func as[T any](v any) (T, error) {
 }
 
 // Context returns a context cancelled when the task is cancelled (its
-// cause is then ErrCancelled, with the cancel message) or finishes (cause
-// context.Canceled): for code the task runs through RunInExecutor that
-// takes a context. A cancellation the task later withdraws with Uncancel
-// leaves the context cancelled: a context cannot be revived. Call Context
-// on the loop's goroutine; the context it returns, like every context, is
+// cause is then a *CancelledError with the cancel message) or finishes
+// (cause context.Canceled): for code the task runs through RunInExecutor
+// that takes a context. It is scoped to the cancellation: once a
+// cancellation is withdrawn (the last Uncancel, which WithTimeout and
+// WithTaskGroup make when they handle their own), the context it ended
+// stays ended, since a context cannot be revived, and the next call to
+// Context returns a new, live one. So call Context where the context is
+// needed, rather than keeping one across such a block. Call Context on
+// the loop's goroutine; the context it returns, like every context, is
 // safe to use from any goroutine.
 func (t *Task) Context() context.Context {
 	if t.ctx == nil {

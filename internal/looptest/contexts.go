@@ -83,6 +83,31 @@ func testTaskContext(t *testing.T, l *loopbench.Loop) {
 	if _, err := complete(t, l, worker); err != nil || worker.Cancelled() {
 		t.Fatalf("worker = %v (cancelled %v)", err, worker.Cancelled())
 	}
+	// A cancellation withdrawn by WithTimeout ends the context it
+	// cancelled, not the ones the task asks for after.
+	var inside, after context.Context
+	timed := run(l, func(t *loopbench.Task) error {
+		err := loopbench.WithTimeout(t, time.Millisecond, func(*loopbench.TimeoutScope) error {
+			inside = t.Context()
+			return t.Sleep(time.Hour)
+		})
+		if !errors.Is(err, loopbench.ErrTimeout) {
+			return fmt.Errorf("WithTimeout = %v, want ErrTimeout", err)
+		}
+		if after = t.Context(); after.Err() != nil {
+			return fmt.Errorf("the task's context after the handled timeout is done: %v", context.Cause(after))
+		}
+		return nil
+	})
+	if _, err := complete(t, l, timed); err != nil {
+		t.Fatal(err)
+	}
+	if inside.Err() == nil || !errors.Is(context.Cause(inside), loopbench.ErrCancelled) {
+		t.Fatalf("context inside the expired timeout: %v, cause %v", inside.Err(), context.Cause(inside))
+	}
+	if after.Err() == nil {
+		t.Fatal("the context after the timeout did not end with the task")
+	}
 }
 
 func testAwaitContext(t *testing.T, l *loopbench.Loop) {
