@@ -9,7 +9,7 @@ import (
 // runTask runs l until t is done and returns its result.
 func runTask(t *testing.T, l *Loop, task *Task) (any, error) {
 	t.Helper()
-	v, err := l.RunUntilComplete(&task.Future)
+	v, err := l.RunUntilComplete(task.Future())
 	if errors.Is(err, ErrStoppedBeforeDone) {
 		t.Fatal(err)
 	}

@@ -110,7 +110,7 @@ func WaitFor(t *Task, aw Awaitable, timeout time.Duration) (any, error) {
 	if timeout <= 0 {
 		expire()
 	} else {
-		defer t.loop.CallLater(timeout, expire).Cancel()
+		defer t.fut.loop.CallLater(timeout, expire).Cancel()
 	}
 	for {
 		res, err := t.Await(f)

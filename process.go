@@ -53,7 +53,7 @@ func (pp *processProtocol) reader(fd int) *StreamReader {
 // are a StreamWriter (stdin) and StreamReaders (stdout, stderr), asyncio's
 // create_subprocess_exec. A missing executable is an error.
 func CreateSubprocessExec(t *Task, argv []string, opts ProcessOptions) (*Process, error) {
-	l := t.loop
+	l := t.fut.loop
 	p := &Process{}
 	pp := &processProtocol{p: p}
 	st, err := l.spawn(pp, argv, opts, Inherit)
@@ -107,7 +107,7 @@ func (p *Process) Wait(t *Task) (int, error) {
 // the other), and waits for it to exit: asyncio's communicate. It returns
 // what the child wrote (nil for a stream that is not a pipe).
 func (p *Process) Communicate(t *Task, input []byte) (stdout, stderr []byte, err error) {
-	l := t.loop
+	l := t.fut.loop
 	var subs []Awaitable
 	if p.Stdin != nil {
 		subs = append(subs, l.CreateTask(func(t *Task) (any, error) {

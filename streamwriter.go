@@ -187,7 +187,7 @@ func (p *streamProtocol) ResumeWriting() { p.flow.resume() }
 // connection's reader and writer, asyncio's open_connection. t is the
 // task that waits.
 func OpenConnection(t *Task, network, address string) (*StreamReader, *StreamWriter, error) {
-	l := t.loop
+	l := t.fut.loop
 	var proto *streamProtocol
 	f := l.CreateConnection(network, address, func() BaseProtocol {
 		proto = newStreamProtocol(l, 0)

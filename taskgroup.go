@@ -53,7 +53,7 @@ func WithTaskGroup(t *Task, body func(g *TaskGroup) error) error {
 	}
 	g.exiting = true
 	for g.running > 0 {
-		g.allDone = t.loop.CreateFuture()
+		g.allDone = t.fut.loop.CreateFuture()
 		if _, err := t.Await(g.allDone); err != nil {
 			// t was cancelled while waiting: cancel the group, keep waiting.
 			if cancelled == nil {
@@ -108,7 +108,7 @@ func (g *TaskGroup) CreateTask(fn func(t *Task) (any, error)) *Task {
 	if g.finished {
 		panic("loopbench: TaskGroup.CreateTask after the group finished")
 	}
-	task := g.parent.loop.CreateTask(fn)
+	task := g.parent.fut.loop.CreateTask(fn)
 	g.running++
 	g.tasks = append(g.tasks, task)
 	if g.aborting {
@@ -127,7 +127,7 @@ func (g *TaskGroup) taskDone(task *Task, f *Future) {
 		g.errs = append(g.errs, err)
 		if !g.aborting {
 			g.abort()
-			if !g.exiting && g.parent.state == pending {
+			if !g.exiting && g.parent.fut.state == pending {
 				g.parent.Cancel("")
 				g.cancelledParent = true
 			}

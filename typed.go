@@ -20,7 +20,7 @@ func AwaitValue[T any](t *Task, aw Awaitable) (T, error) {
 // GatherValues awaits every aw, as Gather, and returns their results as
 // []T, in the order given; the first failure fails it.
 func GatherValues[T any](t *Task, aws ...Awaitable) ([]T, error) {
-	v, err := t.Await(Gather(t.loop, aws...))
+	v, err := t.Await(Gather(t.fut.loop, aws...))
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (t *Task) Context() context.Context {
 	if t.ctx == nil {
 		t.ctx, t.ctxCancel = context.WithCancelCause(context.Background())
 		switch {
-		case t.state != pending:
+		case t.fut.state != pending:
 			t.ctxCancel(nil)
 		case t.ncancels > 0:
 			t.ctxCancel(cancelledError(t.cancelMsg))
@@ -78,9 +78,9 @@ func AwaitContext(t *Task, ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	f := t.loop.CreateFuture()
+	f := t.fut.loop.CreateFuture()
 	stop := context.AfterFunc(ctx, func() {
-		t.loop.c.tryCallSoonThreadsafe(func() {
+		t.fut.loop.c.tryCallSoonThreadsafe(func() {
 			if !f.Done() {
 				f.SetResult(nil)
 			}

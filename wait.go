@@ -48,7 +48,7 @@ func Wait(t *Task, futs []Awaitable, mode WaitMode, timeout time.Duration) (done
 		}
 	}
 	if !met() && len(fs) > 0 {
-		w := t.loop.CreateFuture()
+		w := t.fut.loop.CreateFuture()
 		check := func(f *Future) {
 			note(f)
 			if !w.Done() && met() {
@@ -63,7 +63,7 @@ func Wait(t *Task, futs []Awaitable, mode WaitMode, timeout time.Duration) (done
 		}
 		var h TimerHandle
 		if timeout > 0 {
-			h = t.loop.CallLater(timeout, func() {
+			h = t.fut.loop.CallLater(timeout, func() {
 				if !w.Done() {
 					w.SetResult(nil)
 				}
@@ -115,7 +115,7 @@ func AsCompleted(t *Task, futs ...Awaitable) iter.Seq2[*Future, error] {
 		}()
 		for left := len(fs); left > 0; {
 			if len(ready) == 0 {
-				w = t.loop.CreateFuture()
+				w = t.fut.loop.CreateFuture()
 				if _, err := t.Await(w); err != nil {
 					yield(nil, err)
 					return
@@ -178,7 +178,7 @@ type TimeoutScope struct {
 // turns CancelledError into TimeoutError. A cancellation from elsewhere
 // still returns ErrCancelled.
 func WithTimeout(t *Task, d time.Duration, body func(s *TimeoutScope) error) error {
-	return WithTimeoutAt(t, addClock(t.loop.Time(), d), body)
+	return WithTimeoutAt(t, addClock(t.fut.loop.Time(), d), body)
 }
 
 // WithTimeoutAt is WithTimeout with a deadline on the loop clock.
@@ -206,7 +206,7 @@ func (s *TimeoutScope) Reschedule(when time.Duration) {
 	if when == Never {
 		return
 	}
-	s.h = s.t.loop.CallAt(when, s.expire)
+	s.h = s.t.fut.loop.CallAt(when, s.expire)
 }
 
 func (s *TimeoutScope) expire() {

@@ -273,7 +273,7 @@ func testWaitTimeout(t *testing.T, l *loopbench.Loop) {
 		done, pending, err = loopbench.Wait(t, []loopbench.Awaitable{never, quick}, loopbench.AllCompleted, time.Millisecond)
 		return err
 	}))
-	if len(done) != 1 || done[0] != &quick.Future || len(pending) != 1 || pending[0] != never || never.Cancelled() {
+	if len(done) != 1 || done[0] != quick.Future() || len(pending) != 1 || pending[0] != never || never.Cancelled() {
 		t.Fatalf("Wait with timeout: done %v pending %v", done, pending)
 	}
 }

@@ -425,10 +425,18 @@ func testTaskNotSettable(t *testing.T, l *loopbench.Loop) {
 		return "returned", nil
 	})
 	RunOnce(t, l) // the task awaits f
+	if _, ok := any(task).(interface{ SetResult(any) error }); ok {
+		t.Error("a Task has SetResult")
+	}
+	if _, ok := any(task).(interface{ SetException(error) error }); ok {
+		t.Error("a Task has SetException")
+	}
+	if _, ok := any(task).(interface{ Reset() error }); ok {
+		t.Error("a Task has Reset")
+	}
 	for name, err := range map[string]error{
-		"SetResult":                 task.SetResult("outside"),
-		"SetException":              task.SetException(errors.New("outside")),
-		"SetResult through .Future": task.Future.SetResult("outside"),
+		"SetResult":    task.Future().SetResult("outside"),
+		"SetException": task.Future().SetException(errors.New("outside")),
 	} {
 		if !errors.Is(err, loopbench.ErrInvalidState) || task.Done() {
 			t.Fatalf("%s on a pending task = %v, Done %v; want ErrInvalidState", name, err, task.Done())
@@ -438,10 +446,10 @@ func testTaskNotSettable(t *testing.T, l *loopbench.Loop) {
 	if v, err := complete(t, l, task); v != "returned" || err != nil {
 		t.Fatalf("task = %v, %v; want what its function returned", v, err)
 	}
-	if err := task.Reset(); !errors.Is(err, loopbench.ErrInvalidState) || !task.Done() {
+	if err := task.Future().Reset(); !errors.Is(err, loopbench.ErrInvalidState) || !task.Done() {
 		t.Fatalf("Reset of a done task = %v, Done %v; want ErrInvalidState", err, task.Done())
 	}
-	if err := task.SetResult(1); !errors.Is(err, loopbench.ErrInvalidState) {
+	if err := task.Future().SetResult(1); !errors.Is(err, loopbench.ErrInvalidState) {
 		t.Fatalf("SetResult on a done task = %v", err)
 	}
 }
