@@ -65,6 +65,44 @@
 // before it touches the future: ErrClosed on a closed loop, ErrRunning in
 // a running one, with nothing scheduled.
 //
+// A cancelled future or task fails with a *CancelledError, which carries
+// the cancel message and which errors.Is matches to both ErrCancelled and
+// context.Canceled.
+//
+// # Methods and functions
+//
+// The split is asyncio's. What asyncio has on the event loop is a method
+// of *Loop (CallSoon, CreateServer, SockRecv, RunInExecutor, GetAddrInfo,
+// ShutdownDefaultExecutor); what asyncio has on an object is a method of
+// its Go type (Future.Cancel, Task.Cancel, StreamReader.ReadLine,
+// Lock.Acquire, Queue.Get, Process.Wait). asyncio's module functions and
+// classes are package functions (Gather, Sleep, WaitFor, Wait, Shield,
+// WithTimeout, WithTaskGroup, OpenConnection, StartServer,
+// CreateSubprocessExec, NewStreamReader, NewLock, NewQueue, Run). A call
+// that suspends (a coroutine in asyncio) has one of two shapes: the loop
+// and the low-level objects it hands out (servers, transports) return a
+// *Future that any task can await, as asyncio's loop coroutines are
+// awaited; everything else takes the awaiting *Task first and returns the
+// result. A package function that does not suspend takes the *Loop when
+// it needs one (Gather, Shield, StartServer). Task.Await is Python's await
+// expression. The Go additions follow the same rule (AwaitValue,
+// GatherValues, AwaitContext); Task.Sleep and Loop.NewStreamReader remain
+// as deprecated spellings of Sleep and NewStreamReader.
+//
+// # Typed results
+//
+// A future's result is an any, as the loop's machinery needs it: Gather,
+// Wait and AsCompleted mix futures of different types, and every done
+// callback takes a *Future. There is no Future[T]: Go methods cannot have
+// type parameters, so none of the loop's calls could return one; a
+// generic twin of Future would double its methods and every call that
+// returns a future, for the sake of one type assertion. The type is named
+// where the value is taken instead: AwaitValue[T] and GatherValues[T]
+// return T, or an error naming the type the result had rather than a
+// failed assertion's panic.
+//
+// # Handles
+//
 // Handles are 16-byte values and scheduling a prebuilt func allocates
 // nothing. CallSoon puts fn itself in the ready queue, and its handle names
 // fn's 62-bit position there, which is never reused; timer and I/O handles name a slot

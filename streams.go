@@ -66,14 +66,21 @@ type StreamReader struct {
 	paused bool
 }
 
-// NewStreamReader returns a reader with buffer limit limit (0 means
-// DefaultStreamLimit), for a protocol of your own to feed.
-func (l *Loop) NewStreamReader(limit int) *StreamReader {
+// NewStreamReader returns a reader on loop l with buffer limit limit (0
+// means DefaultStreamLimit), for a protocol of your own to feed: asyncio's
+// StreamReader(limit, loop).
+func NewStreamReader(l *Loop, limit int) *StreamReader {
 	if limit <= 0 {
 		limit = DefaultStreamLimit
 	}
 	return &StreamReader{loop: l, limit: limit}
 }
+
+// NewStreamReader is NewStreamReader(l, limit).
+//
+// Deprecated: asyncio's StreamReader is a class of the module, not of the
+// loop; use the package's NewStreamReader.
+func (l *Loop) NewStreamReader(limit int) *StreamReader { return NewStreamReader(l, limit) }
 
 func (r *StreamReader) buffered() []byte { return r.buf[r.off:] }
 

@@ -107,7 +107,7 @@ func (w *StreamWriter) Drain(t *Task) error {
 	}
 	if w.t.IsClosing() && !w.flow.lost {
 		// Let ConnectionLost run first, as asyncio's drain yields.
-		if err := t.Sleep(0); err != nil {
+		if err := Sleep(t, 0); err != nil {
 			return err
 		}
 	}
@@ -151,7 +151,7 @@ type streamProtocol struct {
 }
 
 func newStreamProtocol(l *Loop, limit int) *streamProtocol {
-	return &streamProtocol{reader: l.NewStreamReader(limit), flow: newFlow(l)}
+	return &streamProtocol{reader: NewStreamReader(l, limit), flow: newFlow(l)}
 }
 
 func (p *streamProtocol) ConnectionMade(t *Transport) {

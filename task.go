@@ -258,10 +258,10 @@ func (t *Task) Await(aw Awaitable) (any, error) {
 	return f.Result()
 }
 
-// Sleep suspends the task for d. Sleep(0) (or a negative d) yields exactly
-// one loop iteration and uses no timer. It returns an error wrapping
-// ErrCancelled if the task is cancelled meanwhile.
-func (t *Task) Sleep(d time.Duration) error {
+// Sleep suspends task t for d: asyncio.sleep. Sleep(t, 0) (or a negative
+// d) yields exactly one loop iteration and uses no timer. It returns an
+// error wrapping ErrCancelled if t is cancelled meanwhile.
+func Sleep(t *Task, d time.Duration) error {
 	if !t.running {
 		return errNotInTask
 	}
@@ -282,6 +282,12 @@ func (t *Task) Sleep(d time.Duration) error {
 	h.Cancel()
 	return err
 }
+
+// Sleep is Sleep(t, d).
+//
+// Deprecated: asyncio.sleep is a module function; use the package's Sleep
+// (see the package doc for which calls are methods).
+func (t *Task) Sleep(d time.Duration) error { return Sleep(t, d) }
 
 // Cancel requests the task's cancellation: the future it awaits is
 // cancelled, so its Await returns ErrCancelled; a task not waiting sees

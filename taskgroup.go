@@ -38,7 +38,7 @@ type TaskGroup struct {
 // cancels the tasks but cannot wait for them.
 func WithTaskGroup(t *Task, body func(g *TaskGroup) error) error {
 	g := &TaskGroup{parent: t}
-	err, p := g.callBody(body)
+	p, err := g.callBody(body)
 	var cancelled error
 	switch {
 	case p != nil:
@@ -82,7 +82,7 @@ type bodyPanic struct{ value any }
 // A runtime.Goexit, and the unwinding Close makes of a suspended task,
 // cannot be held: the first cancels the group's tasks on its way, the
 // second leaves them to Close.
-func (g *TaskGroup) callBody(body func(g *TaskGroup) error) (err error, p *bodyPanic) {
+func (g *TaskGroup) callBody(body func(g *TaskGroup) error) (p *bodyPanic, err error) {
 	returned := false
 	defer func() {
 		if returned {
@@ -99,7 +99,7 @@ func (g *TaskGroup) callBody(body func(g *TaskGroup) error) (err error, p *bodyP
 	}()
 	err = body(g)
 	returned = true
-	return err, nil
+	return nil, err
 }
 
 // CreateTask starts fn as a task of the group. It panics when the group

@@ -43,7 +43,7 @@ func testTaskContext(t *testing.T, l *loopbench.Loop) {
 	var ctx context.Context
 	task := run(l, func(t *loopbench.Task) error {
 		ctx = t.Context()
-		return t.Sleep(time.Hour)
+		return loopbench.Sleep(t, time.Hour)
 	})
 	iterations(t, l, 2)
 	if ctx.Err() != nil {
@@ -89,7 +89,7 @@ func testTaskContext(t *testing.T, l *loopbench.Loop) {
 	timed := run(l, func(t *loopbench.Task) error {
 		err := loopbench.WithTimeout(t, time.Millisecond, func(*loopbench.TimeoutScope) error {
 			inside = t.Context()
-			return t.Sleep(time.Hour)
+			return loopbench.Sleep(t, time.Hour)
 		})
 		if !errors.Is(err, loopbench.ErrTimeout) {
 			return fmt.Errorf("WithTimeout = %v, want ErrTimeout", err)

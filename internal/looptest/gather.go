@@ -14,7 +14,7 @@ import (
 
 func sleeper(l *loopbench.Loop, d time.Duration, v any, err error) *loopbench.Task {
 	return l.CreateTask(func(tk *loopbench.Task) (any, error) {
-		if e := tk.Sleep(d); e != nil {
+		if e := loopbench.Sleep(tk, d); e != nil {
 			return nil, e
 		}
 		return v, err
@@ -86,9 +86,9 @@ func testWaitForResult(t *testing.T, l *loopbench.Loop) {
 func testWaitForTimeout(t *testing.T, l *loopbench.Loop) {
 	cleanedUp := false
 	inner := l.CreateTask(func(tk *loopbench.Task) (any, error) {
-		err := tk.Sleep(time.Hour)
-		tk.Sleep(0) // cleaning up takes an iteration
-		tk.Sleep(time.Millisecond)
+		err := loopbench.Sleep(tk, time.Hour)
+		loopbench.Sleep(tk, 0) // cleaning up takes an iteration
+		loopbench.Sleep(tk, time.Millisecond)
 		cleanedUp = true
 		return nil, err
 	})
@@ -154,7 +154,7 @@ func CloseStopsTasks(t *testing.T, cfg loopbench.Config) {
 	// Finished tasks leave their coroutines idle, for the next tasks.
 	var finished []loopbench.Awaitable
 	for range 5 {
-		finished = append(finished, l.CreateTask(func(tk *loopbench.Task) (any, error) { return nil, tk.Sleep(0) }))
+		finished = append(finished, l.CreateTask(func(tk *loopbench.Task) (any, error) { return nil, loopbench.Sleep(tk, 0) }))
 	}
 	if _, err := complete(t, l, loopbench.Gather(l, finished...)); err != nil {
 		t.Fatal(err)
@@ -186,12 +186,12 @@ func testRun(t *testing.T, cfg loopbench.Config) {
 		l := tk.Loop()
 		background = l.CreateTask(func(b *loopbench.Task) (any, error) {
 			for {
-				if err := b.Sleep(time.Millisecond); err != nil {
+				if err := loopbench.Sleep(b, time.Millisecond); err != nil {
 					return nil, err
 				}
 			}
 		})
-		if err := tk.Sleep(2 * time.Millisecond); err != nil {
+		if err := loopbench.Sleep(tk, 2*time.Millisecond); err != nil {
 			return nil, err
 		}
 		return "main", nil

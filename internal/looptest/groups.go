@@ -13,7 +13,7 @@ import (
 // logging how it ended.
 func child(g *loopbench.TaskGroup, lg *events, name string, d time.Duration, v any, err error) *loopbench.Task {
 	return g.CreateTask(func(t *loopbench.Task) (any, error) {
-		if e := t.Sleep(d); e != nil {
+		if e := loopbench.Sleep(t, d); e != nil {
 			lg.add("%s %v", name, e)
 			return nil, e
 		}
@@ -86,7 +86,7 @@ func testGroupBodyError(t *testing.T, l *loopbench.Loop) {
 	_, err := complete(t, l, run(l, func(t *loopbench.Task) error {
 		return loopbench.WithTaskGroup(t, func(g *loopbench.TaskGroup) error {
 			child(g, &lg, "slow", time.Hour, nil, nil)
-			if err := t.Sleep(0); err != nil { // the child starts
+			if err := loopbench.Sleep(t, 0); err != nil { // the child starts
 				return err
 			}
 			return body
@@ -107,7 +107,7 @@ func testGroupBodyPanics(t *testing.T, l *loopbench.Loop) {
 	parent := run(l, func(t *loopbench.Task) error {
 		return loopbench.WithTaskGroup(t, func(g *loopbench.TaskGroup) error {
 			kids = append(kids, child(g, &lg, "slow", time.Hour, nil, nil), child(g, &lg, "quick", 0, nil, nil))
-			if err := t.Sleep(0); err != nil { // the children start
+			if err := loopbench.Sleep(t, 0); err != nil { // the children start
 				return err
 			}
 			panic("boom")
@@ -326,7 +326,7 @@ func testTimeoutExpires(t *testing.T, l *loopbench.Loop) {
 	var expired bool
 	task := run(l, func(t *loopbench.Task) error {
 		err := loopbench.WithTimeout(t, time.Millisecond, func(s *loopbench.TimeoutScope) error {
-			err := t.Sleep(time.Hour)
+			err := loopbench.Sleep(t, time.Hour)
 			expired = s.Expired()
 			return err
 		})
@@ -340,7 +340,7 @@ func testTimeoutExpires(t *testing.T, l *loopbench.Loop) {
 		t.Fatalf("timeout = %v (expired %v, task cancelled %v)", err, expired, task.Cancelled())
 	}
 	ok := run(l, func(t *loopbench.Task) error {
-		return loopbench.WithTimeout(t, time.Hour, func(*loopbench.TimeoutScope) error { return t.Sleep(0) })
+		return loopbench.WithTimeout(t, time.Hour, func(*loopbench.TimeoutScope) error { return loopbench.Sleep(t, 0) })
 	})
 	if _, err := complete(t, l, ok); err != nil {
 		t.Fatalf("a timeout that did not expire = %v", err)
@@ -351,7 +351,7 @@ func testTimeoutExpires(t *testing.T, l *loopbench.Loop) {
 		none := run(l, func(t *loopbench.Task) error {
 			return loopbench.WithTimeout(t, d, func(s *loopbench.TimeoutScope) error {
 				when = s.When()
-				return t.Sleep(time.Millisecond)
+				return loopbench.Sleep(t, time.Millisecond)
 			})
 		})
 		if _, err := complete(t, l, none); err != nil || when != loopbench.Never {
@@ -368,12 +368,12 @@ func testTimeoutReschedule(t *testing.T, l *loopbench.Loop) {
 			if s.When() != loopbench.Never {
 				return fmt.Errorf("after Reschedule(Never), When = %v", s.When())
 			}
-			if err := t.Sleep(3 * time.Millisecond); err != nil {
+			if err := loopbench.Sleep(t, 3*time.Millisecond); err != nil {
 				return err
 			}
 			slept++
 			s.Reschedule(l.Time() + time.Millisecond)
-			if err := t.Sleep(time.Hour); err != nil {
+			if err := loopbench.Sleep(t, time.Hour); err != nil {
 				return err
 			}
 			slept++
@@ -389,7 +389,7 @@ func testTimeoutReschedule(t *testing.T, l *loopbench.Loop) {
 // cancellation.
 func testTimeoutOuterCancel(t *testing.T, l *loopbench.Loop) {
 	task := run(l, func(t *loopbench.Task) error {
-		return loopbench.WithTimeout(t, time.Hour, func(*loopbench.TimeoutScope) error { return t.Sleep(time.Hour) })
+		return loopbench.WithTimeout(t, time.Hour, func(*loopbench.TimeoutScope) error { return loopbench.Sleep(t, time.Hour) })
 	})
 	iterations(t, l, 2)
 	task.Cancel("outside")

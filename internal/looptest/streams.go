@@ -170,7 +170,7 @@ func testReadExactlyEOF(t *testing.T, l *loopbench.Loop) {
 // testReadEOF: Read gives what is buffered, then io.EOF at the end of the
 // stream, so the usual Go read loop ends.
 func testReadEOF(t *testing.T, l *loopbench.Loop) {
-	r := l.NewStreamReader(0)
+	r := loopbench.NewStreamReader(l, 0)
 	r.FeedData([]byte("abc"))
 	runTask(t, l, func(tk *loopbench.Task) error {
 		l.CallSoon(r.FeedEOF)

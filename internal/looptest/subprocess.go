@@ -72,7 +72,7 @@ func testLargeOutput(t *testing.T, l *loopbench.Loop) {
 		got, pausedSeen := 0, false
 		for i := 0; ; i++ {
 			if i%8 == 0 {
-				if err := tk.Sleep(time.Millisecond); err != nil { // a slow reader
+				if err := loopbench.Sleep(tk, time.Millisecond); err != nil { // a slow reader
 					return err
 				}
 			}

@@ -226,7 +226,7 @@ func testSleepZero(t *testing.T, l *loopbench.Loop) {
 	var r recorder
 	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
 		l.CallSoon(func() { r.add("a")(); l.CallSoon(r.add("b")) })
-		if err := tk.Sleep(0); err != nil {
+		if err := loopbench.Sleep(tk, 0); err != nil {
 			return nil, err
 		}
 		r.add("resumed")()
@@ -248,7 +248,7 @@ func testSleepOrder(t *testing.T, l *loopbench.Loop) {
 			// loaded machine) cannot reorder them.
 			start := l.Time()
 			d := base + time.Duration(ms)*time.Millisecond - start
-			if err := tk.Sleep(d); err != nil {
+			if err := loopbench.Sleep(tk, d); err != nil {
 				return nil, err
 			}
 			if l.Time()-start < d {
@@ -349,7 +349,7 @@ func testCancelBeforeStart(t *testing.T, l *loopbench.Loop) {
 func testCancellingCounts(t *testing.T, l *loopbench.Loop) {
 	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
 		for tk.Cancelling() < 2 {
-			tk.Sleep(0)
+			loopbench.Sleep(tk, 0)
 		}
 		if tk.Uncancel() != 1 || tk.Uncancel() != 0 || tk.Uncancel() != 0 {
 			return nil, errors.New("uncancel counts wrong")
@@ -379,7 +379,7 @@ func testUncancelWithdraws(t *testing.T, l *loopbench.Loop) {
 		if n := tk.Uncancel(); n != 1 {
 			return nil, fmt.Errorf("after two requests, Uncancel = %d", n)
 		}
-		if err := tk.Sleep(0); !errors.Is(err, loopbench.ErrCancelled) {
+		if err := loopbench.Sleep(tk, 0); !errors.Is(err, loopbench.ErrCancelled) {
 			return nil, fmt.Errorf("Sleep(0) with a request left = %v, want ErrCancelled", err)
 		}
 		tk.Cancel("")
@@ -389,7 +389,7 @@ func testUncancelWithdraws(t *testing.T, l *loopbench.Loop) {
 		if n := tk.Uncancel(); n != 0 {
 			return nil, fmt.Errorf("the last Uncancel = %d", n)
 		}
-		if err := tk.Sleep(0); err != nil {
+		if err := loopbench.Sleep(tk, 0); err != nil {
 			return nil, fmt.Errorf("Sleep(0) after the last Uncancel = %v", err)
 		}
 		return "ok", nil
@@ -401,7 +401,7 @@ func testUncancelWithdraws(t *testing.T, l *loopbench.Loop) {
 
 func testAwaitTask(t *testing.T, l *loopbench.Loop) {
 	inner := l.CreateTask(func(tk *loopbench.Task) (any, error) {
-		tk.Sleep(0)
+		loopbench.Sleep(tk, 0)
 		return 5, nil
 	})
 	outer := l.CreateTask(func(tk *loopbench.Task) (any, error) {
@@ -457,7 +457,7 @@ func testTaskNotSettable(t *testing.T, l *loopbench.Loop) {
 func testTaskPanic(t *testing.T, l *loopbench.Loop) {
 	boom := errors.New("boom")
 	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
-		tk.Sleep(0)
+		loopbench.Sleep(tk, 0)
 		panic(boom)
 	})
 	_, err := complete(t, l, task)
@@ -472,7 +472,7 @@ func testTaskPanic(t *testing.T, l *loopbench.Loop) {
 // ErrGoexit; the loop's goroutine and the loop go on.
 func testTaskGoexit(t *testing.T, l *loopbench.Loop) {
 	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
-		tk.Sleep(0)
+		loopbench.Sleep(tk, 0)
 		runtime.Goexit()
 		return nil, nil
 	})
