@@ -19,10 +19,11 @@ const (
 	FirstException
 )
 
-// Wait waits for futs until mode is met or timeout passes (0: no
-// timeout), and returns the futures done and those still pending, each in
-// the order given: asyncio.wait. It cancels nothing; it returns an error
-// only when t is cancelled.
+// Wait waits for futs until mode is met or timeout passes, and returns
+// the futures done and those still pending, each in the order given:
+// asyncio.wait. Never is no timeout; a timeout of 0 (or less) returns at
+// once with the futures as they are, as asyncio's timeout=0 does. It
+// cancels nothing; it returns an error only when t is cancelled.
 func Wait(t *Task, futs []Awaitable, mode WaitMode, timeout time.Duration) (done, pending []*Future, err error) {
 	fs := make([]*Future, len(futs))
 	for i, a := range futs {
@@ -47,36 +48,8 @@ func Wait(t *Task, futs []Awaitable, mode WaitMode, timeout time.Duration) (done
 			note(f)
 		}
 	}
-	if !met() && len(fs) > 0 {
-		w := t.fut.loop.CreateFuture()
-		check := func(f *Future) {
-			note(f)
-			if !w.Done() && met() {
-				w.SetResult(nil)
-			}
-		}
-		toks := make([]CallbackToken, len(fs))
-		for i, f := range fs {
-			if !f.Done() {
-				toks[i] = f.AddDoneCallback(check)
-			}
-		}
-		var h TimerHandle
-		if timeout > 0 {
-			h = t.fut.loop.CallLater(timeout, func() {
-				if !w.Done() {
-					w.SetResult(nil)
-				}
-			})
-		}
-		_, err = t.Await(w)
-		h.Cancel()
-		for i, f := range fs {
-			if toks[i] != 0 {
-				f.RemoveDoneCallback(toks[i])
-			}
-		}
-		if err != nil {
+	if !met() && len(fs) > 0 && timeout > 0 {
+		if err := awaitMet(t, fs, timeout, note, met); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -88,6 +61,40 @@ func Wait(t *Task, futs []Awaitable, mode WaitMode, timeout time.Duration) (done
 		}
 	}
 	return done, pending, nil
+}
+
+// awaitMet suspends t until met, checked as each of fs finishes (note
+// counts it), or until timeout passes (Never: no limit).
+func awaitMet(t *Task, fs []*Future, timeout time.Duration, note func(*Future), met func() bool) error {
+	w := t.fut.loop.CreateFuture()
+	check := func(f *Future) {
+		note(f)
+		if !w.Done() && met() {
+			w.SetResult(nil)
+		}
+	}
+	toks := make([]CallbackToken, len(fs))
+	for i, f := range fs {
+		if !f.Done() {
+			toks[i] = f.AddDoneCallback(check)
+		}
+	}
+	var h TimerHandle
+	if timeout != Never {
+		h = t.fut.loop.CallLater(timeout, func() {
+			if !w.Done() {
+				w.SetResult(nil)
+			}
+		})
+	}
+	_, err := t.Await(w)
+	h.Cancel()
+	for i, f := range fs {
+		if toks[i] != 0 {
+			f.RemoveDoneCallback(toks[i])
+		}
+	}
+	return err
 }
 
 // AsCompleted yields futs as they complete, earliest first, suspending t

@@ -212,7 +212,7 @@ func testWaitModes(t *testing.T, l *loopbench.Loop) {
 		var done, pending []*loopbench.Future
 		waiter := run(l, func(t *loopbench.Task) error {
 			var err error
-			done, pending, err = loopbench.Wait(t, []loopbench.Awaitable{fails, fast, slow}, c.mode, 0)
+			done, pending, err = loopbench.Wait(t, []loopbench.Awaitable{fails, fast, slow}, c.mode, loopbench.Never)
 			return err
 		})
 		steps := []func(){func() { fast.SetResult(1) }, func() { fails.SetException(bad) }, func() { slow.SetResult(3) }}
@@ -256,7 +256,7 @@ func testWaitAlreadyDone(t *testing.T, l *loopbench.Loop) {
 	var done, left []*loopbench.Future
 	complete(t, l, run(l, func(t *loopbench.Task) error {
 		var err error
-		done, left, err = loopbench.Wait(t, []loopbench.Awaitable{pending, failed}, loopbench.FirstException, 0)
+		done, left, err = loopbench.Wait(t, []loopbench.Awaitable{pending, failed}, loopbench.FirstException, loopbench.Never)
 		return err
 	}))
 	if len(done) != 1 || done[0] != failed || len(left) != 1 || left[0] != pending {
@@ -276,6 +276,21 @@ func testWaitTimeout(t *testing.T, l *loopbench.Loop) {
 	if len(done) != 1 || done[0] != quick.Future() || len(pending) != 1 || pending[0] != never || never.Cancelled() {
 		t.Fatalf("Wait with timeout: done %v pending %v", done, pending)
 	}
+}
+
+// testWaitTimeoutZero: a timeout of 0 returns at once, without a
+// suspension, with the futures as they are (asyncio's timeout=0).
+func testWaitTimeoutZero(t *testing.T, l *loopbench.Loop) {
+	never, finished := l.CreateFuture(), l.CreateFuture()
+	finished.SetResult(1)
+	var lg events
+	complete(t, l, run(l, func(t *loopbench.Task) error {
+		l.CallSoon(func() { lg.add("next iteration") })
+		done, pending, err := loopbench.Wait(t, []loopbench.Awaitable{never, finished}, loopbench.AllCompleted, 0)
+		lg.add("Wait returned %d done, %d pending, %v", len(done), len(pending), err)
+		return nil
+	}))
+	lg.want(t, "Wait returned 1 done, 1 pending, <nil>", "next iteration")
 }
 
 // testAsCompleted: futures finish in the order a, b, c, one per iteration

@@ -44,6 +44,7 @@ func RunCoordination(t *testing.T, cfg loopbench.Config) {
 		{"TaskGroupClosed", testGroupClosed},
 		{"WaitModes", testWaitModes},
 		{"WaitTimeout", testWaitTimeout},
+		{"WaitTimeoutZero", testWaitTimeoutZero},
 		{"WaitAlreadyDone", testWaitAlreadyDone},
 		{"AsCompleted", testAsCompleted},
 		{"Shield", testShield},
