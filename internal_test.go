@@ -2,7 +2,7 @@ package loopbench
 
 import (
 	"bytes"
-	"log"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -257,7 +257,7 @@ func debugLoop(t *testing.T) (*Loop, *bytes.Buffer, *time.Duration) {
 	}
 	t.Cleanup(func() { l.Close() })
 	out := new(bytes.Buffer)
-	l.SetLogger(log.New(out, "", 0))
+	l.SetLogger(slog.New(slog.NewTextHandler(out, nil)))
 	now := new(time.Duration)
 	l.c.clock = func() time.Duration { return *now }
 	return l, out, now
@@ -270,8 +270,8 @@ func TestSlowCallbackLogged(t *testing.T) {
 	l.c.stopping = true
 	l.runOnce()
 	got := out.String()
-	if strings.Count(got, "\n") != 1 || !strings.Contains(got, "slowCallback") || !strings.Contains(got, "took 0.200 seconds") {
-		t.Fatalf("debug log %q, want one line naming slowCallback and 0.200 seconds", got)
+	if strings.Count(got, "\n") != 1 || !strings.Contains(got, "slowCallback") || !strings.Contains(got, "took=200ms") || !strings.Contains(got, "level=WARN") {
+		t.Fatalf("debug log %q, want one warning naming slowCallback and 200ms", got)
 	}
 }
 

@@ -3,7 +3,7 @@ package loopbench
 import (
 	"errors"
 	"fmt"
-	"log"
+	"log/slog"
 	"time"
 )
 
@@ -195,6 +195,12 @@ func (l *Loop) IsClosed() bool { return l.c.closed.Load() }
 // logs. A panic in the handler is logged, not propagated.
 func (l *Loop) SetExceptionHandler(h func(ExceptionContext)) { l.c.setExceptionHandler(h) }
 
-// SetLogger sets where the default exception handler and debug mode write;
-// the default is log.Default().
-func (l *Loop) SetLogger(lg *log.Logger) { l.c.logger = lg }
+// SetLogger sets where the default exception handler (at level Error)
+// and debug mode's slow-callback warnings (Warn) write; nil restores the
+// default, slog.Default().
+func (l *Loop) SetLogger(lg *slog.Logger) {
+	if lg == nil {
+		lg = slog.Default()
+	}
+	l.c.logger = lg
+}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +13,6 @@ import (
 	"github.com/loopbench/loopbench/selectors"
 	"golang.org/x/sys/unix"
 )
-
-var discard = log.New(io.Discard, "", 0)
 
 func runIO(t *testing.T, cfg loopbench.Config) {
 	tests := []struct {

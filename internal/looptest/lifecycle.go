@@ -1,8 +1,11 @@
 package looptest
 
 import (
+	"bytes"
 	"errors"
+	"log/slog"
 	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -182,13 +185,22 @@ func testPanic(t *testing.T, l *loopbench.Loop) {
 }
 
 func testPanicInHandler(t *testing.T, l *loopbench.Loop) {
-	l.SetLogger(discard)
+	var out bytes.Buffer
+	l.SetLogger(slog.New(slog.NewTextHandler(&out, nil)))
 	l.SetExceptionHandler(func(loopbench.ExceptionContext) { panic("handler") })
 	var r recorder
 	l.CallSoon(func() { panic("cb") })
 	l.CallSoon(r.add("after"))
 	RunOnce(t, l)
 	r.want(t, "after")
+	// The default handler logs the panic of a callback to the slog.Logger.
+	l.SetExceptionHandler(nil)
+	l.CallSoon(func() { panic("default") })
+	RunOnce(t, l)
+	got := out.String()
+	if strings.Count(got, "level=ERROR") != 2 || !strings.Contains(got, "panic in exception handler") || !strings.Contains(got, "panic: default") {
+		t.Fatalf("log %q, want two errors: the handler's panic and the callback's", got)
+	}
 }
 
 // testThreadsafe: 8 goroutines each schedule 500 callbacks on a loop that
