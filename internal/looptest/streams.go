@@ -290,6 +290,10 @@ func testUnknownHost(t *testing.T, l *loopbench.Loop) {
 		if err == nil || !strings.Contains(err.Error(), "lookup no.such.host.invalid") {
 			return errorf("OpenConnection to an unknown name: %v", err)
 		}
+		// The resolver's error is kept, for errors.As.
+		if dns, ok := errors.AsType[*net.DNSError](err); !ok || dns.Name != "no.such.host.invalid" {
+			return errorf("OpenConnection to an unknown name: %v (%T), want a wrapped *net.DNSError naming it", err, err)
+		}
 		return nil
 	})
 }
