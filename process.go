@@ -93,10 +93,14 @@ func (p *Process) Transport() *SubprocessTransport { return p.t }
 
 // Wait waits for the child to exit and returns its status (minus the
 // signal that killed it). Waiting while the child fills a pipe nobody
-// reads can wait forever, as in asyncio: use Communicate.
+// reads can wait forever, as in asyncio: use Communicate. A child whose
+// exit could not be reaped returns 255, as in asyncio, with the error.
 func (p *Process) Wait(t *Task) (int, error) {
 	v, err := t.Await(p.t.Wait())
 	if err != nil {
+		if code, ok := p.t.ReturnCode(); ok {
+			return code, err
+		}
 		return 0, err
 	}
 	return v.(int), nil
