@@ -65,13 +65,24 @@ func (t *table) add(fd int, ev Events) uint32 {
 	for fd >= len(t.regs) {
 		t.regs = append(t.regs, reg{})
 	}
+	t.regs[fd] = reg{ev: ev, gen: t.nextGen()}
+	t.count++
+	return t.regs[fd].gen
+}
+
+// nextGen returns a generation no live registration has.
+func (t *table) nextGen() uint32 {
 	t.gen++
 	if t.gen == 0 {
 		t.gen = 1
 	}
-	t.regs[fd] = reg{ev: ev, gen: t.gen}
-	t.count++
 	return t.gen
+}
+
+// renew gives fd's registration a new generation and returns it.
+func (t *table) renew(fd int) uint32 {
+	t.regs[fd].gen = t.nextGen()
+	return t.regs[fd].gen
 }
 
 func (t *table) set(fd int, ev Events) { t.regs[fd].ev = ev }

@@ -22,6 +22,7 @@ func runIO(t *testing.T, cfg loopbench.Config) {
 		{"IterationOrder", testIterationOrder},
 		{"ThreadsafeBeforeIO", testThreadsafeBeforeIO},
 		{"ReaderReplaced", testReaderReplaced},
+		{"ReaderOnReusedFd", testReaderReusedFd},
 		{"ReaderAndWriterOnOneFd", testReaderWriter},
 		{"RemoveReports", testRemoveReports},
 		{"RemoveInsideIteration", testRemoveInside},
@@ -96,6 +97,29 @@ func testReaderReplaced(t *testing.T, l *loopbench.Loop) {
 	}
 	seltest.Write(t, b, "x")
 	RunOnce(t, l)
+	r.want(t, "new")
+}
+
+// testReaderReusedFd: an fd closed without RemoveReader and reused by a
+// new socket (dup2 onto its number, which no other test can take in
+// between): AddReader on it replaces the old reader and watches the new
+// socket, with every selector.
+func testReaderReusedFd(t *testing.T, l *loopbench.Loop) {
+	a, _ := seltest.Pair(t)
+	var r recorder
+	if err := l.AddReader(a, r.add("old")); err != nil {
+		t.Fatal(err)
+	}
+	c, d := seltest.Pair(t)
+	if err := unix.Dup2(c, a); err != nil {
+		t.Fatal(err)
+	}
+	unix.CloseOnExec(a)
+	if err := l.AddReader(a, func() { r.add("new")(); l.RemoveReader(a); l.Stop() }); err != nil {
+		t.Fatal(err)
+	}
+	seltest.Write(t, d, "x")
+	RunFor(t, l, 10*time.Second)
 	r.want(t, "new")
 }
 
