@@ -46,6 +46,21 @@
 // started with; they wait in a list of their own and run right after
 // those, which is the same order.
 //
+// # Checked against asyncio
+//
+// TestAsyncioDifferential (internal/asyncdiff) replays 200 seeded random
+// schedules (call_soon, call_later and call_at with equal and negative
+// delays, cancels, stop in callbacks, call_soon_threadsafe from another
+// thread, a reader and a writer on a socketpair, futures' done callbacks,
+// tasks awaiting futures and tasks and being cancelled, sleep(0)) under
+// CPython's asyncio and on every variant, and requires the same order of
+// callbacks. The loop clock is driven so that real time does not matter,
+// and thread-safe calls come while the loop waits in select. Two orders
+// differ from asyncio's, by choice: equal deadlines run in scheduling
+// order (asyncio's heap leaves them undefined; the check imposes this
+// order on asyncio), and a thread-safe call made while callbacks run is
+// queued as described above.
+//
 // # Ownership and errors
 //
 // A Loop belongs to the goroutine that runs it. Only CallSoonThreadsafe,
