@@ -303,16 +303,14 @@ func testTryThreadsafe(t *testing.T, l *loopbench.Loop) {
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)
 	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for {
 				if _, err := l.TryCallSoonThreadsafe(func() {}); err != nil {
 					errs <- err
 					return
 				}
 			}
-		}()
+		})
 	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
