@@ -75,7 +75,8 @@ func (s *epollSel) Modify(fd int, ev Events) error {
 		// set, and the number now names another file: watch that one,
 		// under a new generation (events of the old file, kept open by
 		// a duplicate, keep the old one and are dropped).
-		err = s.control(unix.EPOLL_CTL_ADD, fd, ev, s.renew(fd))
+		s.regs[fd].gen = s.nextGen()
+		err = s.control(unix.EPOLL_CTL_ADD, fd, ev, s.regs[fd].gen)
 	}
 	if err != nil {
 		return s.errorf("modify", fd, err)

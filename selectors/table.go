@@ -79,12 +79,6 @@ func (t *table) nextGen() uint32 {
 	return t.gen
 }
 
-// renew gives fd's registration a new generation and returns it.
-func (t *table) renew(fd int) uint32 {
-	t.regs[fd].gen = t.nextGen()
-	return t.regs[fd].gen
-}
-
 func (t *table) set(fd int, ev Events) { t.regs[fd].ev = ev }
 
 func (t *table) drop(fd int) {
