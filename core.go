@@ -302,23 +302,7 @@ func (c *core) startRun() error {
 	if runningLoops.Add(1) > 1 && insideLoop() {
 		runningLoops.Add(-1)
 		c.running.Store(false)
-		return errNested
-	}
-	return nil
-}
-
-var errNested = fmt.Errorf("another loop is running on this goroutine: %w", ErrRunning)
-
-// canRun reports what startRun would refuse, without claiming the loop:
-// for a caller (RunUntilComplete) that must prepare the run first.
-func (c *core) canRun(op string) error {
-	switch {
-	case c.closed.Load():
-		return closedError(op)
-	case c.running.Load():
-		return ErrRunning
-	case runningLoops.Load() > 0 && insideLoop():
-		return errNested
+		return fmt.Errorf("another loop is running on this goroutine: %w", ErrRunning)
 	}
 	return nil
 }

@@ -154,11 +154,11 @@ func (l *Loop) RunUntilComplete(aw Awaitable) (any, error) {
 	if f.loop != l {
 		return nil, errors.New("loopbench: RunUntilComplete: the future belongs to another loop")
 	}
-	// Checked before the done callback goes in: on a closed loop it could
-	// not be scheduled, and in a running loop it would stop that run.
-	if err := l.c.canRun("RunUntilComplete"); err != nil {
-		return nil, err
+	if f.Done() {
+		return l.runOnceFor(f)
 	}
+	// A pending future's done callback is only listed, not scheduled, so
+	// a run refused (closed, or inside a running loop) leaves nothing.
 	tok := f.AddDoneCallback(l.c.stopOnDone)
 	err := l.RunForever()
 	f.RemoveDoneCallback(tok)
@@ -167,6 +167,21 @@ func (l *Loop) RunUntilComplete(aw Awaitable) (any, error) {
 	}
 	if !f.Done() {
 		return nil, ErrStoppedBeforeDone
+	}
+	return f.Result()
+}
+
+// runOnceFor is RunUntilComplete of a future already done: one
+// iteration, as asyncio's, where the done callback that stops the run is
+// called soon. Stop before the run is that iteration; a run refused
+// leaves the stop flag as it was, so no stray stop ends a run the caller
+// is inside.
+func (l *Loop) runOnceFor(f *Future) (any, error) {
+	prev := l.c.stopping
+	l.c.stopping = true
+	if err := l.RunForever(); err != nil {
+		l.c.stopping = prev
+		return nil, err
 	}
 	return f.Result()
 }
