@@ -181,6 +181,25 @@ func (g *gen) acts(k, n, runs int) []Act {
 	return out
 }
 
+// pick returns an act op that schedules a node after k (of kind want, 0
+// for any) from a node estimated to run runs times, or false when none
+// fits the budget. A reader runs as long as data is there: it schedules
+// nothing (nor sends, nor starts a task), so that it cannot feed itself.
+func (g *gen) pick(k, runs int, reader bool, op string, want byte, b int) (Act, bool) {
+	if reader {
+		return Act{}, false
+	}
+	t := g.target(k, runs, want)
+	if t < 0 {
+		return Act{}, false
+	}
+	a := g.act(op, t, b)
+	if op == "soon" || op == "later" || op == "at" {
+		g.made = append(g.made, a.ID)
+	}
+	return a, true
+}
+
 // delays are the call_later delays, in units: repeats make equal
 // deadlines, negatives run in deadline order on the next iteration.
 var delays = []int{-3, -1, 0, 0, 1, 2, 2, 3, 5, 8, 8, 20, 50}
@@ -188,23 +207,8 @@ var delays = []int{-3, -1, 0, 0, 1, 2, 2, 3, 5, 8, 8, 20, 50}
 // oneAct returns a random act for node k, or false when the one drawn
 // does not fit (no target within the budget, nothing to refer to).
 func (g *gen) oneAct(k, runs int) (Act, bool) {
-	// A reader runs as long as data is there: it schedules nothing, sends
-	// nothing and starts no task, so that it cannot feed itself.
 	reader := k >= 0 && g.kinds[k] == 'r'
-	pick := func(op string, want byte, b int) (Act, bool) {
-		if reader {
-			return Act{}, false
-		}
-		t := g.target(k, runs, want)
-		if t < 0 {
-			return Act{}, false
-		}
-		a := g.act(op, t, b)
-		if op == "soon" || op == "later" || op == "at" {
-			g.made = append(g.made, a.ID)
-		}
-		return a, true
-	}
+	pick := func(op string, want byte, b int) (Act, bool) { return g.pick(k, runs, reader, op, want, b) }
 	nf, nt := g.s.Futures, len(g.s.Tasks)
 	switch x := g.r.IntN(100); {
 	case x < 18:

@@ -83,8 +83,34 @@ func testTaskContext(t *testing.T, l *loopbench.Loop) {
 	if _, err := complete(t, l, worker); err != nil || worker.Cancelled() {
 		t.Fatalf("worker = %v (cancelled %v)", err, worker.Cancelled())
 	}
-	// A cancellation withdrawn by WithTimeout ends the context it
-	// cancelled, not the ones the task asks for after.
+}
+
+func testAwaitContext(t *testing.T, l *loopbench.Loop) {
+	ctx, cancel := context.WithCancel(context.Background())
+	waiter := run(l, func(t *loopbench.Task) error { return loopbench.AwaitContext(t, ctx) })
+	iterations(t, l, 2)
+	go cancel()
+	if _, err := complete(t, l, waiter); !errors.Is(err, context.Canceled) {
+		t.Fatalf("AwaitContext = %v, want context.Canceled", err)
+	}
+	// Cancelling the task stops the wait; the watching goroutine ends.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	w2 := run(l, func(t *loopbench.Task) error { return loopbench.AwaitContext(t, ctx2) })
+	iterations(t, l, 2)
+	w2.Cancel("")
+	if _, err := complete(t, l, w2); !errors.Is(err, loopbench.ErrCancelled) {
+		t.Fatalf("cancelled AwaitContext = %v", err)
+	}
+	// A context already done returns at once.
+	if _, err := complete(t, l, run(l, func(t *loopbench.Task) error { return loopbench.AwaitContext(t, ctx) })); !errors.Is(err, context.Canceled) {
+		t.Fatalf("AwaitContext of a done context = %v", err)
+	}
+}
+
+// testContextAfterTimeout: a cancellation withdrawn by WithTimeout ends
+// the context it cancelled, not the ones the task asks for after.
+func testContextAfterTimeout(t *testing.T, l *loopbench.Loop) {
 	var inside, after context.Context
 	timed := run(l, func(t *loopbench.Task) error {
 		err := loopbench.WithTimeout(t, time.Millisecond, func(*loopbench.TimeoutScope) error {
@@ -110,25 +136,18 @@ func testTaskContext(t *testing.T, l *loopbench.Loop) {
 	}
 }
 
-func testAwaitContext(t *testing.T, l *loopbench.Loop) {
-	ctx, cancel := context.WithCancel(context.Background())
-	waiter := run(l, func(t *loopbench.Task) error { return loopbench.AwaitContext(t, ctx) })
-	iterations(t, l, 2)
-	go cancel()
-	if _, err := complete(t, l, waiter); !errors.Is(err, context.Canceled) {
-		t.Fatalf("AwaitContext = %v, want context.Canceled", err)
-	}
-	// Cancelling the task stops the wait; the watching goroutine ends.
-	ctx2, cancel2 := context.WithCancel(context.Background())
-	defer cancel2()
-	w2 := run(l, func(t *loopbench.Task) error { return loopbench.AwaitContext(t, ctx2) })
-	iterations(t, l, 2)
-	w2.Cancel("")
-	if _, err := complete(t, l, w2); !errors.Is(err, loopbench.ErrCancelled) {
-		t.Fatalf("cancelled AwaitContext = %v", err)
-	}
-	// A context already done returns at once.
-	if _, err := complete(t, l, run(l, func(t *loopbench.Task) error { return loopbench.AwaitContext(t, ctx) })); !errors.Is(err, context.Canceled) {
-		t.Fatalf("AwaitContext of a done context = %v", err)
+// checkCancelled checks that err is a cancellation with message msg that
+// errors.Is matches to ErrCancelled and context.Canceled, also wrapped.
+func checkCancelled(t *testing.T, what string, err error, msg string) {
+	t.Helper()
+	err = fmt.Errorf("wrapped: %w", err)
+	ce, ok := errors.AsType[*loopbench.CancelledError](err)
+	switch {
+	case !ok:
+		t.Errorf("%s: %v is no *CancelledError", what, err)
+	case ce.Message != msg:
+		t.Errorf("%s: message %q, want %q", what, ce.Message, msg)
+	case !errors.Is(err, loopbench.ErrCancelled) || !errors.Is(err, context.Canceled):
+		t.Errorf("%s: %v does not match both ErrCancelled and context.Canceled", what, err)
 	}
 }

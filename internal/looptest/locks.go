@@ -53,6 +53,7 @@ func RunCoordination(t *testing.T, cfg loopbench.Config) {
 		{"TimeoutOuterCancel", testTimeoutOuterCancel},
 		{"TypedResults", testTyped},
 		{"TaskContext", testTaskContext},
+		{"TaskContextAfterTimeout", testContextAfterTimeout},
 		{"AwaitContext", testAwaitContext},
 		{"SemaphoreLeaveOutOfOrder", testSemaphoreLeaveOutOfOrder},
 		{"RandomizedAgainstModel", testModel},

@@ -1,7 +1,6 @@
 package looptest
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"runtime"
@@ -290,22 +289,6 @@ func testCancelAwaiting(t *testing.T, l *loopbench.Loop) {
 	complete(t, l, shield)
 	_, err = shield.Result()
 	checkCancelled(t, "a shield of a cancelled future", err, "inner")
-}
-
-// checkCancelled checks that err is a cancellation with message msg that
-// errors.Is matches to ErrCancelled and context.Canceled, also wrapped.
-func checkCancelled(t *testing.T, what string, err error, msg string) {
-	t.Helper()
-	err = fmt.Errorf("wrapped: %w", err)
-	ce, ok := errors.AsType[*loopbench.CancelledError](err)
-	switch {
-	case !ok:
-		t.Errorf("%s: %v is no *CancelledError", what, err)
-	case ce.Message != msg:
-		t.Errorf("%s: message %q, want %q", what, ce.Message, msg)
-	case !errors.Is(err, loopbench.ErrCancelled) || !errors.Is(err, context.Canceled):
-		t.Errorf("%s: %v does not match both ErrCancelled and context.Canceled", what, err)
-	}
 }
 
 func testCancelHandled(t *testing.T, l *loopbench.Loop) {
