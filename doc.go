@@ -76,9 +76,9 @@
 // CallAt, CallSoonThreadsafe, CreateFuture, CreateTask, RunInExecutor)
 // panic with an error wrapping ErrClosed, as sending on a closed channel
 // does. A goroutine that may race with Close uses TryCallSoonThreadsafe,
-// which returns that error instead. RunUntilComplete checks the loop
-// before it touches the future: ErrClosed on a closed loop, ErrRunning in
-// a running one, with nothing scheduled.
+// which returns that error instead. RunUntilComplete is refused like any
+// run (ErrClosed on a closed loop, ErrRunning inside a running one) and
+// then leaves nothing scheduled, also for a future already done.
 //
 // A cancelled future or task fails with a *CancelledError, which carries
 // the cancel message and which errors.Is matches to both ErrCancelled and
@@ -109,12 +109,13 @@
 // A future's result is an any, as the loop's machinery needs it: Gather,
 // Wait and AsCompleted mix futures of different types, and every done
 // callback takes a *Future. There is no Future[T]: Go methods cannot have
-// type parameters, so none of the loop's calls could return one; a
-// generic twin of Future would double its methods and every call that
-// returns a future, for the sake of one type assertion. The type is named
-// where the value is taken instead: AwaitValue[T] and GatherValues[T]
-// return T, or an error naming the type the result had rather than a
-// failed assertion's panic.
+// type parameters, so the calls whose result type the caller chooses
+// (RunInExecutor, RunUntilComplete, Task.Await) could not be typed as
+// methods, and a typed twin of Future and of every call that returns one
+// would double the API for the sake of one type assertion. The type is
+// named where the value is taken instead: AwaitValue[T] and
+// GatherValues[T] return T, or an error naming the type the result had
+// rather than a failed assertion's panic.
 //
 // # Handles
 //
