@@ -24,7 +24,8 @@ var ErrNoAddress = errors.New("loopbench: no address for the host")
 // runs on the loop's executor, and the future's result is an
 // []netip.AddrPort in the resolver's order. A literal IP resolves at once,
 // without the executor. An unknown name fails the future with an error
-// naming it.
+// naming it, which wraps the resolver's *net.DNSError (errors.As finds it,
+// with IsNotFound, IsTimeout and IsTemporary).
 func (l *Loop) GetAddrInfo(host, port string) *Future {
 	p, err := lookupPort(port)
 	if err != nil {
@@ -45,9 +46,8 @@ func resolveHost(host string, p uint16) ([]netip.AddrPort, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
 	defer cancel()
 	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
-		return nil, fmt.Errorf("loopbench: lookup %s: %s", host, dns.Err)
+	if _, ok := errors.AsType[*net.DNSError](err); ok {
+		return nil, fmt.Errorf("loopbench: %w", err) // it names the host itself
 	}
 	if err != nil {
 		return nil, fmt.Errorf("loopbench: lookup %s: %w", host, err)

@@ -3,7 +3,7 @@ package loopbench
 import (
 	"errors"
 	"fmt"
-	"log"
+	"log/slog"
 	"math/bits"
 	"reflect"
 	"runtime"
@@ -118,7 +118,7 @@ type core struct {
 
 	cfg      Config
 	slow     time.Duration
-	logger   *log.Logger
+	logger   *slog.Logger
 	excMu    sync.Mutex
 	excHandl func(ExceptionContext)
 }
@@ -135,7 +135,7 @@ func (c *core) init(cfg Config) error {
 	c.servers = map[*Server]struct{}{}
 	c.datagrams = map[*DatagramTransport]struct{}{}
 	c.children = map[*SubprocessTransport]struct{}{}
-	c.logger = log.Default()
+	c.logger = slog.Default()
 	switch cfg.Timers {
 	case "heap2ary":
 		c.timers = new(heap2ary.Heap)
@@ -367,7 +367,7 @@ func (c *core) close() error {
 	c.closeSignals()
 	c.stopTasks()
 	c.stopIdle()
-	c.exec.shutdown()
+	c.exec.close()
 	c.closeChildren()
 	c.closeSockets()
 	c.closed.Store(true)

@@ -95,7 +95,7 @@ func (c *core) runTimed(fn func(), pos uint64) {
 // logSlow logs fn, started at t0, if it took at least SlowCallbackDuration.
 func (c *core) logSlow(t0 time.Duration, fn func(), h Handle) {
 	if d := c.time() - t0; d >= c.slow {
-		c.logger.Printf("loopbench: executing %v (%s) took %.3f seconds", h, funcName(fn), d.Seconds())
+		c.logger.Warn("loopbench: slow callback", "handle", h.String(), "func", funcName(fn), "took", d)
 	}
 }
 
@@ -162,11 +162,11 @@ func (c *core) report(ctx ExceptionContext) {
 	if h != nil {
 		defer func() {
 			if r := recover(); r != nil {
-				c.logger.Printf("loopbench: panic in exception handler: %v (handling: %s: %v)", r, ctx.Message, ctx.Err)
+				c.logger.Error("loopbench: panic in exception handler", "panic", fmt.Sprint(r), "handling", ctx.Message, "err", ctx.Err)
 			}
 		}()
 		h(ctx)
 		return
 	}
-	c.logger.Printf("loopbench: %s: %v\n%s", ctx.Message, ctx.Err, ctx.Stack)
+	c.logger.Error("loopbench: "+ctx.Message, "err", ctx.Err, "stack", string(ctx.Stack))
 }

@@ -68,11 +68,12 @@ func (c *core) removeIO(fd int, write bool) bool {
 	return true
 }
 
-// watch moves fd's selector registration from events old to new.
+// watch moves fd's selector registration from events old to new. With
+// the same events (a callback replaced) it modifies the registration all
+// the same: an fd closed and reused without RemoveReader then has its new
+// file watched, whatever the backend (see the selectors contract).
 func (c *core) watch(fd int, old, new selectors.Events) error {
 	switch {
-	case old == new:
-		return nil
 	case old == 0:
 		err := c.sel.Register(fd, new)
 		if err == nil {

@@ -50,7 +50,7 @@ func (co *coroutine) run(yield func(struct{}) bool) {
 	for {
 		t := co.task
 		t.yield = yield
-		if !t.runFunction() || !t.loop.c.parkCoroutine(t.detach()) {
+		if !t.runFunction() || !t.fut.loop.c.parkCoroutine(t.detach()) {
 			return
 		}
 		if !yield(struct{}{}) {

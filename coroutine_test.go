@@ -9,7 +9,7 @@ import (
 // runTask runs l until t is done and returns its result.
 func runTask(t *testing.T, l *Loop, task *Task) (any, error) {
 	t.Helper()
-	v, err := l.RunUntilComplete(&task.Future)
+	v, err := l.RunUntilComplete(task.Future())
 	if errors.Is(err, ErrStoppedBeforeDone) {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func TestCoroutineReuse(t *testing.T) {
 	eachConfig(t, func(t *testing.T, l *Loop, _ *recordingSelector) {
 		value := func(v any) func(*Task) (any, error) {
 			return func(tk *Task) (any, error) {
-				if err := tk.Sleep(0); err != nil {
+				if err := Sleep(tk, 0); err != nil {
 					return nil, err
 				}
 				return v, nil
@@ -73,7 +73,7 @@ func TestCoroutinePoolBound(t *testing.T) {
 	defer l.Close()
 	var all []Awaitable
 	for range maxIdleCoroutines + 10 {
-		all = append(all, l.CreateTask(func(tk *Task) (any, error) { return nil, tk.Sleep(0) }))
+		all = append(all, l.CreateTask(func(tk *Task) (any, error) { return nil, Sleep(tk, 0) }))
 	}
 	if _, err := l.RunUntilComplete(Gather(l, all...)); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package loopbench
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -18,4 +19,33 @@ var (
 // closedError is what the scheduling calls panic with after Close.
 func closedError(op string) error {
 	return fmt.Errorf("%s on a closed loop: %w", op, ErrClosed)
+}
+
+// CancelledError is the error of a cancelled future or task (asyncio's
+// CancelledError), carrying the cancel message. errors.Is matches it to
+// both ErrCancelled and context.Canceled, and errors.As finds it however
+// it was wrapped: the message never needs parsing out of Error().
+type CancelledError struct {
+	Message string // the message given to Cancel, if any
+}
+
+func (e *CancelledError) Error() string {
+	if e.Message == "" {
+		return ErrCancelled.Error()
+	}
+	return ErrCancelled.Error() + ": " + e.Message
+}
+
+// Unwrap returns ErrCancelled and context.Canceled.
+func (e *CancelledError) Unwrap() []error { return []error{ErrCancelled, context.Canceled} }
+
+// cancelledError is the error of a cancellation with message msg.
+func cancelledError(msg string) error { return &CancelledError{Message: msg} }
+
+// cancelMessage returns the cancel message err carries, if any.
+func cancelMessage(err error) string {
+	if ce, ok := errors.AsType[*CancelledError](err); ok {
+		return ce.Message
+	}
+	return ""
 }

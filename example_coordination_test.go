@@ -55,7 +55,7 @@ func ExampleWithTaskGroup() {
 		err := loopbench.WithTaskGroup(t, func(g *loopbench.TaskGroup) error {
 			for i := 1; i <= 3; i++ {
 				tasks = append(tasks, g.CreateTask(func(t *loopbench.Task) (any, error) {
-					if err := t.Sleep(time.Duration(i) * time.Millisecond); err != nil {
+					if err := loopbench.Sleep(t, time.Duration(i)*time.Millisecond); err != nil {
 						return nil, err
 					}
 					return i * i, nil
@@ -74,7 +74,7 @@ func ExampleWithTaskGroup() {
 		fmt.Println(squares)
 		// A failure cancels the sibling that still sleeps.
 		err = loopbench.WithTaskGroup(t, func(g *loopbench.TaskGroup) error {
-			g.CreateTask(func(t *loopbench.Task) (any, error) { return nil, t.Sleep(time.Hour) })
+			g.CreateTask(func(t *loopbench.Task) (any, error) { return nil, loopbench.Sleep(t, time.Hour) })
 			g.CreateTask(func(t *loopbench.Task) (any, error) { return nil, errors.New("disk full") })
 			return nil
 		})
@@ -103,7 +103,7 @@ func ExampleSemaphore() {
 			defer sem.Release()
 			running++
 			most = max(most, running)
-			err := t.Sleep(time.Millisecond) // the job's I/O
+			err := loopbench.Sleep(t, time.Millisecond) // the job's I/O
 			running--
 			return nil, err
 		}))
@@ -121,7 +121,7 @@ func ExampleWithTimeout() {
 	defer l.Close()
 	main := l.CreateTask(func(t *loopbench.Task) (any, error) {
 		err := loopbench.WithTimeout(t, time.Millisecond, func(*loopbench.TimeoutScope) error {
-			return t.Sleep(time.Hour)
+			return loopbench.Sleep(t, time.Hour)
 		})
 		return nil, err
 	})
@@ -136,7 +136,7 @@ func ExampleGatherValues() {
 	l, _ := loopbench.New(loopbench.Config{})
 	defer l.Close()
 	square := func(n int) *loopbench.Task {
-		return l.CreateTask(func(t *loopbench.Task) (any, error) { return n * n, t.Sleep(0) })
+		return l.CreateTask(func(t *loopbench.Task) (any, error) { return n * n, loopbench.Sleep(t, 0) })
 	}
 	main := l.CreateTask(func(t *loopbench.Task) (any, error) {
 		squares, err := loopbench.GatherValues[int](t, square(2), square(3), square(4))

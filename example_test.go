@@ -73,12 +73,12 @@ func ExampleParseVariant() {
 func ExampleRun() {
 	v, err := loopbench.Run(loopbench.Config{}, func(t *loopbench.Task) (any, error) {
 		l := t.Loop()
-		if err := t.Sleep(time.Millisecond); err != nil {
+		if err := loopbench.Sleep(t, time.Millisecond); err != nil {
 			return nil, err
 		}
 		square := func(n int) *loopbench.Task {
 			return l.CreateTask(func(t *loopbench.Task) (any, error) {
-				t.Sleep(0) // yield one iteration
+				loopbench.Sleep(t, 0) // yield one iteration
 				return n * n, nil
 			})
 		}

@@ -1,6 +1,11 @@
 package loopbench
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+
+	"github.com/loopbench/loopbench/selectors"
+)
 
 // WakeInvariant checks, between iterations, that no wake-up is owed: a
 // waiter is left pending only while what it waits for is taken or
@@ -51,4 +56,12 @@ func WakeInvariant(q *Queue[int], s *Semaphore, m *Lock) error {
 		}
 	}
 	return nil
+}
+
+// DriveForTest gives l the clock now and wraps its selector with wrap:
+// the differential check's driver (internal/asyncdiff), under which time
+// moves only when the loop would block.
+func DriveForTest(l *Loop, now func() time.Duration, wrap func(selectors.Selector) selectors.Selector) {
+	l.c.clock = now
+	l.c.sel = wrap(l.c.sel)
 }

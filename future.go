@@ -151,14 +151,6 @@ func (f *Future) cancel(msg string) bool {
 	return true
 }
 
-// cancelledError is ErrCancelled with asyncio's cancel message, if any.
-func cancelledError(msg string) error {
-	if msg == "" {
-		return ErrCancelled
-	}
-	return fmt.Errorf("%w: %s", ErrCancelled, msg)
-}
-
 // AddDoneCallback arranges for fn(f) to run through CallSoon once f is
 // done, or on the next iteration if it is done already. Scheduling a
 // prebuilt fn allocates nothing once the future's lists have grown.

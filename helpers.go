@@ -79,7 +79,7 @@ func (g *gathering) childDone(f *Future) {
 		return
 	}
 	if g.cancelRequested {
-		g.outer.SetException(ErrCancelled)
+		g.outer.SetException(cancelledError(""))
 		return
 	}
 	results := make([]any, len(g.children))
@@ -110,7 +110,7 @@ func WaitFor(t *Task, aw Awaitable, timeout time.Duration) (any, error) {
 	if timeout <= 0 {
 		expire()
 	} else {
-		defer t.loop.CallLater(timeout, expire).Cancel()
+		defer t.fut.loop.CallLater(timeout, expire).Cancel()
 	}
 	for {
 		res, err := t.Await(f)
@@ -131,8 +131,10 @@ func WaitFor(t *Task, aw Awaitable, timeout time.Duration) (any, error) {
 }
 
 // Run is asyncio.run: it creates a loop for cfg, runs main as a task until
-// it completes, cancels the tasks still pending and lets them finish, then
-// closes the loop and returns main's result.
+// it completes, cancels the tasks still pending and lets them finish,
+// waits up to ExecutorJoinTimeout for the executor's jobs
+// (ShutdownDefaultExecutor), then closes the loop and returns main's
+// result, or the first error of these steps when main succeeded.
 func Run(cfg Config, main func(t *Task) (any, error)) (any, error) {
 	l, err := New(cfg)
 	if err != nil {
@@ -143,11 +145,18 @@ func Run(cfg Config, main func(t *Task) (any, error)) (any, error) {
 	if cerr := l.cancelAllTasks(); err == nil {
 		err = cerr
 	}
+	if _, cerr := l.RunUntilComplete(l.ShutdownDefaultExecutor(ExecutorJoinTimeout)); err == nil {
+		err = cerr
+	}
 	if cerr := l.Close(); err == nil {
 		err = cerr
 	}
 	return res, err
 }
+
+// ExecutorJoinTimeout is how long Run waits for the executor's jobs:
+// asyncio's THREAD_JOIN_TIMEOUT.
+const ExecutorJoinTimeout = 300 * time.Second
 
 // cancelAllTasks cancels every unfinished task and runs the loop until
 // they are all done, as asyncio.run's _cancel_all_tasks.

@@ -3,7 +3,7 @@ package loopbench
 import (
 	"errors"
 	"fmt"
-	"log"
+	"log/slog"
 	"time"
 )
 
@@ -77,12 +77,23 @@ func (l *Loop) CallSoon(fn func()) Handle {
 }
 
 // CallLater schedules fn to run once d has passed on the loop clock. A
-// negative or zero d runs it on the next iteration, in deadline order.
+// negative or zero d runs it on the next iteration, in deadline order. A
+// deadline past the clock's range (d near math.MaxInt64, or Never) is the
+// last instant it has: the timer never fires.
 func (l *Loop) CallLater(d time.Duration, fn func()) TimerHandle {
 	if l.c.closed.Load() {
 		panic(closedError("CallLater"))
 	}
-	return l.c.callAt(l.c.time()+d, fn)
+	return l.c.callAt(addClock(l.c.time(), d), fn)
+}
+
+// addClock returns now+d, saturated at the largest time rather than
+// wrapping around to the past.
+func addClock(now, d time.Duration) time.Duration {
+	if d > 0 && now > Never-d {
+		return Never
+	}
+	return now + d
 }
 
 // CallAt schedules fn to run at loop time when (see Time).
@@ -91,8 +102,22 @@ func (l *Loop) CallAt(when time.Duration, fn func()) TimerHandle {
 }
 
 // CallSoonThreadsafe schedules fn from any goroutine and wakes the loop if
-// it is blocked. Calls from one goroutine run in the order made.
+// it is blocked. Calls from one goroutine run in the order made. It panics
+// on a closed loop; a goroutine that may race with Close uses
+// TryCallSoonThreadsafe.
 func (l *Loop) CallSoonThreadsafe(fn func()) Handle { return l.c.callSoonThreadsafe(fn) }
+
+// TryCallSoonThreadsafe is CallSoonThreadsafe returning an error wrapping
+// ErrClosed, instead of panicking, when the loop is closed: for a
+// goroutine that cannot know whether Close came first (checking IsClosed
+// before the call would race with it).
+func (l *Loop) TryCallSoonThreadsafe(fn func()) (Handle, error) {
+	h, ok := l.c.tryCallSoonThreadsafe(fn)
+	if !ok {
+		return Handle{}, closedError("TryCallSoonThreadsafe")
+	}
+	return h, nil
+}
 
 // AddReader calls fn on every iteration in which fd is readable, until
 // RemoveReader. It replaces, and cancels, a reader already on fd.
@@ -129,6 +154,11 @@ func (l *Loop) RunUntilComplete(aw Awaitable) (any, error) {
 	if f.loop != l {
 		return nil, errors.New("loopbench: RunUntilComplete: the future belongs to another loop")
 	}
+	if f.Done() {
+		return l.runOnceFor(f)
+	}
+	// A pending future's done callback is only listed, not scheduled, so
+	// a run refused (closed, or inside a running loop) leaves nothing.
 	tok := f.AddDoneCallback(l.c.stopOnDone)
 	err := l.RunForever()
 	f.RemoveDoneCallback(tok)
@@ -137,6 +167,21 @@ func (l *Loop) RunUntilComplete(aw Awaitable) (any, error) {
 	}
 	if !f.Done() {
 		return nil, ErrStoppedBeforeDone
+	}
+	return f.Result()
+}
+
+// runOnceFor is RunUntilComplete of a future already done: one
+// iteration, as asyncio's, where the done callback that stops the run is
+// called soon. Stop before the run is that iteration; a run refused
+// leaves the stop flag as it was, so no stray stop ends a run the caller
+// is inside.
+func (l *Loop) runOnceFor(f *Future) (any, error) {
+	prev := l.c.stopping
+	l.c.stopping = true
+	if err := l.RunForever(); err != nil {
+		l.c.stopping = prev
+		return nil, err
 	}
 	return f.Result()
 }
@@ -165,6 +210,12 @@ func (l *Loop) IsClosed() bool { return l.c.closed.Load() }
 // logs. A panic in the handler is logged, not propagated.
 func (l *Loop) SetExceptionHandler(h func(ExceptionContext)) { l.c.setExceptionHandler(h) }
 
-// SetLogger sets where the default exception handler and debug mode write;
-// the default is log.Default().
-func (l *Loop) SetLogger(lg *log.Logger) { l.c.logger = lg }
+// SetLogger sets where the default exception handler (at level Error)
+// and debug mode's slow-callback warnings (Warn) write; nil restores the
+// default, slog.Default().
+func (l *Loop) SetLogger(lg *slog.Logger) {
+	if lg == nil {
+		lg = slog.Default()
+	}
+	l.c.logger = lg
+}

@@ -64,6 +64,11 @@ func (l *dequeLoop) runOnce() error {
 	if err != nil {
 		return err
 	}
+	// Thread-safe callbacks first: asyncio appends them to _ready when
+	// they are made, before the selector's events are processed.
+	for _, id := range l.takeThreadsafe() {
+		l.queueSlot(id)
+	}
 	for _, ev := range evs {
 		r, w := l.ioReady(ev)
 		if r < tsBit {
@@ -72,9 +77,6 @@ func (l *dequeLoop) runOnce() error {
 		if w < tsBit {
 			l.queueSlot(w)
 		}
-	}
-	for _, id := range l.takeThreadsafe() {
-		l.queueSlot(id)
 	}
 	if l.timers.Len() > 0 {
 		end := l.time() + clockResolution

@@ -62,6 +62,11 @@ func (l *ringbufferLoop) runOnce() error {
 	if err != nil {
 		return err
 	}
+	// Thread-safe callbacks first: asyncio appends them to _ready when
+	// they are made, before the selector's events are processed.
+	for _, id := range l.takeThreadsafe() {
+		l.queueSlot(id)
+	}
 	for _, ev := range evs {
 		r, w := l.ioReady(ev)
 		if r < tsBit {
@@ -70,9 +75,6 @@ func (l *ringbufferLoop) runOnce() error {
 		if w < tsBit {
 			l.queueSlot(w)
 		}
-	}
-	for _, id := range l.takeThreadsafe() {
-		l.queueSlot(id)
 	}
 	if l.timers.Len() > 0 {
 		end := l.time() + clockResolution

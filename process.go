@@ -53,7 +53,7 @@ func (pp *processProtocol) reader(fd int) *StreamReader {
 // are a StreamWriter (stdin) and StreamReaders (stdout, stderr), asyncio's
 // create_subprocess_exec. A missing executable is an error.
 func CreateSubprocessExec(t *Task, argv []string, opts ProcessOptions) (*Process, error) {
-	l := t.loop
+	l := t.fut.loop
 	p := &Process{}
 	pp := &processProtocol{p: p}
 	st, err := l.spawn(pp, argv, opts, Inherit)
@@ -67,7 +67,7 @@ func CreateSubprocessExec(t *Task, argv []string, opts ProcessOptions) (*Process
 	}
 	for i, dst := range []**StreamReader{&p.Stdout, &p.Stderr} {
 		if pipe := st.pipes[i+1]; pipe != nil {
-			r := l.NewStreamReader(0)
+			r := NewStreamReader(l, 0)
 			r.feeder = pipe
 			*dst = r
 		}
@@ -93,10 +93,14 @@ func (p *Process) Transport() *SubprocessTransport { return p.t }
 
 // Wait waits for the child to exit and returns its status (minus the
 // signal that killed it). Waiting while the child fills a pipe nobody
-// reads can wait forever, as in asyncio: use Communicate.
+// reads can wait forever, as in asyncio: use Communicate. A child whose
+// exit could not be reaped returns 255, as in asyncio, with the error.
 func (p *Process) Wait(t *Task) (int, error) {
 	v, err := t.Await(p.t.Wait())
 	if err != nil {
+		if code, ok := p.t.ReturnCode(); ok {
+			return code, err
+		}
 		return 0, err
 	}
 	return v.(int), nil
@@ -107,7 +111,7 @@ func (p *Process) Wait(t *Task) (int, error) {
 // the other), and waits for it to exit: asyncio's communicate. It returns
 // what the child wrote (nil for a stream that is not a pipe).
 func (p *Process) Communicate(t *Task, input []byte) (stdout, stderr []byte, err error) {
-	l := t.loop
+	l := t.fut.loop
 	var subs []Awaitable
 	if p.Stdin != nil {
 		subs = append(subs, l.CreateTask(func(t *Task) (any, error) {

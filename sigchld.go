@@ -5,8 +5,6 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
-
-	"github.com/loopbench/loopbench/internal/proc"
 )
 
 // sigchld is a loop's watch for children's exits where no pidfd can be
@@ -50,14 +48,8 @@ func (c *core) watchSigchld() {
 // reapChildren reaps every child of the loop that exited and has no pidfd.
 func (c *core) reapChildren() {
 	for t := range c.children {
-		if t.exited || t.pidfd >= 0 {
-			continue
-		}
-		if done, code, err := proc.Reap(t.pid); done || err != nil {
-			if err != nil {
-				code = -int(syscall.SIGKILL)
-			}
-			t.processExited(code)
+		if !t.exited && t.pidfd < 0 {
+			t.reap()
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package loopbench
 
 import (
+	"fmt"
 	"net"
 
 	"github.com/loopbench/loopbench/internal/sock"
@@ -12,6 +13,12 @@ import (
 // returns a future a task awaits; cancelling the future removes the
 // reader or writer. The fd must be non-blocking and must not have another
 // reader (or writer) meanwhile: one operation per direction at a time.
+//
+// The fd is the caller's, so the loop cannot vouch for its mode: the
+// system calls are ordinary ones (not the raw calls the transports make on
+// the sockets the loop opened), so a blocking fd blocks the loop as it
+// blocks asyncio's, and nothing else. In debug mode a blocking fd fails
+// the future at once, as asyncio's debug mode raises ValueError.
 
 // AcceptedConn is the result of SockAccept.
 type AcceptedConn struct {
@@ -23,8 +30,8 @@ type AcceptedConn struct {
 // end of stream.
 func (l *Loop) SockRecv(fd, n int) *Future {
 	buf := make([]byte, n)
-	return l.sockWait(fd, false, func() (any, bool, error) {
-		m, err := sock.Read(fd, buf)
+	return l.sockWait("SockRecv", fd, false, func() (any, bool, error) {
+		m, err := sock.UserRead(fd, buf)
 		return buf[:m], !sock.IsAgain(err), err
 	})
 }
@@ -32,17 +39,17 @@ func (l *Loop) SockRecv(fd, n int) *Future {
 // SockRecvInto reads into buf; the result is the byte count (an int), 0
 // at end of stream.
 func (l *Loop) SockRecvInto(fd int, buf []byte) *Future {
-	return l.sockWait(fd, false, func() (any, bool, error) {
-		m, err := sock.Read(fd, buf)
+	return l.sockWait("SockRecvInto", fd, false, func() (any, bool, error) {
+		m, err := sock.UserRead(fd, buf)
 		return m, !sock.IsAgain(err), err
 	})
 }
 
 // SockSendAll writes all of data to fd; the result is nil.
 func (l *Loop) SockSendAll(fd int, data []byte) *Future {
-	return l.sockWait(fd, true, func() (any, bool, error) {
+	return l.sockWait("SockSendAll", fd, true, func() (any, bool, error) {
 		for len(data) > 0 {
-			n, err := sock.Write(fd, data)
+			n, err := sock.UserWrite(fd, data)
 			if err != nil {
 				return nil, !sock.IsAgain(err), err
 			}
@@ -55,7 +62,7 @@ func (l *Loop) SockSendAll(fd int, data []byte) *Future {
 // SockAccept accepts a connection on the listening socket fd; the result
 // is an AcceptedConn.
 func (l *Loop) SockAccept(fd int) *Future {
-	return l.sockWait(fd, false, func() (any, bool, error) {
+	return l.sockWait("SockAccept", fd, false, func() (any, bool, error) {
 		nfd, addr, err := sock.Accept(fd)
 		return AcceptedConn{Fd: nfd, Addr: addr}, !sock.IsAgain(err), err
 	})
@@ -65,12 +72,31 @@ func (l *Loop) SockAccept(fd int) *Future {
 // "ip:port", or a path for network "unix"); the result is nil.
 func (l *Loop) SockConnect(fd int, network, address string) *Future {
 	a, err := sock.Resolve(network, address)
+	if err == nil {
+		err = l.checkUserFd("SockConnect", fd)
+	}
 	if err != nil {
 		f := l.CreateFuture()
 		f.SetException(err)
 		return f
 	}
 	return l.sockConnect(fd, a)
+}
+
+// checkUserFd is asyncio's debug-mode check of a caller's socket: an
+// error if fd is in blocking mode. Outside debug mode it costs nothing.
+func (l *Loop) checkUserFd(op string, fd int) error {
+	if !l.c.cfg.Debug {
+		return nil
+	}
+	blocking, err := sock.Blocking(fd)
+	if err == nil && blocking {
+		err = fmt.Errorf("fd %d is in blocking mode: the socket must be non-blocking", fd)
+	}
+	if err != nil {
+		return fmt.Errorf("loopbench: %s: %w", op, err)
+	}
+	return nil
 }
 
 func (l *Loop) sockConnect(fd int, a sock.Addr) *Future {
@@ -84,15 +110,19 @@ func (l *Loop) sockConnect(fd int, a sock.Addr) *Future {
 		}
 		return f
 	}
-	return l.sockWait(fd, true, func() (any, bool, error) {
+	return l.sockWait("SockConnect", fd, true, func() (any, bool, error) {
 		return nil, true, sock.ConnectResult(fd)
 	})
 }
 
 // sockWait completes a future with op's result, calling op now and then
 // each time fd is ready (for writing if write) until op reports done.
-func (l *Loop) sockWait(fd int, write bool, op func() (v any, done bool, err error)) *Future {
+func (l *Loop) sockWait(name string, fd int, write bool, op func() (v any, done bool, err error)) *Future {
 	f := l.CreateFuture()
+	if err := l.checkUserFd(name, fd); err != nil {
+		f.SetException(err)
+		return f
+	}
 	finish := func(v any, err error) {
 		if err != nil {
 			f.SetException(err)

@@ -66,14 +66,21 @@ type StreamReader struct {
 	paused bool
 }
 
-// NewStreamReader returns a reader with buffer limit limit (0 means
-// DefaultStreamLimit), for a protocol of your own to feed.
-func (l *Loop) NewStreamReader(limit int) *StreamReader {
+// NewStreamReader returns a reader on loop l with buffer limit limit (0
+// means DefaultStreamLimit), for a protocol of your own to feed: asyncio's
+// StreamReader(limit, loop).
+func NewStreamReader(l *Loop, limit int) *StreamReader {
 	if limit <= 0 {
 		limit = DefaultStreamLimit
 	}
 	return &StreamReader{loop: l, limit: limit}
 }
+
+// NewStreamReader is NewStreamReader(l, limit).
+//
+// Deprecated: asyncio's StreamReader is a class of the module, not of the
+// loop; use the package's NewStreamReader.
+func (l *Loop) NewStreamReader(limit int) *StreamReader { return NewStreamReader(l, limit) }
 
 func (r *StreamReader) buffered() []byte { return r.buf[r.off:] }
 
@@ -154,9 +161,11 @@ func (r *StreamReader) take(n int) []byte {
 	return out
 }
 
-// Read reads up to n bytes, waiting while the buffer is empty; n < 0
-// reads until the end of the stream. At the end it returns no bytes and a
-// nil error, as asyncio returns b"".
+// Read reads up to n bytes, waiting while the buffer is empty. At the end
+// of the stream it returns io.EOF, as an io.Reader does (asyncio returns
+// b"", which a Go read loop would spin on); bytes read before the end come
+// with a nil error. n < 0 reads until the end and returns all of it with
+// a nil error, as io.ReadAll does; n == 0 returns no bytes and no error.
 func (r *StreamReader) Read(t *Task, n int) ([]byte, error) {
 	if n == 0 {
 		return []byte{}, nil
@@ -172,9 +181,12 @@ func (r *StreamReader) Read(t *Task, n int) ([]byte, error) {
 		}
 		return r.take(len(r.buffered())), nil
 	}
-	for len(r.buffered()) == 0 && !r.eof {
-		if r.err != nil {
+	for len(r.buffered()) == 0 {
+		switch {
+		case r.err != nil:
 			return nil, r.err
+		case r.eof:
+			return nil, io.EOF
 		}
 		if err := r.wait(t); err != nil {
 			return nil, err

@@ -107,7 +107,7 @@ func (w *StreamWriter) Drain(t *Task) error {
 	}
 	if w.t.IsClosing() && !w.flow.lost {
 		// Let ConnectionLost run first, as asyncio's drain yields.
-		if err := t.Sleep(0); err != nil {
+		if err := Sleep(t, 0); err != nil {
 			return err
 		}
 	}
@@ -151,7 +151,7 @@ type streamProtocol struct {
 }
 
 func newStreamProtocol(l *Loop, limit int) *streamProtocol {
-	return &streamProtocol{reader: l.NewStreamReader(limit), flow: newFlow(l)}
+	return &streamProtocol{reader: NewStreamReader(l, limit), flow: newFlow(l)}
 }
 
 func (p *streamProtocol) ConnectionMade(t *Transport) {
@@ -187,7 +187,7 @@ func (p *streamProtocol) ResumeWriting() { p.flow.resume() }
 // connection's reader and writer, asyncio's open_connection. t is the
 // task that waits.
 func OpenConnection(t *Task, network, address string) (*StreamReader, *StreamWriter, error) {
-	l := t.loop
+	l := t.fut.loop
 	var proto *streamProtocol
 	f := l.CreateConnection(network, address, func() BaseProtocol {
 		proto = newStreamProtocol(l, 0)

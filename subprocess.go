@@ -86,10 +86,15 @@ type SubprocessTransport struct {
 	exited   bool // reaped
 	reported bool // ProcessExited called
 	code     int
+	reapErr  error // the child exited but could not be reaped: its status is lost
 	finished bool
 	closed   bool
 	exitWait []*Future
 }
+
+// lostReturnCode is the return code of a child whose exit could not be
+// reaped (something else in the process collected it): asyncio's 255.
+const lostReturnCode = 255
 
 // SubprocessExec starts argv[0] (looked up in PATH unless it holds a
 // slash) with arguments argv, its standard streams as opts says (pipes by
@@ -212,11 +217,21 @@ func (t *SubprocessTransport) watchExit() {
 }
 
 // exitReady reaps the child once its pidfd says it exited.
-func (t *SubprocessTransport) exitReady() {
-	if done, code, err := proc.Reap(t.pid); done || err != nil {
-		if err != nil {
-			code = -int(syscall.SIGKILL) // gone, status unknown
-		}
+func (t *SubprocessTransport) exitReady() { t.reap() }
+
+// reap collects the child's exit if it has exited. When it cannot be
+// reaped (wait4 fails: another part of the process collected it), its
+// status is lost: the return code is lostReturnCode, as asyncio reports,
+// Wait fails with the reason, and the loop's logger warns.
+func (t *SubprocessTransport) reap() {
+	done, code, err := proc.Reap(t.pid)
+	if err != nil {
+		t.reapErr = fmt.Errorf("loopbench: child %d exited but could not be reaped, its status is lost (return code %d): %w", t.pid, lostReturnCode, err)
+		t.loop.c.logger.Warn(t.reapErr.Error())
+		t.processExited(lostReturnCode)
+		return
+	}
+	if done {
 		t.processExited(code)
 	}
 }
@@ -237,7 +252,7 @@ func (t *SubprocessTransport) processExited(code int) {
 		t.reported = true
 		t.proto.ProcessExited()
 		for _, w := range t.exitWait {
-			w.SetResult(code)
+			t.completeWait(w)
 		}
 		t.exitWait = nil
 		t.tryFinish()
@@ -263,7 +278,8 @@ func (t *SubprocessTransport) tryFinish() {
 func (t *SubprocessTransport) Pid() int { return t.pid }
 
 // ReturnCode returns the child's exit status, or minus the signal that
-// killed it (as asyncio's returncode); ok is false while it runs.
+// killed it (as asyncio's returncode); ok is false while it runs. A child
+// whose exit could not be reaped has lostReturnCode, 255, as in asyncio.
 func (t *SubprocessTransport) ReturnCode() (code int, ok bool) { return t.code, t.exited }
 
 // PipeTransport returns the pipe of the child's standard stream fd (0, 1
@@ -276,15 +292,24 @@ func (t *SubprocessTransport) PipeTransport(fd int) *PipeTransport {
 }
 
 // Wait returns a future completed with the exit status (an int) once the
-// child exits.
+// child exits; it fails when the exit could not be reaped (see
+// ReturnCode).
 func (t *SubprocessTransport) Wait() *Future {
 	f := t.loop.CreateFuture()
 	if t.exited {
-		f.SetResult(t.code)
+		t.completeWait(f)
 		return f
 	}
 	t.exitWait = append(t.exitWait, f)
 	return f
+}
+
+func (t *SubprocessTransport) completeWait(f *Future) {
+	if t.reapErr != nil {
+		f.SetException(t.reapErr)
+		return
+	}
+	f.SetResult(t.code)
 }
 
 // SendSignal sends sig to the child; a child that already exited is no

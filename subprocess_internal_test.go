@@ -2,6 +2,7 @@ package loopbench
 
 import (
 	"errors"
+	"log/slog"
 	"syscall"
 	"testing"
 	"time"
@@ -58,5 +59,35 @@ func TestCloseReapsChildren(t *testing.T) {
 		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 			t.Fatalf("sigchld %v: child %d still exists after Close (kill 0: %v)", sigchld, pid, err)
 		}
+	}
+}
+
+// TestSigchldReapFailed: the SIGCHLD watch reports a child reaped
+// elsewhere as the pidfd watch does: return code 255, Wait fails with
+// ECHILD.
+func TestSigchldReapFailed(t *testing.T) {
+	l, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	l.c.forceSigchld = true
+	l.SetLogger(slog.New(slog.DiscardHandler))
+	v, err := l.RunUntilComplete(l.SubprocessExec(func() SubprocessProtocol { return SubprocessProtocolBase{} },
+		[]string{"sleep", "60"}, ProcessOptions{Stdin: DevNull, Stdout: DevNull, Stderr: DevNull}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := v.(*SubprocessTransport)
+	syscall.Kill(tr.Pid(), syscall.SIGTERM)
+	var ws syscall.WaitStatus
+	if _, err := syscall.Wait4(tr.Pid(), &ws, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	stop := time.AfterFunc(30*time.Second, func() { l.CallSoonThreadsafe(l.Stop) })
+	defer stop.Stop()
+	_, err = l.RunUntilComplete(tr.Wait())
+	if code, ok := tr.ReturnCode(); code != 255 || !ok || !errors.Is(err, syscall.ECHILD) {
+		t.Fatalf("Wait = %v, ReturnCode = %d, %v; want ECHILD and 255", err, code, ok)
 	}
 }

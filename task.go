@@ -12,9 +12,10 @@ import (
 // function runs on a runtime coroutine (iter.Pull): t.Await(f) switches
 // back to the loop until f is done, and the loop switches back into the
 // function from f's done callback, as asyncio's Task.__step and
-// __wakeup do. A Task is a Future for the function's result, which only
-// the function completes: SetResult, SetException and Reset on a task (or
-// on its Future) return ErrInvalidState, as asyncio's Task refuses them.
+// __wakeup do. A Task has a Future's reading side (Done, Cancelled,
+// Result, done callbacks) for the function's result, which only the
+// function completes: it has no SetResult, SetException or Reset (asyncio's
+// Task refuses them), and on its Future those return ErrInvalidState.
 //
 // Await, Sleep and the helpers that take a *Task may only be called from
 // that task's own function, on the loop's goroutine.
@@ -30,7 +31,7 @@ type Task struct {
 	stepFn     func()                  // bindStep's closure: also the wakeup of an awaited future
 	resumeErr  error                   // what the suspended call returns when resumed
 
-	Future
+	fut Future // the task's result, which only its function completes
 
 	fn                 func(t *Task) (any, error)
 	co                 *coroutine // runs fn
@@ -72,9 +73,9 @@ func (l *Loop) CreateTask(fn func(t *Task) (any, error)) *Task {
 		panic(closedError("CreateTask"))
 	}
 	t := &Task{fn: fn}
-	t.Future.loop = l
-	t.Future.ofTask = true
-	t.Future.onCancel = t
+	t.fut.loop = l
+	t.fut.ofTask = true
+	t.fut.onCancel = t
 	t.stepFn = t.bindStep()
 	t.co = l.c.takeCoroutine(t)
 	t.next = t.co.next
@@ -96,7 +97,7 @@ func (l *Loop) CreateTask(fn func(t *Task) (any, error)) *Task {
 //go:noinline
 func (t *Task) bindStep() func() {
 	return func() {
-		if t.state != pending || t.running || t.mustCancel || !t.started {
+		if t.fut.state != pending || t.running || t.mustCancel || !t.started {
 			t.stepSlow()
 			return
 		}
@@ -107,7 +108,7 @@ func (t *Task) bindStep() func() {
 // stepSlow is the step of a task not started yet, done, or with a
 // cancellation to deliver.
 func (t *Task) stepSlow() {
-	if t.state != pending || t.running {
+	if t.fut.state != pending || t.running {
 		return
 	}
 	if t.mustCancel {
@@ -115,7 +116,7 @@ func (t *Task) stepSlow() {
 		if !t.started {
 			// Cancelled before it ever ran: the function never starts.
 			t.started = true
-			if co := t.detach(); !t.loop.c.parkCoroutine(co) {
+			if co := t.detach(); !t.fut.loop.c.parkCoroutine(co) {
 				co.stop()
 			}
 			t.finishTask(nil, cancelledError(t.cancelMsg))
@@ -185,32 +186,22 @@ func (e *PanicError) Unwrap() error {
 // finishTask completes the task's future with what its function returned:
 // asyncio's handling of StopIteration and CancelledError in __step.
 func (t *Task) finishTask(res any, err error) {
-	t.loop.c.removeTask(t)
+	t.fut.loop.c.removeTask(t)
 	if t.ctxCancel != nil {
 		t.ctxCancel(nil)
 	}
 	switch {
-	case t.state != pending:
+	case t.fut.state != pending:
 	case t.mustCancel:
 		t.mustCancel = false
-		t.Future.cancel(t.cancelMsg)
+		t.fut.cancel(t.cancelMsg)
 	case errors.Is(err, ErrCancelled):
-		t.Future.cancel(cancelMessage(err))
+		t.fut.cancel(cancelMessage(err))
 	case err != nil:
-		t.Future.setException(err)
+		t.fut.setException(err)
 	default:
-		t.Future.setResult(res)
+		t.fut.setResult(res)
 	}
-}
-
-// cancelMessage recovers the message cancelledError put into err.
-func cancelMessage(err error) string {
-	msg := err.Error()
-	prefix := ErrCancelled.Error() + ": "
-	if len(msg) > len(prefix) && msg[:len(prefix)] == prefix {
-		return msg[len(prefix):]
-	}
-	return ""
 }
 
 // suspend switches back to the loop until the task is resumed. If Close
@@ -241,9 +232,9 @@ func (t *Task) Await(aw Awaitable) (any, error) {
 	switch {
 	case !t.running:
 		return nil, errNotInTask
-	case f.loop != t.loop:
+	case f.loop != t.fut.loop:
 		return nil, errOtherLoop
-	case f == &t.Future:
+	case f == &t.fut:
 		return nil, errAwaitItself
 	}
 	if f.state != pending {
@@ -267,37 +258,43 @@ func (t *Task) Await(aw Awaitable) (any, error) {
 	return f.Result()
 }
 
-// Sleep suspends the task for d. Sleep(0) (or a negative d) yields exactly
-// one loop iteration and uses no timer. It returns an error wrapping
-// ErrCancelled if the task is cancelled meanwhile.
-func (t *Task) Sleep(d time.Duration) error {
+// Sleep suspends task t for d: asyncio.sleep. Sleep(t, 0) (or a negative
+// d) yields exactly one loop iteration and uses no timer. It returns an
+// error wrapping ErrCancelled if t is cancelled meanwhile.
+func Sleep(t *Task, d time.Duration) error {
 	if !t.running {
 		return errNotInTask
 	}
 	if d <= 0 {
-		t.loop.CallSoon(t.stepFn)
+		t.fut.loop.CallSoon(t.stepFn)
 		t.suspend()
 		return t.takeResumeErr()
 	}
 	if t.sleepF == nil {
-		t.sleepF = t.loop.CreateFuture()
+		t.sleepF = t.fut.loop.CreateFuture()
 		t.sleepFn = func() { t.sleepF.SetResult(nil) }
 	} else if err := t.sleepF.Reset(); err != nil {
-		t.sleepF = t.loop.CreateFuture() // a cancelled sleep's callbacks are still due
+		t.sleepF = t.fut.loop.CreateFuture() // a cancelled sleep's callbacks are still due
 		t.sleepFn = func() { t.sleepF.SetResult(nil) }
 	}
-	h := t.loop.CallLater(d, t.sleepFn)
+	h := t.fut.loop.CallLater(d, t.sleepFn)
 	_, err := t.Await(t.sleepF)
 	h.Cancel()
 	return err
 }
+
+// Sleep is Sleep(t, d).
+//
+// Deprecated: asyncio.sleep is a module function; use the package's Sleep
+// (see the package doc for which calls are methods).
+func (t *Task) Sleep(d time.Duration) error { return Sleep(t, d) }
 
 // Cancel requests the task's cancellation: the future it awaits is
 // cancelled, so its Await returns ErrCancelled; a task not waiting sees
 // ErrCancelled at its next Await or Sleep. It returns false if the task
 // is done. Each request counts (Cancelling).
 func (t *Task) Cancel(msg string) bool {
-	if t.state != pending {
+	if t.fut.state != pending {
 		return false
 	}
 	t.ncancels++
@@ -323,13 +320,46 @@ func (t *Task) Uncancel() int {
 	if t.ncancels > 0 {
 		if t.ncancels--; t.ncancels == 0 {
 			t.mustCancel = false
+			// The withdrawn cancellation ended the context it cancelled;
+			// the next Context call makes a live one.
+			t.ctx, t.ctxCancel = nil, nil
 		}
 	}
 	return t.ncancels
 }
 
+// Done reports whether the task's function has returned (or the task was
+// cancelled before it started).
+func (t *Task) Done() bool { return t.fut.Done() }
+
+// Cancelled reports whether the task ended cancelled.
+func (t *Task) Cancelled() bool { return t.fut.Cancelled() }
+
+// Result returns what the task's function returned: ErrInvalidState while
+// it runs, a *CancelledError once the task is cancelled.
+func (t *Task) Result() (any, error) { return t.fut.Result() }
+
+// AddDoneCallback arranges for fn(t.Future()) to run through CallSoon once
+// the task is done (see Future.AddDoneCallback).
+func (t *Task) AddDoneCallback(fn func(*Future)) CallbackToken { return t.fut.AddDoneCallback(fn) }
+
+// RemoveDoneCallback removes the callback tok names, if it has not been
+// scheduled yet, and reports whether it did.
+func (t *Task) RemoveDoneCallback(tok CallbackToken) bool { return t.fut.RemoveDoneCallback(tok) }
+
+// Loop returns the loop the task runs on.
+func (t *Task) Loop() *Loop { return t.fut.loop }
+
+// Future returns the task's future: what Wait and AsCompleted give back
+// for the task, and what its done callbacks receive. Only the task's
+// function completes it: its SetResult, SetException and Reset return
+// ErrInvalidState, which is why a Task does not have them.
+func (t *Task) Future() *Future { return &t.fut }
+
+func (t *Task) future() *Future { return &t.fut }
+
 func (t *Task) String() string {
-	return fmt.Sprintf("Task(%s)", stateNames[t.state])
+	return fmt.Sprintf("Task(%s)", stateNames[t.fut.state])
 }
 
 // --- the loop's unfinished tasks -------------------------------------------
@@ -366,8 +396,8 @@ func (c *core) stopTasks() {
 		c.removeTask(t)
 		t.started = true
 		stopCoroutine(t.co.stop)
-		if t.state == pending {
-			t.Future.cancel("loop closed")
+		if t.fut.state == pending {
+			t.fut.cancel("loop closed")
 		}
 	}
 }

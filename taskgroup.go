@@ -30,11 +30,19 @@ type TaskGroup struct {
 // cancellations left out; if t itself is cancelled meanwhile, the group's
 // tasks are cancelled and it returns an error wrapping ErrCancelled. A
 // group may be nested in a task of another.
+//
+// A panic in body is a failure too: the group cancels its tasks and waits
+// for them, as for an error, then panics again with the same value, so
+// that no task outlives its group and the panic still ends t (as a
+// *PanicError) unless a caller recovers it. A runtime.Goexit in body
+// cancels the tasks but cannot wait for them.
 func WithTaskGroup(t *Task, body func(g *TaskGroup) error) error {
 	g := &TaskGroup{parent: t}
-	err := body(g)
+	p, err := g.callBody(body)
 	var cancelled error
 	switch {
+	case p != nil:
+		g.abort()
 	case err == nil:
 	case errors.Is(err, ErrCancelled):
 		cancelled = err
@@ -45,7 +53,7 @@ func WithTaskGroup(t *Task, body func(g *TaskGroup) error) error {
 	}
 	g.exiting = true
 	for g.running > 0 {
-		g.allDone = t.loop.CreateFuture()
+		g.allDone = t.fut.loop.CreateFuture()
 		if _, err := t.Await(g.allDone); err != nil {
 			// t was cancelled while waiting: cancel the group, keep waiting.
 			if cancelled == nil {
@@ -55,6 +63,9 @@ func WithTaskGroup(t *Task, body func(g *TaskGroup) error) error {
 		}
 	}
 	g.finished = true
+	if p != nil {
+		panic(p.value)
+	}
 	if g.cancelledParent && t.Uncancel() == 0 {
 		cancelled = nil // only the group's own cancellation reached body: withdrawn
 	}
@@ -64,13 +75,40 @@ func WithTaskGroup(t *Task, body func(g *TaskGroup) error) error {
 	return cancelled
 }
 
+// bodyPanic is a panic of a group's body, held while the group winds down.
+type bodyPanic struct{ value any }
+
+// callBody runs body and returns what it returned, or the panic it raised.
+// A runtime.Goexit, and the unwinding Close makes of a suspended task,
+// cannot be held: the first cancels the group's tasks on its way, the
+// second leaves them to Close.
+func (g *TaskGroup) callBody(body func(g *TaskGroup) error) (p *bodyPanic, err error) {
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		switch r := recover(); r {
+		case nil: // runtime.Goexit
+			g.abort()
+		case stoppedSentinel:
+			panic(r)
+		default:
+			p = &bodyPanic{r}
+		}
+	}()
+	err = body(g)
+	returned = true
+	return nil, err
+}
+
 // CreateTask starts fn as a task of the group. It panics when the group
 // has finished (asyncio raises RuntimeError).
 func (g *TaskGroup) CreateTask(fn func(t *Task) (any, error)) *Task {
 	if g.finished {
 		panic("loopbench: TaskGroup.CreateTask after the group finished")
 	}
-	task := g.parent.loop.CreateTask(fn)
+	task := g.parent.fut.loop.CreateTask(fn)
 	g.running++
 	g.tasks = append(g.tasks, task)
 	if g.aborting {
@@ -89,7 +127,7 @@ func (g *TaskGroup) taskDone(task *Task, f *Future) {
 		g.errs = append(g.errs, err)
 		if !g.aborting {
 			g.abort()
-			if !g.exiting && g.parent.state == pending {
+			if !g.exiting && g.parent.fut.state == pending {
 				g.parent.Cancel("")
 				g.cancelledParent = true
 			}

@@ -20,7 +20,7 @@ func AwaitValue[T any](t *Task, aw Awaitable) (T, error) {
 // GatherValues awaits every aw, as Gather, and returns their results as
 // []T, in the order given; the first failure fails it.
 func GatherValues[T any](t *Task, aws ...Awaitable) ([]T, error) {
-	v, err := t.Await(Gather(t.loop, aws...))
+	v, err := t.Await(Gather(t.fut.loop, aws...))
 	if err != nil {
 		return nil, err
 	}
@@ -47,17 +47,21 @@ func as[T any](v any) (T, error) {
 }
 
 // Context returns a context cancelled when the task is cancelled (its
-// cause is then ErrCancelled, with the cancel message) or finishes (cause
-// context.Canceled): for code the task runs through RunInExecutor that
-// takes a context. A cancellation the task later withdraws with Uncancel
-// leaves the context cancelled: a context cannot be revived. Call Context
-// on the loop's goroutine; the context it returns, like every context, is
+// cause is then a *CancelledError with the cancel message) or finishes
+// (cause context.Canceled): for code the task runs through RunInExecutor
+// that takes a context. It is scoped to the cancellation: once a
+// cancellation is withdrawn (the last Uncancel, which WithTimeout and
+// WithTaskGroup make when they handle their own), the context it ended
+// stays ended, since a context cannot be revived, and the next call to
+// Context returns a new, live one. So call Context where the context is
+// needed, rather than keeping one across such a block. Call Context on
+// the loop's goroutine; the context it returns, like every context, is
 // safe to use from any goroutine.
 func (t *Task) Context() context.Context {
 	if t.ctx == nil {
 		t.ctx, t.ctxCancel = context.WithCancelCause(context.Background())
 		switch {
-		case t.state != pending:
+		case t.fut.state != pending:
 			t.ctxCancel(nil)
 		case t.ncancels > 0:
 			t.ctxCancel(cancelledError(t.cancelMsg))
@@ -74,9 +78,9 @@ func AwaitContext(t *Task, ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	f := t.loop.CreateFuture()
+	f := t.fut.loop.CreateFuture()
 	stop := context.AfterFunc(ctx, func() {
-		t.loop.c.tryCallSoonThreadsafe(func() {
+		t.fut.loop.c.tryCallSoonThreadsafe(func() {
 			if !f.Done() {
 				f.SetResult(nil)
 			}

@@ -19,10 +19,11 @@ const (
 	FirstException
 )
 
-// Wait waits for futs until mode is met or timeout passes (0: no
-// timeout), and returns the futures done and those still pending, each in
-// the order given: asyncio.wait. It cancels nothing; it returns an error
-// only when t is cancelled.
+// Wait waits for futs until mode is met or timeout passes, and returns
+// the futures done and those still pending, each in the order given:
+// asyncio.wait. Never is no timeout; a timeout of 0 (or less) returns at
+// once with the futures as they are, as asyncio's timeout=0 does. It
+// cancels nothing; it returns an error only when t is cancelled.
 func Wait(t *Task, futs []Awaitable, mode WaitMode, timeout time.Duration) (done, pending []*Future, err error) {
 	fs := make([]*Future, len(futs))
 	for i, a := range futs {
@@ -47,36 +48,8 @@ func Wait(t *Task, futs []Awaitable, mode WaitMode, timeout time.Duration) (done
 			note(f)
 		}
 	}
-	if !met() && len(fs) > 0 {
-		w := t.loop.CreateFuture()
-		check := func(f *Future) {
-			note(f)
-			if !w.Done() && met() {
-				w.SetResult(nil)
-			}
-		}
-		toks := make([]CallbackToken, len(fs))
-		for i, f := range fs {
-			if !f.Done() {
-				toks[i] = f.AddDoneCallback(check)
-			}
-		}
-		var h TimerHandle
-		if timeout > 0 {
-			h = t.loop.CallLater(timeout, func() {
-				if !w.Done() {
-					w.SetResult(nil)
-				}
-			})
-		}
-		_, err = t.Await(w)
-		h.Cancel()
-		for i, f := range fs {
-			if toks[i] != 0 {
-				f.RemoveDoneCallback(toks[i])
-			}
-		}
-		if err != nil {
+	if !met() && len(fs) > 0 && timeout > 0 {
+		if err := awaitMet(t, fs, timeout, note, met); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -88,6 +61,40 @@ func Wait(t *Task, futs []Awaitable, mode WaitMode, timeout time.Duration) (done
 		}
 	}
 	return done, pending, nil
+}
+
+// awaitMet suspends t until met, checked as each of fs finishes (note
+// counts it), or until timeout passes (Never: no limit).
+func awaitMet(t *Task, fs []*Future, timeout time.Duration, note func(*Future), met func() bool) error {
+	w := t.fut.loop.CreateFuture()
+	check := func(f *Future) {
+		note(f)
+		if !w.Done() && met() {
+			w.SetResult(nil)
+		}
+	}
+	toks := make([]CallbackToken, len(fs))
+	for i, f := range fs {
+		if !f.Done() {
+			toks[i] = f.AddDoneCallback(check)
+		}
+	}
+	var h TimerHandle
+	if timeout != Never {
+		h = t.fut.loop.CallLater(timeout, func() {
+			if !w.Done() {
+				w.SetResult(nil)
+			}
+		})
+	}
+	_, err := t.Await(w)
+	h.Cancel()
+	for i, f := range fs {
+		if toks[i] != 0 {
+			f.RemoveDoneCallback(toks[i])
+		}
+	}
+	return err
 }
 
 // AsCompleted yields futs as they complete, earliest first, suspending t
@@ -115,7 +122,7 @@ func AsCompleted(t *Task, futs ...Awaitable) iter.Seq2[*Future, error] {
 		}()
 		for left := len(fs); left > 0; {
 			if len(ready) == 0 {
-				w = t.loop.CreateFuture()
+				w = t.fut.loop.CreateFuture()
 				if _, err := t.Await(w); err != nil {
 					yield(nil, err)
 					return
@@ -147,7 +154,7 @@ func Shield(l *Loop, aw Awaitable) *Future {
 		}
 		switch v, err := f.Result(); {
 		case f.Cancelled():
-			outer.cancel(err.Error())
+			outer.cancel(cancelMessage(err))
 		case err != nil:
 			outer.SetException(err)
 		default:
@@ -170,14 +177,15 @@ type TimeoutScope struct {
 	done    bool
 }
 
-// WithTimeout runs body in task t with a deadline d from now: when it
+// WithTimeout runs body in task t with a deadline d from now (Never, or a
+// d past the clock's range, is none): when it
 // passes, t is cancelled, so the await in progress returns ErrCancelled,
 // and WithTimeout returns an error wrapping ErrTimeout instead (and not
 // ErrCancelled, which would end the task cancelled), as asyncio.timeout
 // turns CancelledError into TimeoutError. A cancellation from elsewhere
 // still returns ErrCancelled.
 func WithTimeout(t *Task, d time.Duration, body func(s *TimeoutScope) error) error {
-	return WithTimeoutAt(t, t.loop.Time()+d, body)
+	return WithTimeoutAt(t, addClock(t.fut.loop.Time(), d), body)
 }
 
 // WithTimeoutAt is WithTimeout with a deadline on the loop clock.
@@ -205,7 +213,7 @@ func (s *TimeoutScope) Reschedule(when time.Duration) {
 	if when == Never {
 		return
 	}
-	s.h = s.t.loop.CallAt(when, s.expire)
+	s.h = s.t.fut.loop.CallAt(when, s.expire)
 }
 
 func (s *TimeoutScope) expire() {

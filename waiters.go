@@ -29,7 +29,7 @@ func (w *waitList) wait(t *Task) error {
 		w.pool[n-1] = nil
 		w.pool = w.pool[:n-1]
 	} else {
-		f = t.loop.CreateFuture()
+		f = t.fut.loop.CreateFuture()
 	}
 	f.waitIdx = len(w.fs)
 	w.fs = append(w.fs, f)

@@ -56,7 +56,7 @@ func Sleep0(t Timer, l *loopbench.Loop, tasks, n int) error {
 		return func(tk *loopbench.Task) (any, error) {
 			for left > 0 {
 				left--
-				if err := tk.Sleep(0); err != nil {
+				if err := loopbench.Sleep(tk, 0); err != nil {
 					return nil, err
 				}
 			}

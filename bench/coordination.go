@@ -119,7 +119,7 @@ func LockYield(t Timer, l *loopbench.Loop, n int) error {
 				if err := lock.Acquire(tk); err != nil {
 					return nil, err
 				}
-				err := tk.Sleep(0)
+				err := loopbench.Sleep(tk, 0)
 				if rerr := lock.Release(); rerr != nil {
 					return nil, rerr
 				}
@@ -178,7 +178,7 @@ func QueueWorkers(t Timer, l *loopbench.Loop, workers, n int) error {
 		}))
 	}
 	all = append(all, l.CreateTask(func(tk *loopbench.Task) (any, error) {
-		if err := tk.Sleep(0); err != nil { // every worker now waits in Get
+		if err := loopbench.Sleep(tk, 0); err != nil { // every worker now waits in Get
 			return nil, err
 		}
 		t.ResetTimer()
@@ -186,7 +186,7 @@ func QueueWorkers(t Timer, l *loopbench.Loop, workers, n int) error {
 			if err := q.Put(tk, i); err != nil {
 				return nil, err
 			}
-			if err := tk.Sleep(0); err != nil {
+			if err := loopbench.Sleep(tk, 0); err != nil {
 				return nil, err
 			}
 		}

@@ -3,6 +3,7 @@
 package selectors
 
 import (
+	"errors"
 	"os"
 	"time"
 
@@ -68,7 +69,16 @@ func (s *epollSel) Modify(fd int, ev Events) error {
 	if err := s.check("modify", fd, ev, true); err != nil {
 		return err
 	}
-	if err := s.control(unix.EPOLL_CTL_MOD, fd, ev, s.regs[fd].gen); err != nil {
+	err := s.control(unix.EPOLL_CTL_MOD, fd, ev, s.regs[fd].gen)
+	if errors.Is(err, unix.ENOENT) {
+		// Closing the fd without Unregister dropped it from the epoll
+		// set, and the number now names another file: watch that one,
+		// under a new generation (events of the old file, kept open by
+		// a duplicate, keep the old one and are dropped).
+		s.regs[fd].gen = s.nextGen()
+		err = s.control(unix.EPOLL_CTL_ADD, fd, ev, s.regs[fd].gen)
+	}
+	if err != nil {
 		return s.errorf("modify", fd, err)
 	}
 	s.set(fd, ev)

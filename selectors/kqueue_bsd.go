@@ -94,8 +94,15 @@ func (s *kqueueSel) Modify(fd int, ev Events) error {
 	if err := s.check("modify", fd, ev, true); err != nil {
 		return err
 	}
+	// EV_ADD for every event asked for, not only the new ones: it changes
+	// nothing on a live filter, and restores the filters of an fd closed
+	// without Unregister (closing dropped them) that now names another
+	// file. A filter to drop may already be gone for the same reason.
 	old := s.regs[fd].ev
-	if err := s.apply(fd, ev&^old, old&^ev, false); err != nil {
+	if err := s.apply(fd, ev, 0, false); err != nil {
+		return s.errorf("modify", fd, err)
+	}
+	if err := s.remove(fd, old&^ev); err != nil {
 		return s.errorf("modify", fd, err)
 	}
 	s.set(fd, ev)

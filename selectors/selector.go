@@ -21,8 +21,17 @@
 //   - System call errors are *os.SyscallError; descriptors the selector
 //     opens are close-on-exec.
 //   - An fd closed without Unregister and reused by a new file never reports
-//     events of the old file (epoll keeps a generation per registration;
-//     kqueue drops a closed fd's filters itself).
+//     events of the old file once Unregister, or Modify, has been called on
+//     it (epoll keeps a generation per registration; kqueue drops a closed
+//     fd's filters itself).
+//   - Modify watches the file the fd names at the time of the call, also
+//     when the fd was closed and reused without Unregister: epoll re-adds
+//     an fd its set no longer holds, kqueue re-adds every filter asked
+//     for, poll and select watch the number. (Before that call the
+//     backends differ: poll and select already watch the new file, epoll
+//     and kqueue do not.) The loop calls Modify whenever AddReader or
+//     AddWriter replaces a callback, so that AddReader on a reused fd
+//     watches its new file with every backend.
 //   - select refuses fds >= FD_SETSIZE (1024; 256 on NetBSD) with
 //     ErrFdTooLarge.
 //

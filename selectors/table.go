@@ -65,12 +65,17 @@ func (t *table) add(fd int, ev Events) uint32 {
 	for fd >= len(t.regs) {
 		t.regs = append(t.regs, reg{})
 	}
+	t.regs[fd] = reg{ev: ev, gen: t.nextGen()}
+	t.count++
+	return t.regs[fd].gen
+}
+
+// nextGen returns a generation no live registration has.
+func (t *table) nextGen() uint32 {
 	t.gen++
 	if t.gen == 0 {
 		t.gen = 1
 	}
-	t.regs[fd] = reg{ev: ev, gen: t.gen}
-	t.count++
 	return t.gen
 }
 

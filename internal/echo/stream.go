@@ -10,7 +10,7 @@ func ServeStream(l *loopbench.Loop, network, address string) (*loopbench.Server,
 		defer w.Close()
 		for {
 			data, err := r.Read(t, BufferSize)
-			if err != nil || len(data) == 0 {
+			if err != nil { // io.EOF at the end
 				return
 			}
 			if w.Write(data) != nil || w.Drain(t) != nil {

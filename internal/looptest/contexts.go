@@ -43,7 +43,7 @@ func testTaskContext(t *testing.T, l *loopbench.Loop) {
 	var ctx context.Context
 	task := run(l, func(t *loopbench.Task) error {
 		ctx = t.Context()
-		return t.Sleep(time.Hour)
+		return loopbench.Sleep(t, time.Hour)
 	})
 	iterations(t, l, 2)
 	if ctx.Err() != nil {
@@ -105,5 +105,49 @@ func testAwaitContext(t *testing.T, l *loopbench.Loop) {
 	// A context already done returns at once.
 	if _, err := complete(t, l, run(l, func(t *loopbench.Task) error { return loopbench.AwaitContext(t, ctx) })); !errors.Is(err, context.Canceled) {
 		t.Fatalf("AwaitContext of a done context = %v", err)
+	}
+}
+
+// testContextAfterTimeout: a cancellation withdrawn by WithTimeout ends
+// the context it cancelled, not the ones the task asks for after.
+func testContextAfterTimeout(t *testing.T, l *loopbench.Loop) {
+	var inside, after context.Context
+	timed := run(l, func(t *loopbench.Task) error {
+		err := loopbench.WithTimeout(t, time.Millisecond, func(*loopbench.TimeoutScope) error {
+			inside = t.Context()
+			return loopbench.Sleep(t, time.Hour)
+		})
+		if !errors.Is(err, loopbench.ErrTimeout) {
+			return fmt.Errorf("WithTimeout = %v, want ErrTimeout", err)
+		}
+		if after = t.Context(); after.Err() != nil {
+			return fmt.Errorf("the task's context after the handled timeout is done: %v", context.Cause(after))
+		}
+		return nil
+	})
+	if _, err := complete(t, l, timed); err != nil {
+		t.Fatal(err)
+	}
+	if inside.Err() == nil || !errors.Is(context.Cause(inside), loopbench.ErrCancelled) {
+		t.Fatalf("context inside the expired timeout: %v, cause %v", inside.Err(), context.Cause(inside))
+	}
+	if after.Err() == nil {
+		t.Fatal("the context after the timeout did not end with the task")
+	}
+}
+
+// checkCancelled checks that err is a cancellation with message msg that
+// errors.Is matches to ErrCancelled and context.Canceled, also wrapped.
+func checkCancelled(t *testing.T, what string, err error, msg string) {
+	t.Helper()
+	err = fmt.Errorf("wrapped: %w", err)
+	ce, ok := errors.AsType[*loopbench.CancelledError](err)
+	switch {
+	case !ok:
+		t.Errorf("%s: %v is no *CancelledError", what, err)
+	case ce.Message != msg:
+		t.Errorf("%s: message %q, want %q", what, ce.Message, msg)
+	case !errors.Is(err, loopbench.ErrCancelled) || !errors.Is(err, context.Canceled):
+		t.Errorf("%s: %v does not match both ErrCancelled and context.Canceled", what, err)
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 func sleeper(l *loopbench.Loop, d time.Duration, v any, err error) *loopbench.Task {
 	return l.CreateTask(func(tk *loopbench.Task) (any, error) {
-		if e := tk.Sleep(d); e != nil {
+		if e := loopbench.Sleep(tk, d); e != nil {
 			return nil, e
 		}
 		return v, err
@@ -86,9 +86,9 @@ func testWaitForResult(t *testing.T, l *loopbench.Loop) {
 func testWaitForTimeout(t *testing.T, l *loopbench.Loop) {
 	cleanedUp := false
 	inner := l.CreateTask(func(tk *loopbench.Task) (any, error) {
-		err := tk.Sleep(time.Hour)
-		tk.Sleep(0) // cleaning up takes an iteration
-		tk.Sleep(time.Millisecond)
+		err := loopbench.Sleep(tk, time.Hour)
+		loopbench.Sleep(tk, 0) // cleaning up takes an iteration
+		loopbench.Sleep(tk, time.Millisecond)
 		cleanedUp = true
 		return nil, err
 	})
@@ -154,7 +154,7 @@ func CloseStopsTasks(t *testing.T, cfg loopbench.Config) {
 	// Finished tasks leave their coroutines idle, for the next tasks.
 	var finished []loopbench.Awaitable
 	for range 5 {
-		finished = append(finished, l.CreateTask(func(tk *loopbench.Task) (any, error) { return nil, tk.Sleep(0) }))
+		finished = append(finished, l.CreateTask(func(tk *loopbench.Task) (any, error) { return nil, loopbench.Sleep(tk, 0) }))
 	}
 	if _, err := complete(t, l, loopbench.Gather(l, finished...)); err != nil {
 		t.Fatal(err)
@@ -186,12 +186,12 @@ func testRun(t *testing.T, cfg loopbench.Config) {
 		l := tk.Loop()
 		background = l.CreateTask(func(b *loopbench.Task) (any, error) {
 			for {
-				if err := b.Sleep(time.Millisecond); err != nil {
+				if err := loopbench.Sleep(b, time.Millisecond); err != nil {
 					return nil, err
 				}
 			}
 		})
-		if err := tk.Sleep(2 * time.Millisecond); err != nil {
+		if err := loopbench.Sleep(tk, 2*time.Millisecond); err != nil {
 			return nil, err
 		}
 		return "main", nil
@@ -204,5 +204,61 @@ func testRun(t *testing.T, cfg loopbench.Config) {
 	}
 	if _, err := loopbench.Run(loopbench.Config{Ready: "nope"}, nil); err == nil {
 		t.Fatal("Run with an unknown variant succeeded")
+	}
+}
+
+// testCloseDoesNotWait: Close returns while an executor job still runs
+// (asyncio's close does not wait), drops the jobs queued, and the running
+// job's result goes nowhere when it ends.
+func testCloseDoesNotWait(t *testing.T, l *loopbench.Loop) {
+	release := make(chan struct{})
+	started := make(chan struct{})
+	var waited atomic.Bool
+	l.RunInExecutor(func() (any, error) {
+		close(started)
+		<-release
+		return nil, nil
+	})
+	<-started
+	// A detector, not a measure: a Close that waits for the job returns
+	// only once this releases it.
+	timer := time.AfterFunc(10*time.Second, func() { waited.Store(true); close(release) })
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if waited.Load() {
+		t.Fatal("Close waited for a running executor job")
+	}
+	if timer.Stop() {
+		close(release)
+	}
+}
+
+// testShutdownExecutor: ShutdownDefaultExecutor waits for the jobs queued
+// and running, then refuses new ones; with a job that does not end, it
+// fails with ErrTimeout once the timeout passes.
+func testShutdownExecutor(t *testing.T, l *loopbench.Loop) {
+	var ran atomic.Int32
+	gate := make(chan struct{})
+	for range 50 {
+		l.RunInExecutor(func() (any, error) { <-gate; ran.Add(1); return nil, nil })
+	}
+	shut := l.ShutdownDefaultExecutor(loopbench.Never)
+	close(gate)
+	if _, err := complete(t, l, shut); err != nil || ran.Load() != 50 {
+		t.Fatalf("ShutdownDefaultExecutor = %v after %d of 50 jobs", err, ran.Load())
+	}
+	if _, err := complete(t, l, l.RunInExecutor(func() (any, error) { return nil, nil })); !errors.Is(err, loopbench.ErrExecutorShutdown) {
+		t.Fatalf("RunInExecutor after the shutdown = %v, want ErrExecutorShutdown", err)
+	}
+	if _, err := complete(t, l, l.ShutdownDefaultExecutor(0)); err != nil {
+		t.Fatalf("a second shutdown, nothing running = %v", err)
+	}
+	other := New(t, l.Config())
+	stuck := make(chan struct{})
+	defer close(stuck)
+	other.RunInExecutor(func() (any, error) { <-stuck; return nil, nil })
+	if _, err := complete(t, other, other.ShutdownDefaultExecutor(time.Millisecond)); !errors.Is(err, loopbench.ErrTimeout) {
+		t.Fatalf("shutdown with a stuck job = %v, want ErrTimeout", err)
 	}
 }

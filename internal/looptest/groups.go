@@ -13,7 +13,7 @@ import (
 // logging how it ended.
 func child(g *loopbench.TaskGroup, lg *events, name string, d time.Duration, v any, err error) *loopbench.Task {
 	return g.CreateTask(func(t *loopbench.Task) (any, error) {
-		if e := t.Sleep(d); e != nil {
+		if e := loopbench.Sleep(t, d); e != nil {
 			lg.add("%s %v", name, e)
 			return nil, e
 		}
@@ -86,7 +86,7 @@ func testGroupBodyError(t *testing.T, l *loopbench.Loop) {
 	_, err := complete(t, l, run(l, func(t *loopbench.Task) error {
 		return loopbench.WithTaskGroup(t, func(g *loopbench.TaskGroup) error {
 			child(g, &lg, "slow", time.Hour, nil, nil)
-			if err := t.Sleep(0); err != nil { // the child starts
+			if err := loopbench.Sleep(t, 0); err != nil { // the child starts
 				return err
 			}
 			return body
@@ -96,6 +96,35 @@ func testGroupBodyError(t *testing.T, l *loopbench.Loop) {
 		t.Fatalf("group error %v, want the body's", err)
 	}
 	lg.want(t, "slow loopbench: cancelled")
+}
+
+// testGroupBodyPanics: a panic in the body cancels the group's tasks and
+// waits for them before it goes on: the task running the group fails
+// with the panic, and no child outlives the group.
+func testGroupBodyPanics(t *testing.T, l *loopbench.Loop) {
+	var lg events
+	var kids []*loopbench.Task
+	parent := run(l, func(t *loopbench.Task) error {
+		return loopbench.WithTaskGroup(t, func(g *loopbench.TaskGroup) error {
+			kids = append(kids, child(g, &lg, "slow", time.Hour, nil, nil), child(g, &lg, "quick", 0, nil, nil))
+			if err := loopbench.Sleep(t, 0); err != nil { // the children start
+				return err
+			}
+			panic("boom")
+		})
+	})
+	parent.AddDoneCallback(func(*loopbench.Future) {
+		for i, k := range kids {
+			lg.add("parent done: child %d done %v", i, k.Done())
+		}
+	})
+	_, err := complete(t, l, parent)
+	var pe *loopbench.PanicError
+	if !errors.As(err, &pe) || pe.Value != "boom" {
+		t.Fatalf("parent = %v, want the body's panic", err)
+	}
+	iterations(t, l, 1)
+	lg.want(t, "quick loopbench: cancelled", "slow loopbench: cancelled", "parent done: child 0 done true", "parent done: child 1 done true")
 }
 
 // testGroupParentCancelled: cancelling the task that runs the group
@@ -183,7 +212,7 @@ func testWaitModes(t *testing.T, l *loopbench.Loop) {
 		var done, pending []*loopbench.Future
 		waiter := run(l, func(t *loopbench.Task) error {
 			var err error
-			done, pending, err = loopbench.Wait(t, []loopbench.Awaitable{fails, fast, slow}, c.mode, 0)
+			done, pending, err = loopbench.Wait(t, []loopbench.Awaitable{fails, fast, slow}, c.mode, loopbench.Never)
 			return err
 		})
 		steps := []func(){func() { fast.SetResult(1) }, func() { fails.SetException(bad) }, func() { slow.SetResult(3) }}
@@ -227,7 +256,7 @@ func testWaitAlreadyDone(t *testing.T, l *loopbench.Loop) {
 	var done, left []*loopbench.Future
 	complete(t, l, run(l, func(t *loopbench.Task) error {
 		var err error
-		done, left, err = loopbench.Wait(t, []loopbench.Awaitable{pending, failed}, loopbench.FirstException, 0)
+		done, left, err = loopbench.Wait(t, []loopbench.Awaitable{pending, failed}, loopbench.FirstException, loopbench.Never)
 		return err
 	}))
 	if len(done) != 1 || done[0] != failed || len(left) != 1 || left[0] != pending {
@@ -244,9 +273,24 @@ func testWaitTimeout(t *testing.T, l *loopbench.Loop) {
 		done, pending, err = loopbench.Wait(t, []loopbench.Awaitable{never, quick}, loopbench.AllCompleted, time.Millisecond)
 		return err
 	}))
-	if len(done) != 1 || done[0] != &quick.Future || len(pending) != 1 || pending[0] != never || never.Cancelled() {
+	if len(done) != 1 || done[0] != quick.Future() || len(pending) != 1 || pending[0] != never || never.Cancelled() {
 		t.Fatalf("Wait with timeout: done %v pending %v", done, pending)
 	}
+}
+
+// testWaitTimeoutZero: a timeout of 0 returns at once, without a
+// suspension, with the futures as they are (asyncio's timeout=0).
+func testWaitTimeoutZero(t *testing.T, l *loopbench.Loop) {
+	never, finished := l.CreateFuture(), l.CreateFuture()
+	finished.SetResult(1)
+	var lg events
+	complete(t, l, run(l, func(t *loopbench.Task) error {
+		l.CallSoon(func() { lg.add("next iteration") })
+		done, pending, err := loopbench.Wait(t, []loopbench.Awaitable{never, finished}, loopbench.AllCompleted, 0)
+		lg.add("Wait returned %d done, %d pending, %v", len(done), len(pending), err)
+		return nil
+	}))
+	lg.want(t, "Wait returned 1 done, 1 pending, <nil>", "next iteration")
 }
 
 // testAsCompleted: futures finish in the order a, b, c, one per iteration
@@ -297,7 +341,7 @@ func testTimeoutExpires(t *testing.T, l *loopbench.Loop) {
 	var expired bool
 	task := run(l, func(t *loopbench.Task) error {
 		err := loopbench.WithTimeout(t, time.Millisecond, func(s *loopbench.TimeoutScope) error {
-			err := t.Sleep(time.Hour)
+			err := loopbench.Sleep(t, time.Hour)
 			expired = s.Expired()
 			return err
 		})
@@ -311,10 +355,23 @@ func testTimeoutExpires(t *testing.T, l *loopbench.Loop) {
 		t.Fatalf("timeout = %v (expired %v, task cancelled %v)", err, expired, task.Cancelled())
 	}
 	ok := run(l, func(t *loopbench.Task) error {
-		return loopbench.WithTimeout(t, time.Hour, func(*loopbench.TimeoutScope) error { return t.Sleep(0) })
+		return loopbench.WithTimeout(t, time.Hour, func(*loopbench.TimeoutScope) error { return loopbench.Sleep(t, 0) })
 	})
 	if _, err := complete(t, l, ok); err != nil {
 		t.Fatalf("a timeout that did not expire = %v", err)
+	}
+	// Never, or a delay past the clock's range, is no deadline at all.
+	for _, d := range []time.Duration{loopbench.Never, loopbench.Never - 1} {
+		var when time.Duration
+		none := run(l, func(t *loopbench.Task) error {
+			return loopbench.WithTimeout(t, d, func(s *loopbench.TimeoutScope) error {
+				when = s.When()
+				return loopbench.Sleep(t, time.Millisecond)
+			})
+		})
+		if _, err := complete(t, l, none); err != nil || when != loopbench.Never {
+			t.Fatalf("WithTimeout(%v) = %v with deadline %v, want no deadline", d, err, when)
+		}
 	}
 }
 
@@ -326,12 +383,12 @@ func testTimeoutReschedule(t *testing.T, l *loopbench.Loop) {
 			if s.When() != loopbench.Never {
 				return fmt.Errorf("after Reschedule(Never), When = %v", s.When())
 			}
-			if err := t.Sleep(3 * time.Millisecond); err != nil {
+			if err := loopbench.Sleep(t, 3*time.Millisecond); err != nil {
 				return err
 			}
 			slept++
 			s.Reschedule(l.Time() + time.Millisecond)
-			if err := t.Sleep(time.Hour); err != nil {
+			if err := loopbench.Sleep(t, time.Hour); err != nil {
 				return err
 			}
 			slept++
@@ -347,7 +404,7 @@ func testTimeoutReschedule(t *testing.T, l *loopbench.Loop) {
 // cancellation.
 func testTimeoutOuterCancel(t *testing.T, l *loopbench.Loop) {
 	task := run(l, func(t *loopbench.Task) error {
-		return loopbench.WithTimeout(t, time.Hour, func(*loopbench.TimeoutScope) error { return t.Sleep(time.Hour) })
+		return loopbench.WithTimeout(t, time.Hour, func(*loopbench.TimeoutScope) error { return loopbench.Sleep(t, time.Hour) })
 	})
 	iterations(t, l, 2)
 	task.Cancel("outside")

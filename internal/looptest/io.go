@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"log"
 	"strings"
 	"testing"
 	"time"
@@ -16,15 +14,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-var discard = log.New(io.Discard, "", 0)
-
 func runIO(t *testing.T, cfg loopbench.Config) {
 	tests := []struct {
 		name string
 		fn   func(*testing.T, *loopbench.Loop)
 	}{
 		{"IterationOrder", testIterationOrder},
+		{"ThreadsafeBeforeIO", testThreadsafeBeforeIO},
 		{"ReaderReplaced", testReaderReplaced},
+		{"ReaderOnReusedFd", testReaderReusedFd},
 		{"ReaderAndWriterOnOneFd", testReaderWriter},
 		{"RemoveReports", testRemoveReports},
 		{"RemoveInsideIteration", testRemoveInside},
@@ -39,9 +37,9 @@ func runIO(t *testing.T, cfg loopbench.Config) {
 }
 
 // testIterationOrder: one iteration runs, as asyncio's _run_once does, the
-// CallSoon callbacks queued before it, then the ready reader, then what
-// CallSoonThreadsafe passed, then the due timer; what each of them
-// schedules runs in the next iteration, in the same order.
+// CallSoon callbacks queued before it, then what CallSoonThreadsafe passed,
+// then the ready reader, then the due timer; what each of them schedules
+// runs in the next iteration, in the same order.
 func testIterationOrder(t *testing.T, l *loopbench.Loop) {
 	a, b := seltest.Pair(t)
 	var r recorder
@@ -57,11 +55,35 @@ func testIterationOrder(t *testing.T, l *loopbench.Loop) {
 	l.CallSoon(then("soon2"))
 	seltest.Write(t, b, "x")
 	RunOnce(t, l)
-	first := []string{"soon1", "soon2", "reader", "threadsafe", "timer"}
+	first := []string{"soon1", "soon2", "threadsafe", "reader", "timer"}
 	r.want(t, first...)
 	l.RemoveReader(a)
 	RunOnce(t, l)
-	r.want(t, append(first, "after soon1", "after soon2", "after reader", "after threadsafe", "after timer")...)
+	r.want(t, append(first, "after soon1", "after soon2", "after threadsafe", "after reader", "after timer")...)
+}
+
+// testThreadsafeBeforeIO: another goroutine passes a callback while the
+// loop has an fd ready (the loop's callback waits until it has, so both
+// are there at the next select): asyncio appends a thread-safe callback
+// to _ready when it is made, before the select's events are processed,
+// so it runs before the reader.
+func testThreadsafeBeforeIO(t *testing.T, l *loopbench.Loop) {
+	a, b := seltest.Pair(t)
+	var r recorder
+	if err := l.AddReader(a, func() { r.add("reader")(); l.RemoveReader(a); l.Stop() }); err != nil {
+		t.Fatal(err)
+	}
+	l.CallSoon(func() {
+		done := make(chan struct{})
+		go func() {
+			l.CallSoonThreadsafe(r.add("threadsafe"))
+			seltest.Write(t, b, "x")
+			close(done)
+		}()
+		<-done
+	})
+	RunFor(t, l, 10*time.Second)
+	r.want(t, "threadsafe", "reader")
 }
 
 func testReaderReplaced(t *testing.T, l *loopbench.Loop) {
@@ -75,6 +97,29 @@ func testReaderReplaced(t *testing.T, l *loopbench.Loop) {
 	}
 	seltest.Write(t, b, "x")
 	RunOnce(t, l)
+	r.want(t, "new")
+}
+
+// testReaderReusedFd: an fd closed without RemoveReader and reused by a
+// new socket (dup2 onto its number, which no other test can take in
+// between): AddReader on it replaces the old reader and watches the new
+// socket, with every selector.
+func testReaderReusedFd(t *testing.T, l *loopbench.Loop) {
+	a, _ := seltest.Pair(t)
+	var r recorder
+	if err := l.AddReader(a, r.add("old")); err != nil {
+		t.Fatal(err)
+	}
+	c, d := seltest.Pair(t)
+	if err := unix.Dup2(c, a); err != nil {
+		t.Fatal(err)
+	}
+	unix.CloseOnExec(a)
+	if err := l.AddReader(a, func() { r.add("new")(); l.RemoveReader(a); l.Stop() }); err != nil {
+		t.Fatal(err)
+	}
+	seltest.Write(t, d, "x")
+	RunFor(t, l, 10*time.Second)
 	r.want(t, "new")
 }
 

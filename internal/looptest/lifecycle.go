@@ -1,7 +1,12 @@
 package looptest
 
 import (
+	"bytes"
 	"errors"
+	"log/slog"
+	"math"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -180,13 +185,22 @@ func testPanic(t *testing.T, l *loopbench.Loop) {
 }
 
 func testPanicInHandler(t *testing.T, l *loopbench.Loop) {
-	l.SetLogger(discard)
+	var out bytes.Buffer
+	l.SetLogger(slog.New(slog.NewTextHandler(&out, nil)))
 	l.SetExceptionHandler(func(loopbench.ExceptionContext) { panic("handler") })
 	var r recorder
 	l.CallSoon(func() { panic("cb") })
 	l.CallSoon(r.add("after"))
 	RunOnce(t, l)
 	r.want(t, "after")
+	// The default handler logs the panic of a callback to the slog.Logger.
+	l.SetExceptionHandler(nil)
+	l.CallSoon(func() { panic("default") })
+	RunOnce(t, l)
+	got := out.String()
+	if strings.Count(got, "level=ERROR") != 2 || !strings.Contains(got, "panic in exception handler") || !strings.Contains(got, "panic: default") {
+		t.Fatalf("log %q, want two errors: the handler's panic and the callback's", got)
+	}
 }
 
 // testThreadsafe: 8 goroutines each schedule 500 callbacks on a loop that
@@ -240,4 +254,87 @@ func testThreadsafeCancel(t *testing.T, l *loopbench.Loop) {
 	h.Cancel()
 	RunOnce(t, l)
 	r.want(t, "a", "b", "c")
+}
+
+// testRunUntilCompleteRefused: RunUntilComplete of a future already done
+// is refused like any run, and leaves nothing behind: from inside a
+// running loop it is ErrRunning and that run goes on (no stop was
+// scheduled for it); on a closed loop it is ErrClosed, not a panic.
+func testRunUntilCompleteRefused(t *testing.T, l *loopbench.Loop) {
+	done := l.CreateFuture()
+	done.SetResult(1)
+	var r recorder
+	var inner error
+	l.CallSoon(func() {
+		_, inner = l.RunUntilComplete(done)
+		l.CallSoon(func() {
+			r.add("b")()
+			l.CallSoon(func() { r.add("c")(); l.Stop() })
+		})
+	})
+	RunFor(t, l, 10*time.Second)
+	if !errors.Is(inner, loopbench.ErrRunning) {
+		t.Errorf("RunUntilComplete inside the run = %v, want ErrRunning", inner)
+	}
+	r.want(t, "b", "c")
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			t.Fatalf("RunUntilComplete on a closed loop panicked: %v", p)
+		}
+	}()
+	if _, err := l.RunUntilComplete(done); !errors.Is(err, loopbench.ErrClosed) {
+		t.Fatalf("RunUntilComplete on a closed loop = %v, want ErrClosed", err)
+	}
+}
+
+// testTryThreadsafe: TryCallSoonThreadsafe queues like CallSoonThreadsafe
+// while the loop is open, and reports ErrClosed, never panicking, from
+// goroutines that race with Close.
+func testTryThreadsafe(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	if _, err := l.TryCallSoonThreadsafe(r.add("a")); err != nil {
+		t.Fatal(err)
+	}
+	RunOnce(t, l)
+	r.want(t, "a")
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Go(func() {
+			for {
+				if _, err := l.TryCallSoonThreadsafe(func() {}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if !errors.Is(err, loopbench.ErrClosed) {
+			t.Errorf("TryCallSoonThreadsafe racing with Close = %v, want ErrClosed", err)
+		}
+	}
+}
+
+// testHugeDelay: a delay past the clock's range saturates, so the timer
+// never fires and never wraps around into the past; a nearer timer still
+// runs and stops the loop.
+func testHugeDelay(t *testing.T, l *loopbench.Loop) {
+	var r recorder
+	h := l.CallLater(math.MaxInt64, r.add("never"))
+	l.CallLater(time.Duration(math.MaxInt64-1), r.add("never either"))
+	l.CallLater(20*time.Millisecond, func() { r.add("stop")(); l.Stop() })
+	RunFor(t, l, 10*time.Second)
+	r.want(t, "stop")
+	if h.When() != loopbench.Never {
+		t.Errorf("When() = %v, want Never (saturated)", h.When())
+	}
 }

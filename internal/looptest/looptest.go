@@ -100,15 +100,18 @@ func Run(t *testing.T, cfg loopbench.Config) {
 		{"EqualDeadlinesFIFO", testEqualDeadlines},
 		{"CallLaterZeroAfterCallSoon", testLaterZero},
 		{"TimerCancel", testTimerCancel},
+		{"HugeDelaySaturates", testHugeDelay},
 		{"StopBeforeRun", testStopBeforeRun},
 		{"StopInsideCallback", testStopInside},
 		{"RunUntilComplete", testRunUntilComplete},
 		{"NestedRun", testNestedRun},
+		{"RunUntilCompleteRefused", testRunUntilCompleteRefused},
 		{"Close", testClose},
 		{"PanicContained", testPanic},
 		{"PanicInExceptionHandler", testPanicInHandler},
 		{"ThreadsafeFromGoroutines", testThreadsafe},
 		{"ThreadsafeCancel", testThreadsafeCancel},
+		{"TryThreadsafeAfterClose", testTryThreadsafe},
 	})
 	runIO(t, cfg)
 }

@@ -124,7 +124,7 @@ func testModelShape(t *testing.T, l *loopbench.Loop, shape modelShape) {
 
 // step does one random operation in task i.
 func (m *coordModel) step(t *loopbench.Task, i int, r *rand.Rand, q *loopbench.Queue[int], sem *loopbench.Semaphore, lock *loopbench.Lock, next *int) error {
-	if err := t.Sleep(0); err != nil { // a step per iteration at most
+	if err := loopbench.Sleep(t, 0); err != nil { // a step per iteration at most
 		return err
 	}
 	m.ops++
@@ -156,7 +156,7 @@ func (m *coordModel) step(t *loopbench.Task, i int, r *rand.Rand, q *loopbench.Q
 			return err
 		}
 		m.semHeld++
-		err = t.Sleep(time.Duration(r.IntN(2)) * time.Microsecond)
+		err = loopbench.Sleep(t, time.Duration(r.IntN(2))*time.Microsecond)
 		m.semHeld--
 		if rerr := sem.Release(); rerr != nil {
 			return rerr
@@ -170,7 +170,7 @@ func (m *coordModel) step(t *loopbench.Task, i int, r *rand.Rand, q *loopbench.Q
 			return err
 		}
 		m.lockHeld++
-		err = t.Sleep(0)
+		err = loopbench.Sleep(t, 0)
 		m.lockHeld--
 		if rerr := lock.Release(); rerr != nil {
 			return rerr

@@ -33,6 +33,7 @@ func RunNet(t *testing.T, cfg loopbench.Config) {
 		{"AbortAndWriteAfterReset", testAbortAndWriteAfterReset},
 		{"TaskClient", testTaskClient},
 		{"UseAfterLoopClose", testUseAfterLoopClose},
+		{"SockBlockingFd", testSockBlockingFd},
 	})
 }
 

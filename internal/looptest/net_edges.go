@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/internal/echo"
 	"github.com/loopbench/loopbench/internal/sock"
+	"golang.org/x/sys/unix"
 )
 
 // openFds counts the process's open file descriptors.
@@ -237,5 +239,53 @@ func testUseAfterLoopClose(t *testing.T, l *loopbench.Loop) {
 	tr.Abort()
 	if err := tr.Write([]byte("late")); !errors.Is(err, loopbench.ErrTransportClosed) {
 		t.Fatalf("Write after the loop closed = %v", err)
+	}
+}
+
+// blockingPair returns a connected socketpair in blocking mode, closed at
+// the end of the test.
+func blockingPair(t *testing.T) (a, b int) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unix.CloseOnExec(fds[0])
+	unix.CloseOnExec(fds[1])
+	t.Cleanup(func() { unix.Close(fds[0]); unix.Close(fds[1]) })
+	return fds[0], fds[1]
+}
+
+// testSockBlockingFd: SockRecv on a caller's fd left in blocking mode
+// blocks the loop, as asyncio's does, but nothing else: a garbage
+// collection on another goroutine completes meanwhile, and only then does
+// that goroutine send what the loop waits for. (A raw system call would
+// keep the blocked goroutine from stopping for the collector: the
+// collection, and the whole process, would wait forever.) In debug mode
+// the fd is refused at once, as asyncio's debug mode refuses it.
+func testSockBlockingFd(t *testing.T, l *loopbench.Loop) {
+	a, b := blockingPair(t)
+	v, err := complete(t, l, l.CreateTask(func(t *loopbench.Task) (any, error) {
+		go func() {
+			runtime.GC()
+			unix.Write(b, []byte("x"))
+		}()
+		return t.Await(l.SockRecv(a, 1))
+	}))
+	if err != nil || string(v.([]byte)) != "x" {
+		t.Fatalf("SockRecv on a blocking fd = %q, %v", v, err)
+	}
+	cfg := l.Config()
+	cfg.Debug = true
+	dl := New(t, cfg)
+	for name, f := range map[string]*loopbench.Future{
+		"SockRecv":     dl.SockRecv(a, 1),
+		"SockRecvInto": dl.SockRecvInto(a, make([]byte, 1)),
+		"SockSendAll":  dl.SockSendAll(a, []byte("x")),
+		"SockAccept":   dl.SockAccept(a),
+		"SockConnect":  dl.SockConnect(a, "unix", "/nonexistent"),
+	} {
+		if _, err := f.Result(); err == nil || !strings.Contains(err.Error(), "blocking mode") {
+			t.Errorf("%s on a blocking fd in debug mode = %v, want it refused at once", name, err)
+		}
 	}
 }

@@ -20,6 +20,7 @@ func RunStreams(t *testing.T, cfg loopbench.Config) {
 		{"EchoByHostName", testStreamEcho},
 		{"ReadLineSplitPackets", testReadLineSplit},
 		{"ReadExactlyAtEOF", testReadExactlyEOF},
+		{"ReadReturnsEOF", testReadEOF},
 		{"ReadUntilPastLimit", testReadUntilLimit},
 		{"DrainPausesForSlowPeer", testDrain},
 		{"UnknownHostName", testUnknownHost},
@@ -166,6 +167,34 @@ func testReadExactlyEOF(t *testing.T, l *loopbench.Loop) {
 	}
 }
 
+// testReadEOF: Read gives what is buffered, then io.EOF at the end of the
+// stream, so the usual Go read loop ends.
+func testReadEOF(t *testing.T, l *loopbench.Loop) {
+	r := loopbench.NewStreamReader(l, 0)
+	r.FeedData([]byte("abc"))
+	runTask(t, l, func(tk *loopbench.Task) error {
+		l.CallSoon(r.FeedEOF)
+		var got []string
+		for range 10 {
+			data, err := r.Read(tk, 2)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			got = append(got, string(data))
+		}
+		if fmt.Sprint(got) != "[ab c]" {
+			return errorf("read %q before io.EOF, want [ab c]", got)
+		}
+		if data, err := r.Read(tk, -1); len(data) != 0 || err != nil {
+			return errorf("Read(-1) at the end = %q, %v, want nothing and no error", data, err)
+		}
+		return nil
+	})
+}
+
 func testReadUntilLimit(t *testing.T, l *loopbench.Loop) {
 	result := make(chan error, 1)
 	long := strings.Repeat("x", loopbench.DefaultStreamLimit+100)
@@ -260,6 +289,10 @@ func testUnknownHost(t *testing.T, l *loopbench.Loop) {
 		_, _, err := loopbench.OpenConnection(tk, "tcp", "no.such.host.invalid:80")
 		if err == nil || !strings.Contains(err.Error(), "lookup no.such.host.invalid") {
 			return errorf("OpenConnection to an unknown name: %v", err)
+		}
+		// The resolver's error is kept, for errors.As.
+		if dns, ok := errors.AsType[*net.DNSError](err); !ok || dns.Name != "no.such.host.invalid" {
+			return errorf("OpenConnection to an unknown name: %v (%T), want a wrapped *net.DNSError naming it", err, err)
 		}
 		return nil
 	})

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"syscall"
@@ -25,7 +27,38 @@ func RunSubprocess(t *testing.T, cfg loopbench.Config) {
 		{"HundredChildren", testHundredChildren},
 		{"ProtocolOrder", testSubprocessOrder},
 		{"Shell", testShell},
+		{"ReapFailed", testReapFailed},
 	})
+}
+
+// testReapFailed: a child that something else in the process reaps first
+// (here the test itself, after a SIGTERM) has lost its status: the return
+// code is asyncio's 255, not an invented one, Wait says why, and the
+// loop's logger warns.
+func testReapFailed(t *testing.T, l *loopbench.Loop) {
+	var log bytes.Buffer
+	l.SetLogger(slog.New(slog.NewTextHandler(&log, nil)))
+	runTask(t, l, func(tk *loopbench.Task) error {
+		p, err := loopbench.CreateSubprocessExec(tk, []string{"sleep", "30"}, loopbench.ProcessOptions{})
+		if err != nil {
+			return err
+		}
+		if err := syscall.Kill(p.Pid(), syscall.SIGTERM); err != nil {
+			return err
+		}
+		var ws syscall.WaitStatus
+		if _, err := syscall.Wait4(p.Pid(), &ws, 0, nil); err != nil {
+			return err
+		}
+		code, err := p.Wait(tk)
+		if rc, ok := p.ReturnCode(); code != 255 || rc != 255 || !ok || !errors.Is(err, syscall.ECHILD) {
+			return errorf("a child reaped elsewhere: Wait = %d, %v; ReturnCode = %d, %v; want 255 and ECHILD", code, err, rc, ok)
+		}
+		return nil
+	})
+	if !strings.Contains(log.String(), "level=WARN") || !strings.Contains(log.String(), "could not be reaped") {
+		t.Fatalf("log %q, want a warning", log.String())
+	}
 }
 
 func testEchoOutput(t *testing.T, l *loopbench.Loop) {
@@ -71,7 +104,7 @@ func testLargeOutput(t *testing.T, l *loopbench.Loop) {
 		got, pausedSeen := 0, false
 		for i := 0; ; i++ {
 			if i%8 == 0 {
-				if err := tk.Sleep(time.Millisecond); err != nil { // a slow reader
+				if err := loopbench.Sleep(tk, time.Millisecond); err != nil { // a slow reader
 					return err
 				}
 			}
@@ -79,11 +112,11 @@ func testLargeOutput(t *testing.T, l *loopbench.Loop) {
 				pausedSeen = true
 			}
 			data, err := p.Stdout.Read(tk, 16<<10)
+			if errors.Is(err, io.EOF) {
+				break
+			}
 			if err != nil {
 				return err
-			}
-			if len(data) == 0 {
-				break
 			}
 			got += len(data)
 		}

@@ -42,6 +42,8 @@ func RunTasks(t *testing.T, cfg loopbench.Config) {
 		{"WaitForResult", testWaitForResult},
 		{"WaitForTimeout", testWaitForTimeout},
 		{"RunInExecutor", testExecutor},
+		{"CloseDoesNotWaitForExecutor", testCloseDoesNotWait},
+		{"ShutdownDefaultExecutor", testShutdownExecutor},
 	})
 	t.Run("Run", func(t *testing.T) { testRun(t, cfg) })
 }
@@ -223,7 +225,7 @@ func testSleepZero(t *testing.T, l *loopbench.Loop) {
 	var r recorder
 	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
 		l.CallSoon(func() { r.add("a")(); l.CallSoon(r.add("b")) })
-		if err := tk.Sleep(0); err != nil {
+		if err := loopbench.Sleep(tk, 0); err != nil {
 			return nil, err
 		}
 		r.add("resumed")()
@@ -245,7 +247,7 @@ func testSleepOrder(t *testing.T, l *loopbench.Loop) {
 			// loaded machine) cannot reorder them.
 			start := l.Time()
 			d := base + time.Duration(ms)*time.Millisecond - start
-			if err := tk.Sleep(d); err != nil {
+			if err := loopbench.Sleep(tk, d); err != nil {
 				return nil, err
 			}
 			if l.Time()-start < d {
@@ -278,6 +280,15 @@ func testCancelAwaiting(t *testing.T, l *loopbench.Loop) {
 	if task.Cancel("again") {
 		t.Fatal("Cancel of a done task = true")
 	}
+	checkCancelled(t, "the task", err, "stop")
+	_, err = inner.Result()
+	checkCancelled(t, "the future it awaited", err, "stop")
+	shielded := l.CreateFuture()
+	shield := loopbench.Shield(l, shielded)
+	shielded.Cancel("inner")
+	complete(t, l, shield)
+	_, err = shield.Result()
+	checkCancelled(t, "a shield of a cancelled future", err, "inner")
 }
 
 func testCancelHandled(t *testing.T, l *loopbench.Loop) {
@@ -321,7 +332,7 @@ func testCancelBeforeStart(t *testing.T, l *loopbench.Loop) {
 func testCancellingCounts(t *testing.T, l *loopbench.Loop) {
 	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
 		for tk.Cancelling() < 2 {
-			tk.Sleep(0)
+			loopbench.Sleep(tk, 0)
 		}
 		if tk.Uncancel() != 1 || tk.Uncancel() != 0 || tk.Uncancel() != 0 {
 			return nil, errors.New("uncancel counts wrong")
@@ -351,7 +362,7 @@ func testUncancelWithdraws(t *testing.T, l *loopbench.Loop) {
 		if n := tk.Uncancel(); n != 1 {
 			return nil, fmt.Errorf("after two requests, Uncancel = %d", n)
 		}
-		if err := tk.Sleep(0); !errors.Is(err, loopbench.ErrCancelled) {
+		if err := loopbench.Sleep(tk, 0); !errors.Is(err, loopbench.ErrCancelled) {
 			return nil, fmt.Errorf("Sleep(0) with a request left = %v, want ErrCancelled", err)
 		}
 		tk.Cancel("")
@@ -361,7 +372,7 @@ func testUncancelWithdraws(t *testing.T, l *loopbench.Loop) {
 		if n := tk.Uncancel(); n != 0 {
 			return nil, fmt.Errorf("the last Uncancel = %d", n)
 		}
-		if err := tk.Sleep(0); err != nil {
+		if err := loopbench.Sleep(tk, 0); err != nil {
 			return nil, fmt.Errorf("Sleep(0) after the last Uncancel = %v", err)
 		}
 		return "ok", nil
@@ -373,7 +384,7 @@ func testUncancelWithdraws(t *testing.T, l *loopbench.Loop) {
 
 func testAwaitTask(t *testing.T, l *loopbench.Loop) {
 	inner := l.CreateTask(func(tk *loopbench.Task) (any, error) {
-		tk.Sleep(0)
+		loopbench.Sleep(tk, 0)
 		return 5, nil
 	})
 	outer := l.CreateTask(func(tk *loopbench.Task) (any, error) {
@@ -397,10 +408,18 @@ func testTaskNotSettable(t *testing.T, l *loopbench.Loop) {
 		return "returned", nil
 	})
 	RunOnce(t, l) // the task awaits f
+	if _, ok := any(task).(interface{ SetResult(any) error }); ok {
+		t.Error("a Task has SetResult")
+	}
+	if _, ok := any(task).(interface{ SetException(error) error }); ok {
+		t.Error("a Task has SetException")
+	}
+	if _, ok := any(task).(interface{ Reset() error }); ok {
+		t.Error("a Task has Reset")
+	}
 	for name, err := range map[string]error{
-		"SetResult":                 task.SetResult("outside"),
-		"SetException":              task.SetException(errors.New("outside")),
-		"SetResult through .Future": task.Future.SetResult("outside"),
+		"SetResult":    task.Future().SetResult("outside"),
+		"SetException": task.Future().SetException(errors.New("outside")),
 	} {
 		if !errors.Is(err, loopbench.ErrInvalidState) || task.Done() {
 			t.Fatalf("%s on a pending task = %v, Done %v; want ErrInvalidState", name, err, task.Done())
@@ -410,10 +429,10 @@ func testTaskNotSettable(t *testing.T, l *loopbench.Loop) {
 	if v, err := complete(t, l, task); v != "returned" || err != nil {
 		t.Fatalf("task = %v, %v; want what its function returned", v, err)
 	}
-	if err := task.Reset(); !errors.Is(err, loopbench.ErrInvalidState) || !task.Done() {
+	if err := task.Future().Reset(); !errors.Is(err, loopbench.ErrInvalidState) || !task.Done() {
 		t.Fatalf("Reset of a done task = %v, Done %v; want ErrInvalidState", err, task.Done())
 	}
-	if err := task.SetResult(1); !errors.Is(err, loopbench.ErrInvalidState) {
+	if err := task.Future().SetResult(1); !errors.Is(err, loopbench.ErrInvalidState) {
 		t.Fatalf("SetResult on a done task = %v", err)
 	}
 }
@@ -421,7 +440,7 @@ func testTaskNotSettable(t *testing.T, l *loopbench.Loop) {
 func testTaskPanic(t *testing.T, l *loopbench.Loop) {
 	boom := errors.New("boom")
 	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
-		tk.Sleep(0)
+		loopbench.Sleep(tk, 0)
 		panic(boom)
 	})
 	_, err := complete(t, l, task)
@@ -436,7 +455,7 @@ func testTaskPanic(t *testing.T, l *loopbench.Loop) {
 // ErrGoexit; the loop's goroutine and the loop go on.
 func testTaskGoexit(t *testing.T, l *loopbench.Loop) {
 	task := l.CreateTask(func(tk *loopbench.Task) (any, error) {
-		tk.Sleep(0)
+		loopbench.Sleep(tk, 0)
 		runtime.Goexit()
 		return nil, nil
 	})

@@ -38,6 +38,7 @@ func Run(t *testing.T, name string, opt Options) {
 	t.Run("Many", func(t *testing.T) { testMany(t, open(t)) })
 	t.Run("TimeoutRoundsUp", func(t *testing.T) { testTimeout(t, open(t)) })
 	t.Run("FdReuse", func(t *testing.T) { testReuse(t, open(t)) })
+	t.Run("ModifyAfterReuse", func(t *testing.T) { testModifyReused(t, open(t)) })
 	t.Run("HighFd", func(t *testing.T) { testHighFd(t, open(t), opt) })
 	t.Run("Closed", func(t *testing.T) { testClosed(t, open(t)) })
 }
@@ -214,6 +215,32 @@ func testReuse(t *testing.T, s selectors.Selector) {
 	want(t, mustSelect(t, s, 10*time.Millisecond))
 	Write(t, d, "new")
 	want(t, mustSelect(t, s, time.Second), selectors.Event{Fd: c, Events: selectors.Read})
+}
+
+// testModifyReused reuses a registered fd's number for a new socket
+// without Unregister (dup2 onto it, which closes the old file's fd and
+// installs the new one at once, so no other test can take the number in
+// between), while a duplicate keeps the old file open: Modify watches the
+// new file, with every backend, and the old file's events are not reported.
+func testModifyReused(t *testing.T, s selectors.Selector) {
+	a, b := Pair(t)
+	keep := DupAbove(t, a, 100)
+	if err := s.Register(a, selectors.Read); err != nil {
+		t.Fatal(err)
+	}
+	c, d := Pair(t)
+	if err := unix.Dup2(c, a); err != nil {
+		t.Fatal(err)
+	}
+	unix.CloseOnExec(a)
+	_ = keep
+	if err := s.Modify(a, selectors.Read); err != nil {
+		t.Fatalf("Modify of a reused fd: %v", err)
+	}
+	Write(t, b, "old")
+	want(t, mustSelect(t, s, 10*time.Millisecond))
+	Write(t, d, "new")
+	want(t, mustSelect(t, s, time.Second), selectors.Event{Fd: a, Events: selectors.Read})
 }
 
 func testHighFd(t *testing.T, s selectors.Selector, opt Options) {

@@ -59,37 +59,11 @@ func Accept(fd int) (int, net.Addr, error) {
 
 // Read reads from the non-blocking fd; it returns unix.EAGAIN (unwrapped)
 // when nothing is available, and n == 0, err == nil at end of stream.
-func Read(fd int, p []byte) (int, error) {
-	for {
-		n, err := unix.Read(fd, p)
-		switch err {
-		case nil:
-			return n, nil
-		case unix.EINTR:
-			continue
-		case unix.EAGAIN:
-			return 0, unix.EAGAIN
-		}
-		return 0, os.NewSyscallError("read", err)
-	}
-}
+func Read(fd int, p []byte) (int, error) { return UserRead(fd, p) }
 
 // Write writes to the non-blocking fd; it returns how much was written and
 // unix.EAGAIN (unwrapped) when the socket buffer is full.
-func Write(fd int, p []byte) (int, error) {
-	for {
-		n, err := unix.Write(fd, p)
-		switch err {
-		case nil:
-			return n, nil
-		case unix.EINTR:
-			continue
-		case unix.EAGAIN:
-			return max(n, 0), unix.EAGAIN
-		}
-		return 0, os.NewSyscallError("write", err)
-	}
-}
+func Write(fd int, p []byte) (int, error) { return UserWrite(fd, p) }
 
 // Socketpair returns a connected pair of non-blocking, close-on-exec
 // stream sockets.

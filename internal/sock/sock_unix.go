@@ -147,6 +147,41 @@ func ShutdownWrite(fd int) error {
 	return os.NewSyscallError("shutdown", unix.Shutdown(fd, unix.SHUT_WR))
 }
 
+// UserRead is Read for a descriptor the caller supplied, which the loop
+// cannot vouch is non-blocking: an ordinary system call, which tells the
+// scheduler, so that a blocking fd blocks only the calling goroutine. A
+// raw system call blocked in the kernel would keep its goroutine from
+// stopping for the garbage collector, and so stop every goroutine at the
+// next collection.
+func UserRead(fd int, p []byte) (int, error) { return sysIO(unix.Read, "read", fd, p) }
+
+// UserWrite is Write for a descriptor the caller supplied (see UserRead).
+func UserWrite(fd int, p []byte) (int, error) { return sysIO(unix.Write, "write", fd, p) }
+
+func sysIO(call func(int, []byte) (int, error), name string, fd int, p []byte) (int, error) {
+	for {
+		n, err := call(fd, p)
+		switch err {
+		case nil:
+			return n, nil
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			return 0, unix.EAGAIN
+		}
+		return 0, os.NewSyscallError(name, err)
+	}
+}
+
+// Blocking reports whether fd is in blocking mode (O_NONBLOCK clear).
+func Blocking(fd int) (bool, error) {
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil {
+		return false, os.NewSyscallError("fcntl", err)
+	}
+	return fl&unix.O_NONBLOCK == 0, nil
+}
+
 // Close closes fd.
 func Close(fd int) error { return os.NewSyscallError("close", unix.Close(fd)) }
 

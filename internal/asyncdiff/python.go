@@ -1,0 +1,61 @@
+package asyncdiff
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+//go:embed replay.py
+var script string
+
+// Python is the interpreter the check runs asyncio with: Debian's, as the
+// peers use.
+const Python = "/usr/bin/python3"
+
+// RunPython replays schedules under asyncio with python, in one process,
+// and returns their traces.
+func RunPython(python string, schedules []Schedule) ([][]string, error) {
+	in, err := json.Marshal(schedules)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(python, "-I", "-c", script)
+	cmd.Stdin = bytes.NewReader(in)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("asyncdiff: %s replay.py: %v: %s", python, err, strings.TrimSpace(stderr.String()))
+	}
+	var traces [][]string
+	if err := json.Unmarshal(out.Bytes(), &traces); err != nil {
+		return nil, fmt.Errorf("asyncdiff: the traces replay.py wrote: %w", err)
+	}
+	if len(traces) != len(schedules) {
+		return nil, fmt.Errorf("asyncdiff: replay.py wrote %d traces for %d schedules", len(traces), len(schedules))
+	}
+	return traces, nil
+}
+
+// Diff describes the first difference between the traces want (asyncio's)
+// and got (loopbench's), with the entries before it, or returns "".
+func Diff(want, got []string) string {
+	i := 0
+	for i < len(want) && i < len(got) && want[i] == got[i] {
+		i++
+	}
+	if i == len(want) && i == len(got) {
+		return ""
+	}
+	at := func(tr []string) string {
+		if i < len(tr) {
+			return fmt.Sprintf("%q", tr[i])
+		}
+		return "(end)"
+	}
+	from := max(0, i-8)
+	return fmt.Sprintf("entry %d: asyncio %s, loopbench %s; before it: %q", i, at(want), at(got), want[from:i])
+}
