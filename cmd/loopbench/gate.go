@@ -198,15 +198,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return exitError{2, err}
 	}
-	if g.instr.on() {
-		fmt.Fprintf(stdout, "gate: base %s (%s) vs head %s (%s), instructions under callgrind of -bench %q, counts sized by -benchtime %s, %d repeats\n",
-			baseName(res, g), short(res.Base.Commit), orTree(res.Head.Rev), short(res.Head.Commit), g.bench, g.benchtime, g.instr.repeat)
-		fmt.Fprintf(stdout, "files: %s, %s\n\n", res.Base.Path, res.Head.Path)
-	} else {
-		fmt.Fprintf(stdout, "gate: base %s (%s) vs head %s (%s), %d rounds of -bench %q -benchtime %s, seed %d\n",
-			orTree(res.Base.Rev), short(res.Base.Commit), orTree(res.Head.Rev), short(res.Head.Commit), res.Rounds, g.bench, g.benchtime, g.seed)
-		fmt.Fprintf(stdout, "files: %s, %s, %s\n\n", res.Base.Path, res.Head.Path, res.GatePath)
-	}
+	printGateHeader(stdout, g, res)
 	if g.instr.on() {
 		if err := g.instr.finish(stdout, res); err != nil {
 			return err
@@ -224,6 +216,21 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	return verr
 }
 
+// printGateHeader prints what the gate compared, how, and the files that
+// hold what it measured.
+func printGateHeader(stdout io.Writer, g gateFlags, res *gate.Result) {
+	if g.instr.on() {
+		fmt.Fprintf(stdout, "gate: base %s (%s) vs head %s (%s), instructions under callgrind of -bench %q, counts sized by -benchtime %s, %d repeats\n",
+			baseName(res, g), short(res.Base.Commit), orTree(res.Head.Rev), short(res.Head.Commit), g.bench, g.benchtime, g.instr.repeat)
+		fmt.Fprintf(stdout, "files: %s, %s\n\n", res.Base.Path, res.Head.Path)
+		return
+	}
+	fmt.Fprintf(stdout, "gate: base %s (%s) vs head %s (%s), %d rounds of -bench %q -benchtime %s, seed %d\n",
+		orTree(res.Base.Rev), short(res.Base.Commit), orTree(res.Head.Rev), short(res.Head.Commit), res.Rounds, g.bench, g.benchtime, g.seed)
+	fmt.Fprintf(stdout, "files: %s, %s, %s\n\n", res.Base.Path, res.Head.Path, res.GatePath)
+}
+
+// orTree names a revision, "working tree" for "".
 func orTree(rev string) string {
 	if rev == "" {
 		return "working tree"
@@ -231,6 +238,7 @@ func orTree(rev string) string {
 	return rev
 }
 
+// short abbreviates a commit to 12 digits, keeping "-dirty".
 func short(commit string) string {
 	if len(commit) > 12 && !strings.HasSuffix(commit, "-dirty") {
 		return commit[:12]

@@ -23,6 +23,7 @@ type verdictFlags struct {
 	filter    string
 }
 
+// register defines the flags on fs.
 func (f *verdictFlags) register(fs interface {
 	Float64Var(*float64, string, float64, string)
 	StringVar(*string, string, string, string)
@@ -126,6 +127,8 @@ func needMessage(v *verdict.Verdict) string {
 	return msg
 }
 
+// malformedSummary names a file's first malformed line and counts the
+// others.
 func malformedSummary(s *benchdata.Set) string {
 	msg := fmt.Sprintf("malformed results: %s", s.Malformed[0])
 	if n := len(s.Malformed); n > 1 {
@@ -140,32 +143,48 @@ func malformedSummary(s *benchdata.Set) string {
 func printVerdict(w io.Writer, m *verdict.Matched, v *verdict.Verdict, o verdict.Options) {
 	exactSame := 0
 	for _, g := range m.Groups {
-		if g != "" {
-			fmt.Fprintf(w, "\n%s\n", g)
-		}
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "benchmark\tunit\tbase\thead\tdelta\tp (Holm level)\tverdict")
-		for _, c := range v.Comparisons {
-			if c.Group != g {
-				continue
-			}
-			if c.Exact && c.Status == verdict.Same && c.Delta == 0 {
-				exactSame++
-				continue
-			}
-			scale := benchunit.CommonScale([]float64{c.BaseSum.Center, c.HeadSum.Center}, benchunit.ClassOf(c.Unit))
-			test := "exact"
-			if !c.Exact {
-				test = fmt.Sprintf("p=%.3g (%.2g) n=%d+%d", c.P, c.Threshold, len(c.Base), len(c.Head))
-			}
-			status := c.Status.String()
-			if c.Note != "" && c.Note != "exact" {
-				status += " (" + c.Note + ")"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Unit, formatSum(scale, c.BaseSum, c.Exact), formatSum(scale, c.HeadSum, c.Exact), formatDelta(c.Delta), test, status)
-		}
-		tw.Flush()
+		exactSame += printGroup(w, g, v)
 	}
+	printTotals(w, v, o, exactSame)
+	printOneSide(w, "base", m.BaseOnly)
+	printOneSide(w, "head", m.HeadOnly)
+	printRegressions(w, v)
+}
+
+// printGroup prints the table of group g's comparisons, under the group's
+// name unless it is "", and returns how many it left out as exactly
+// equal.
+func printGroup(w io.Writer, g string, v *verdict.Verdict) (exactSame int) {
+	if g != "" {
+		fmt.Fprintf(w, "\n%s\n", g)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "benchmark\tunit\tbase\thead\tdelta\tp (Holm level)\tverdict")
+	for _, c := range v.Comparisons {
+		if c.Group != g {
+			continue
+		}
+		if c.Exact && c.Status == verdict.Same && c.Delta == 0 {
+			exactSame++
+			continue
+		}
+		scale := benchunit.CommonScale([]float64{c.BaseSum.Center, c.HeadSum.Center}, benchunit.ClassOf(c.Unit))
+		test := "exact"
+		if !c.Exact {
+			test = fmt.Sprintf("p=%.3g (%.2g) n=%d+%d", c.P, c.Threshold, len(c.Base), len(c.Head))
+		}
+		status := c.Status.String()
+		if c.Note != "" && c.Note != "exact" {
+			status += " (" + c.Note + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Unit, formatSum(scale, c.BaseSum, c.Exact), formatSum(scale, c.HeadSum, c.Exact), formatDelta(c.Delta), test, status)
+	}
+	tw.Flush()
+	return exactSame
+}
+
+// printTotals prints how the comparisons were made and what they found.
+func printTotals(w io.Writer, v *verdict.Verdict, o verdict.Options, exactSame int) {
 	fmt.Fprintf(w, "\n%d comparisons: %d by U test at family-wise alpha %g (Holm), %d exact", len(v.Comparisons), v.Tests, v.Alpha, len(v.Comparisons)-v.Tests)
 	if exactSame > 0 {
 		fmt.Fprintf(w, " (%d exactly equal, not shown)", exactSame)
@@ -175,33 +194,41 @@ func printVerdict(w io.Writer, m *verdict.Matched, v *verdict.Verdict, o verdict
 		fmt.Fprintf(w, ", or the benchmark's noise floor")
 	}
 	fmt.Fprintf(w, ".\n%d improved, %d regressed, %d undecided.\n", v.Count(verdict.Improved), v.Count(verdict.Regressed), v.Count(verdict.Undecided))
-	for _, side := range []struct {
-		what  string
-		names []string
-	}{{"base", m.BaseOnly}, {"head", m.HeadOnly}} {
-		if len(side.names) > 0 {
-			fmt.Fprintf(w, "only in %s (%d, not compared):\n", side.what, len(side.names))
-			for _, n := range side.names {
-				fmt.Fprintf(w, "  %s\n", n)
-			}
-		}
+}
+
+// printOneSide lists the benchmarks found only on one side, if any.
+func printOneSide(w io.Writer, side string, names []string) {
+	if len(names) == 0 {
+		return
 	}
-	if rs := v.Regressions(); len(rs) > 0 {
-		fmt.Fprintf(w, "regressions (%d):\n", len(rs))
-		for _, c := range rs {
-			name := c.Name
-			if c.Group != "" {
-				name = c.Group + " " + name
-			}
-			p := "exact"
-			if !c.Exact {
-				p = fmt.Sprintf("p=%.3g", c.P)
-			}
-			fmt.Fprintf(w, "  REGRESSION %s %s %s (%s)\n", name, c.Unit, formatDelta(c.Delta), p)
-		}
+	fmt.Fprintf(w, "only in %s (%d, not compared):\n", side, len(names))
+	for _, n := range names {
+		fmt.Fprintf(w, "  %s\n", n)
 	}
 }
 
+// printRegressions prints each regression on a line of its own, if any.
+func printRegressions(w io.Writer, v *verdict.Verdict) {
+	rs := v.Regressions()
+	if len(rs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "regressions (%d):\n", len(rs))
+	for _, c := range rs {
+		name := c.Name
+		if c.Group != "" {
+			name = c.Group + " " + name
+		}
+		p := "exact"
+		if !c.Exact {
+			p = fmt.Sprintf("p=%.3g", c.P)
+		}
+		fmt.Fprintf(w, "  REGRESSION %s %s %s (%s)\n", name, c.Unit, formatDelta(c.Delta), p)
+	}
+}
+
+// formatSum is a summary at the scale: its center, and its interval
+// unless the unit is exact.
 func formatSum(scale benchunit.Scaler, s benchmath.Summary, exact bool) string {
 	if exact {
 		return scale.Format(s.Center)
@@ -209,6 +236,7 @@ func formatSum(scale benchunit.Scaler, s benchmath.Summary, exact bool) string {
 	return fmt.Sprintf("%s ± %s", scale.Format(s.Center), s.PctRangeString())
 }
 
+// formatDelta is a relative change as a signed percentage.
 func formatDelta(d float64) string {
 	switch {
 	case math.IsInf(d, 1):
@@ -221,6 +249,7 @@ func formatDelta(d float64) string {
 	return fmt.Sprintf("%+.2f%%", 100*d)
 }
 
+// pctString is a fraction as a percentage without trailing zeros.
 func pctString(f float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*f), "0"), ".") + "%"
 }

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,31 +87,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
-	top, err := git(ctx, cfg.Dir, "rev-parse", "--show-toplevel")
+	top, rel, err := checkout(ctx, cfg)
 	if err != nil {
-		return nil, errorf("not a git checkout: %s", cfg.Dir)
+		return nil, err
 	}
-	rel, err := relDir(top, cfg.Dir)
+	res, err := resolveSides(ctx, cfg)
 	if err != nil {
-		return nil, errorf("%v", err)
-	}
-	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-		return nil, errorf("output directory: %v", err)
-	}
-	base, head := &Side{Name: "base", Rev: cfg.Base}, &Side{Name: "head", Rev: cfg.Head}
-	switch {
-	case cfg.AA:
-		base.Rev = head.Rev // one binary, named once: the working tree when head is
-	case base.Rev == "":
-		base.Rev = "HEAD~1"
-	}
-	res := &Result{Base: base, Head: head, GatePath: filepath.Join(cfg.Out, "gate.txt")}
-	if head.Commit, err = resolve(ctx, cfg.Dir, head.Rev); err != nil {
-		return res, err
-	}
-	if cfg.AA {
-		base.Commit = head.Commit
-	} else if base.Commit, err = resolve(ctx, cfg.Dir, base.Rev); err != nil {
 		return res, err
 	}
 	tmp, err := os.MkdirTemp("", "loopbench-gate-")
@@ -122,6 +102,72 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer os.RemoveAll(tmp)
 	defer removeWorktrees(top, tmp)
 
+	if err := buildSides(ctx, cfg, res, top, rel, tmp); err != nil {
+		return res, err
+	}
+	failed, err := checkSides(ctx, cfg, res)
+	if err != nil {
+		return res, err
+	}
+	if cfg.Metric == "instructions" {
+		return res, measureInstructions(ctx, cfg, res, failed)
+	}
+	if err := runRounds(ctx, cfg, res); err != nil {
+		return res, err
+	}
+	if failed != nil {
+		ok := other(failed, res.Base, res.Head)
+		return res, errorf("%v (the %s side's %d rounds are in %s)", failed.err, ok.Name, res.Rounds, ok.Path)
+	}
+	return res, nil
+}
+
+// checkout returns the top directory of the git checkout cfg.Dir is in
+// and cfg.Dir relative to it, and creates the output directory.
+func checkout(ctx context.Context, cfg Config) (top, rel string, err error) {
+	top, err = git(ctx, cfg.Dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", "", errorf("not a git checkout: %s", cfg.Dir)
+	}
+	rel, err = relDir(top, cfg.Dir)
+	if err != nil {
+		return "", "", errorf("%v", err)
+	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return "", "", errorf("output directory: %v", err)
+	}
+	return top, rel, nil
+}
+
+// resolveSides names the two sides' revisions (base defaults to HEAD~1;
+// an A/A gate's base is head) and resolves their commits. The Result it
+// returns is not nil even with an error.
+func resolveSides(ctx context.Context, cfg Config) (*Result, error) {
+	base, head := &Side{Name: "base", Rev: cfg.Base}, &Side{Name: "head", Rev: cfg.Head}
+	switch {
+	case cfg.AA:
+		base.Rev = head.Rev // one binary, named once: the working tree when head is
+	case base.Rev == "":
+		base.Rev = "HEAD~1"
+	}
+	res := &Result{Base: base, Head: head, GatePath: filepath.Join(cfg.Out, "gate.txt")}
+	var err error
+	if head.Commit, err = resolve(ctx, cfg.Dir, head.Rev); err != nil {
+		return res, err
+	}
+	if cfg.AA {
+		base.Commit = head.Commit
+	} else if base.Commit, err = resolve(ctx, cfg.Dir, base.Rev); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// buildSides builds the two sides' test binaries under tmp, once when
+// both sides are the same revision. It fails only when neither builds;
+// a side that failed keeps its error.
+func buildSides(ctx context.Context, cfg Config, res *Result, top, rel, tmp string) error {
+	base, head := res.Base, res.Head
 	head.build(ctx, cfg, top, rel, tmp)
 	switch {
 	case cfg.AA:
@@ -133,79 +179,49 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		base.build(ctx, cfg, top, rel, tmp)
 	}
 	if base.err != nil && head.err != nil {
-		return res, errorf("%v; %v", base.err, head.err)
+		return errorf("%v; %v", base.err, head.err)
 	}
-	sides := []*Side{base, head}
-	var failed *Side
-	for _, s := range sides {
+	return nil
+}
+
+// checkSides checks that each side that built has a benchmark -bench
+// matches, and returns the side that failed to build, if any.
+func checkSides(ctx context.Context, cfg Config, res *Result) (failed *Side, err error) {
+	for _, s := range res.sides() {
 		if s.err != nil {
 			failed = s
 			continue
 		}
 		if err := s.checkBenchmarks(ctx, cfg); err != nil {
-			return res, err
+			return failed, err
 		}
 	}
-	if cfg.Metric == "instructions" {
-		res.GatePath = ""
-		for _, s := range sides {
-			s.Path = filepath.Join(cfg.Out, s.Name+".txt")
-		}
-		if err := runInstructions(ctx, cfg, res, sides); err != nil {
-			return res, err
-		}
-		res.Rounds = 1
-		if failed != nil {
-			return res, failed.err
-		}
-		return res, nil
-	}
-	files, err := openFiles(cfg, res, sides)
-	if err != nil {
-		return res, err
-	}
-	defer files.close()
-	r := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
-	for round := range cfg.Count {
-		order := []*Side{base, head}
-		if r.IntN(2) == 1 {
-			order[0], order[1] = head, base
-		}
-		res.Orders = append(res.Orders, order[0].Name+","+order[1].Name)
-		for _, s := range order {
-			if s.err != nil {
-				continue
-			}
-			if ctx.Err() != nil {
-				return res, errorf("interrupted after %d of %d rounds; the files hold what was measured", res.Rounds, cfg.Count)
-			}
-			fmt.Fprintf(cfg.Log, "round %d of %d: %s\n", round+1, cfg.Count, s.Name)
-			out, err := s.runOnce(ctx, cfg)
-			if err != nil {
-				if ctx.Err() != nil {
-					return res, errorf("interrupted after %d of %d rounds; the files hold what was measured", res.Rounds, cfg.Count)
-				}
-				return res, err
-			}
-			if !bytes.Contains(out, []byte("\nBenchmark")) && !bytes.HasPrefix(out, []byte("Benchmark")) {
-				return res, errorf("-bench %q matched no benchmark in %s at %s", cfg.Bench, cfg.Pkg, s.Name)
-			}
-			if err := files.write(s, out); err != nil {
-				return res, err
-			}
-			s.Runs++
-		}
-		res.Rounds++
-		if cfg.Stop != nil && cfg.Stop(res.Rounds) {
-			break
-		}
-	}
-	if failed != nil {
-		return res, errorf("%v (the %s side's %d rounds are in %s)", failed.err, other(failed, base, head).Name, res.Rounds, other(failed, base, head).Path)
-	}
-	return res, nil
+	return failed, nil
 }
 
+// sides returns base and head, in that order.
+func (r *Result) sides() []*Side { return []*Side{r.Base, r.Head} }
+
+// measureInstructions runs the instructions metric: one round of counts
+// under callgrind into base.txt and head.txt (no gate.txt). It returns
+// the failed side's build error, if any, once the other is measured.
+func measureInstructions(ctx context.Context, cfg Config, res *Result, failed *Side) error {
+	res.GatePath = ""
+	sides := res.sides()
+	for _, s := range sides {
+		s.Path = filepath.Join(cfg.Out, s.Name+".txt")
+	}
+	if err := runInstructions(ctx, cfg, res, sides); err != nil {
+		return err
+	}
+	res.Rounds = 1
+	if failed != nil {
+		return failed.err
+	}
+	return nil
+}
+
+// other returns whichever of a and b is not s.
 func other(s, a, b *Side) *Side {
 	if s == a {
 		return b
@@ -337,20 +353,6 @@ func topLevel(pattern string) string {
 	return pattern
 }
 
-// runOnce runs the side's benchmarks once and returns their output.
-func (s *Side) runOnce(ctx context.Context, cfg Config) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, s.Binary, "-test.run=^$", "-test.bench="+cfg.Bench, "-test.count=1",
-		"-test.benchtime="+cfg.Benchtime, "-test.benchmem")
-	cmd.Dir = s.dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return out, errorf("%s (%s): the benchmarks failed: %s", s.Name, s.Rev, firstLines(append(out, stderr.Bytes()...), err))
-	}
-	return out, nil
-}
-
 // firstLines is the gist of a failed command's output, on one line.
 func firstLines(out []byte, err error) string {
 	var keep []string
@@ -370,6 +372,8 @@ func firstLines(out []byte, err error) string {
 	return strings.Join(keep, " / ")
 }
 
+// git runs git in dir and returns its output, trimmed; its error is
+// git's own message when it printed one.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir

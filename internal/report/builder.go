@@ -117,6 +117,22 @@ func (b *builder) build(raw *rawTable, rows []benchproc.Key) *Table {
 	if t.Better == 0 {
 		t.Better = -1
 	}
+	kinds := colKinds{def: parseParts(b.o.Default), peers: b.o.Peers}
+	cols := presentCols(raw, rows)
+	slices.SortStableFunc(cols, func(x, y benchproc.Key) int { return kinds.rank(x) - kinds.rank(y) })
+	t.Cols = b.columns(cols, kinds)
+	rowVarying := varyingFields(rows)
+	for _, r := range rows {
+		t.Rows = append(t.Rows, rowOf(r, rowVarying))
+	}
+	b.summarize(t, raw, rows, cols)
+	t.compareRows()
+	return t
+}
+
+// presentCols returns raw's columns that have a value in one of rows, in
+// raw's order.
+func presentCols(raw *rawTable, rows []benchproc.Key) []benchproc.Key {
 	var cols []benchproc.Key
 	for _, c := range raw.cols {
 		for _, r := range rows {
@@ -126,28 +142,51 @@ func (b *builder) build(raw *rawTable, rows []benchproc.Key) *Table {
 			}
 		}
 	}
-	def := parseParts(b.o.Default)
-	isDefault := func(c benchproc.Key) bool { return def != nil && sameVariant(keyParts(c), def) }
-	impl := func(c benchproc.Key) string { return c.Get(fieldNamed(c, "/impl")) }
-	isPeer := func(c benchproc.Key) bool { return slices.Contains(b.o.Peers, impl(c)) }
-	isBaseline := func(c benchproc.Key) bool { return impl(c) != "" && !isPeer(c) }
-	slices.SortStableFunc(cols, func(a, b benchproc.Key) int {
-		rank := func(c benchproc.Key) int {
-			switch {
-			case isDefault(c):
-				return 0
-			case isPeer(c):
-				return 2
-			case isBaseline(c):
-				return 3
-			}
-			return 1
-		}
-		return rank(a) - rank(b)
-	})
+	return cols
+}
+
+// colKinds tells what a column is: the default variant (def), another
+// variant, a peer (its /impl one of peers) or a baseline (any other
+// /impl).
+type colKinds struct {
+	def   []KV
+	peers []string
+}
+
+// impl returns the column's /impl, "" for a variant of the loop.
+func (k colKinds) impl(c benchproc.Key) string { return c.Get(fieldNamed(c, "/impl")) }
+
+// isDefault reports whether the column is the default variant.
+func (k colKinds) isDefault(c benchproc.Key) bool {
+	return k.def != nil && sameVariant(keyParts(c), k.def)
+}
+
+// isPeer reports whether the column is another loop.
+func (k colKinds) isPeer(c benchproc.Key) bool { return slices.Contains(k.peers, k.impl(c)) }
+
+// isBaseline reports whether the column is a baseline in Go.
+func (k colKinds) isBaseline(c benchproc.Key) bool { return k.impl(c) != "" && !k.isPeer(c) }
+
+// rank orders the columns: the default variant, the other variants,
+// the peers, the baselines.
+func (k colKinds) rank(c benchproc.Key) int {
+	switch {
+	case k.isDefault(c):
+		return 0
+	case k.isPeer(c):
+		return 2
+	case k.isBaseline(c):
+		return 3
+	}
+	return 1
+}
+
+// columns labels the columns by the keys that vary among the variants
+// (among all columns when there are fewer than two variants).
+func (b *builder) columns(cols []benchproc.Key, kinds colKinds) []Col {
 	var variants []benchproc.Key
 	for _, c := range cols {
-		if impl(c) == "" {
+		if kinds.impl(c) == "" {
 			variants = append(variants, c)
 		}
 	}
@@ -155,13 +194,16 @@ func (b *builder) build(raw *rawTable, rows []benchproc.Key) *Table {
 	if len(variants) < 2 {
 		varying = varyingFields(cols)
 	}
+	var out []Col
 	for _, c := range cols {
-		t.Cols = append(t.Cols, Col{Label: colLabel(c, varying, b.short), Parts: keyParts(c), Baseline: isBaseline(c), Peer: isPeer(c)})
+		out = append(out, Col{Label: colLabel(c, varying, b.short), Parts: keyParts(c), Baseline: kinds.isBaseline(c), Peer: kinds.isPeer(c)})
 	}
-	rowVarying := varyingFields(rows)
-	for _, r := range rows {
-		t.Rows = append(t.Rows, rowOf(r, rowVarying))
-	}
+	return out
+}
+
+// summarize fills t's cells: each case's values on each column, with
+// their summary at the report's confidence.
+func (b *builder) summarize(t *Table, raw *rawTable, rows, cols []benchproc.Key) {
 	for i, r := range rows {
 		for j, c := range cols {
 			vs, ok := raw.cells[[2]benchproc.Key{r, c}]
@@ -172,8 +214,6 @@ func (b *builder) build(raw *rawTable, rows []benchproc.Key) *Table {
 			t.cells[[2]int{i, j}] = &Cell{Values: vs, Summary: benchmath.AssumeNothing.Summary(s, b.o.Confidence)}
 		}
 	}
-	t.compareRows()
-	return t
 }
 
 // keyParts lists a key's non-empty fields as "key=value" parts, without

@@ -110,6 +110,33 @@ func Read(paths []string, o Options) (*Report, error) {
 	if o.Confidence == 0 {
 		o.Confidence = 0.95
 	}
+	rep, set, err := readFiles(paths, o)
+	if err != nil {
+		return rep, err
+	}
+	results := set.Raw
+	dims := distinctDims(rep.configDims(results), results)
+	by, err := newProjections(dims, results)
+	if err != nil {
+		return rep, err
+	}
+	b := newBuilder(by.col, by.row, o)
+	b.short = shortConfigValues(dims, results)
+	for _, res := range results {
+		rowKey, colKey := by.row.Project(res), by.col.Project(res)
+		for i, tk := range by.table.ProjectValues(res) {
+			b.add(tk, rowKey, colKey, res.Values[i].Value, set.Units.GetBetter(res.Values[i].Unit))
+		}
+	}
+	rep.Tables = b.tables()
+	rep.banners()
+	return rep, nil
+}
+
+// readFiles reads the files and returns a report that holds their title,
+// names, unreadable lines and count of results, with what they held. Its
+// error wraps ErrNothing when they held no result.
+func readFiles(paths []string, o Options) (*Report, *benchdata.Set, error) {
 	rep := &Report{Title: o.Title, Files: paths}
 	if rep.Title == "" {
 		rep.Title = "loopbench report"
@@ -120,12 +147,16 @@ func Read(paths []string, o Options) (*Report, error) {
 		rep.Results = set.Results
 	}
 	if errors.Is(err, benchdata.ErrNoResults) {
-		return rep, fmt.Errorf("%s: %w", strings.Join(paths, ", "), ErrNothing)
+		return rep, set, fmt.Errorf("%s: %w", strings.Join(paths, ", "), ErrNothing)
 	} else if err != nil {
-		return rep, err
+		return rep, set, err
 	}
-	results := set.Raw
-	dims := distinctDims(rep.configDims(results), results)
+	return rep, set, nil
+}
+
+// shortConfigValues returns, for each configuration key that splits
+// runs, the short labels of its values in the order they first occur.
+func shortConfigValues(dims []string, results []*benchfmt.Result) map[string]map[string]string {
 	short := map[string]map[string]string{}
 	for _, d := range dims {
 		var vals []string
@@ -136,10 +167,22 @@ func Read(paths []string, o Options) (*Report, error) {
 		}
 		short[d] = shortValues(d, vals)
 	}
+	return short
+}
+
+// projections sort results as benchstat does: into tables by name and
+// unit, columns by the configuration keys that split runs, GOMAXPROCS
+// when one benchmark ran at several, and the variant keys, and rows by
+// the rest of the name.
+type projections struct{ table, col, row *benchproc.Projection }
+
+// newProjections returns the projections of results whose runs the
+// configuration keys dims split.
+func newProjections(dims []string, results []*benchfmt.Result) (projections, error) {
 	var parser benchproc.ProjectionParser
 	tableBy, _, err := parser.ParseWithUnit(".name", nil)
 	if err != nil {
-		return rep, err
+		return projections{}, err
 	}
 	colKeys := slices.Clone(dims)
 	procsSplit := gomaxprocsSplits(results)
@@ -151,27 +194,16 @@ func Read(paths []string, o Options) (*Report, error) {
 	}
 	colBy, err := parser.Parse(strings.Join(colKeys, ","), nil)
 	if err != nil {
-		return rep, err
+		return projections{}, err
 	}
 	if !procsSplit {
 		// Out of the rows: a Go benchmark's "-2" and a peer program's
 		// name without one are one case.
 		if _, err := parser.Parse("/gomaxprocs", nil); err != nil {
-			return rep, err
+			return projections{}, err
 		}
 	}
-	rowBy := parser.Residue()
-	b := newBuilder(colBy, rowBy, o)
-	b.short = short
-	for _, res := range results {
-		rowKey, colKey := rowBy.Project(res), colBy.Project(res)
-		for i, tk := range tableBy.ProjectValues(res) {
-			b.add(tk, rowKey, colKey, res.Values[i].Value, set.Units.GetBetter(res.Values[i].Unit))
-		}
-	}
-	rep.Tables = b.tables()
-	rep.banners()
-	return rep, nil
+	return projections{table: tableBy, col: colBy, row: parser.Residue()}, nil
 }
 
 // gomaxprocsSplits reports whether one benchmark ran at several

@@ -136,11 +136,54 @@ func legendName(c Col) string {
 // scalingFigure draws one panel per value of the rows' other keys, x the
 // sweep key, one line per column, log-log.
 func (t *Table) scalingFigure(key string) (Figure, error) {
-	type panel struct {
-		label string
-		rows  []int
+	ax := t.axes(key)
+	var plots []*plot.Plot
+	var legend legendSet
+	for _, pn := range t.scalingPanels(key) {
+		p, err := t.scalingPlot(pn, ax, &legend)
+		if err != nil {
+			return Figure{}, err
+		}
+		if p != nil {
+			plots = append(plots, p)
+		}
 	}
-	var panels []*panel
+	if len(plots) == 0 {
+		return t.barFigure()
+	}
+	svg, err := tile(plots, fmt.Sprintf("%s: %s", t.Workload, ax.unit), legend.entries, 3.2*vg.Inch)
+	caption := fmt.Sprintf("%s, %s against %s: one line per variant, whiskers the 95 %% interval, log-log; dashed lines are baselines.", t.Workload, ax.unit, ax.xLabel)
+	return Figure{Name: t.FileName(), Caption: caption, SVG: svg}, err
+}
+
+// scalingAxes are what every panel of a scaling figure shares: the sweep
+// key along x and its label, the values' scale and its unit along y.
+type scalingAxes struct {
+	key, xLabel, unit string
+	scale             benchunit.Scaler
+}
+
+// axes returns the axes of the table's scaling figure along key.
+func (t *Table) axes(key string) scalingAxes {
+	s, unit := t.scale()
+	xl := xLabels[[2]string{t.Workload, key}]
+	if xl == "" {
+		xl = key
+	}
+	return scalingAxes{key: key, xLabel: xl, unit: unit, scale: s}
+}
+
+// scalingPanel is one panel of a scaling figure: the rows that differ only
+// in the sweep key, and the other keys that they share as its title.
+type scalingPanel struct {
+	label string
+	rows  []int
+}
+
+// scalingPanels groups the rows by their keys other than key, in the order
+// they first occur, at most maxPanels of them.
+func (t *Table) scalingPanels(key string) []*scalingPanel {
+	var panels []*scalingPanel
 	for i, r := range t.Rows {
 		var rest []KV
 		for _, p := range r.Parts {
@@ -149,9 +192,9 @@ func (t *Table) scalingFigure(key string) (Figure, error) {
 			}
 		}
 		label := joinParts(rest)
-		k := slices.IndexFunc(panels, func(p *panel) bool { return p.label == label })
+		k := slices.IndexFunc(panels, func(p *scalingPanel) bool { return p.label == label })
 		if k < 0 {
-			panels = append(panels, &panel{label: label})
+			panels = append(panels, &scalingPanel{label: label})
 			k = len(panels) - 1
 		}
 		panels[k].rows = append(panels[k].rows, i)
@@ -159,77 +202,106 @@ func (t *Table) scalingFigure(key string) (Figure, error) {
 	if len(panels) > maxPanels {
 		panels = panels[:maxPanels]
 	}
-	s, unit := t.scale()
-	xl := xLabels[[2]string{t.Workload, key}]
-	if xl == "" {
-		xl = key
-	}
-	var plots []*plot.Plot
-	var legend []legendEntry
-	inLegend := map[int]bool{}
-	for _, pn := range panels {
-		p := plot.New()
-		p.Title.Text = pn.label
-		p.X.Label.Text = xl
-		p.Y.Label.Text = unit
-		p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-		p.X.Tick.Marker, p.Y.Tick.Marker = compactLogTicks{}, compactLogTicks{}
-		drawn := false
-		var rx, ry span
-		for j, c := range t.Cols {
-			var pts plotter.XYs
-			var errs plotter.YErrors
-			for _, i := range pn.rows {
-				cell := t.Cell(i, j)
-				x := rowValue(t.Rows[i], key)
-				if cell == nil || cell.Summary.Center <= 0 || x <= 0 {
-					continue
-				}
-				y := cell.Summary.Center / s.Factor
-				pts = append(pts, plotter.XY{X: x, Y: y})
-				lo, hi := clampCI(cell.Summary.Lo/s.Factor, y, cell.Summary.Hi/s.Factor)
-				errs = append(errs, struct{ Low, High float64 }{y - lo, hi - y})
-				rx.add(x)
-				ry.add(lo)
-				ry.add(hi)
-			}
-			if len(pts) == 0 {
-				continue
-			}
-			line, points, err := plotter.NewLinePoints(pts)
-			if err != nil {
-				return Figure{}, err
-			}
-			col, dashes := colStyle(t, j)
-			line.Color, line.Dashes, points.Color = col, dashes, col
-			points.Shape = plotutil.Shape(j)
-			bars, err := plotter.NewYErrorBars(errorXYs{pts, errs})
-			if err != nil {
-				return Figure{}, err
-			}
-			bars.Color = col
-			p.Add(line, points, bars)
-			if !inLegend[j] {
-				inLegend[j] = true
-				legend = append(legend, legendEntry{legendName(c), []plot.Thumbnailer{line, points}})
-			}
-			drawn = true
-		}
-		if drawn {
-			// Log axes need positive bounds apart: set them, padded.
-			p.X.Min, p.X.Max = rx.padded(1.3)
-			p.Y.Min, p.Y.Max = ry.padded(1.5)
-			plots = append(plots, p)
-		}
-	}
-	if len(plots) == 0 {
-		return t.barFigure()
-	}
-	svg, err := tile(plots, fmt.Sprintf("%s: %s", t.Workload, unit), legend, 3.2*vg.Inch)
-	caption := fmt.Sprintf("%s, %s against %s: one line per variant, whiskers the 95 %% interval, log-log; dashed lines are baselines.", t.Workload, unit, xl)
-	return Figure{Name: t.FileName(), Caption: caption, SVG: svg}, err
+	return panels
 }
 
+// legendSet is a figure's legend: one entry per column, in the order the
+// columns are first drawn in any panel.
+type legendSet struct {
+	entries []legendEntry
+	seen    map[int]bool
+}
+
+// add adds column j's entry unless the legend has it.
+func (l *legendSet) add(j int, name string, thumbs []plot.Thumbnailer) {
+	if l.seen == nil {
+		l.seen = map[int]bool{}
+	}
+	if l.seen[j] {
+		return
+	}
+	l.seen[j] = true
+	l.entries = append(l.entries, legendEntry{name, thumbs})
+}
+
+// scalingPlot draws one panel of a scaling figure, a line per column that
+// has a positive value in its rows, and adds the columns it draws to the
+// legend. It returns nil when no column has one.
+func (t *Table) scalingPlot(pn *scalingPanel, ax scalingAxes, legend *legendSet) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = pn.label
+	p.X.Label.Text = ax.xLabel
+	p.Y.Label.Text = ax.unit
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = compactLogTicks{}, compactLogTicks{}
+	drawn := false
+	var rx, ry span
+	for j, c := range t.Cols {
+		pts, errs := t.scalingPoints(pn.rows, j, ax, &rx, &ry)
+		if len(pts) == 0 {
+			continue
+		}
+		thumbs, err := t.addScalingLine(p, j, pts, errs)
+		if err != nil {
+			return nil, err
+		}
+		legend.add(j, legendName(c), thumbs)
+		drawn = true
+	}
+	if !drawn {
+		return nil, nil
+	}
+	// Log axes need positive bounds apart: set them, padded.
+	p.X.Min, p.X.Max = rx.padded(1.3)
+	p.Y.Min, p.Y.Max = ry.padded(1.5)
+	return p, nil
+}
+
+// scalingPoints returns column j's points in the given rows, scaled, with
+// their 95 % intervals as error bars, and widens rx and ry to hold them.
+// A row without a positive value and sweep key is left out (log axes).
+func (t *Table) scalingPoints(rows []int, j int, ax scalingAxes, rx, ry *span) (plotter.XYs, plotter.YErrors) {
+	var pts plotter.XYs
+	var errs plotter.YErrors
+	for _, i := range rows {
+		cell := t.Cell(i, j)
+		x := rowValue(t.Rows[i], ax.key)
+		if cell == nil || cell.Summary.Center <= 0 || x <= 0 {
+			continue
+		}
+		f := ax.scale.Factor
+		y := cell.Summary.Center / f
+		pts = append(pts, plotter.XY{X: x, Y: y})
+		lo, hi := clampCI(cell.Summary.Lo/f, y, cell.Summary.Hi/f)
+		errs = append(errs, struct{ Low, High float64 }{y - lo, hi - y})
+		rx.add(x)
+		ry.add(lo)
+		ry.add(hi)
+	}
+	return pts, errs
+}
+
+// addScalingLine adds column j's points to p as a line with markers and
+// whiskers in the column's style, and returns the line and markers for
+// the legend.
+func (t *Table) addScalingLine(p *plot.Plot, j int, pts plotter.XYs, errs plotter.YErrors) ([]plot.Thumbnailer, error) {
+	line, points, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return nil, err
+	}
+	col, dashes := colStyle(t, j)
+	line.Color, line.Dashes, points.Color = col, dashes, col
+	points.Shape = plotutil.Shape(j)
+	bars, err := plotter.NewYErrorBars(errorXYs{pts, errs})
+	if err != nil {
+		return nil, err
+	}
+	bars.Color = col
+	p.Add(line, points, bars)
+	return []plot.Thumbnailer{line, points}, nil
+}
+
+// rowValue returns the row's numeric value of key, or 0.
 func rowValue(r Row, key string) float64 {
 	for _, p := range r.Parts {
 		if p.Key == key {

@@ -174,6 +174,13 @@ func TestFiguresAndHTML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkHTML(t, page, len(rep.Tables))
+}
+
+// checkHTML checks that report.html parses as XML, holds one plot per
+// table and loads nothing from elsewhere.
+func checkHTML(t *testing.T, page []byte, tables int) {
+	t.Helper()
 	d := xml.NewDecoder(bytes.NewReader(page))
 	d.Strict = true
 	d.Entity = xml.HTMLEntity
@@ -190,8 +197,8 @@ func TestFiguresAndHTML(t *testing.T) {
 			svgs++
 		}
 	}
-	if svgs != len(rep.Tables) {
-		t.Fatalf("report.html holds %d plots for %d tables", svgs, len(rep.Tables))
+	if svgs != tables {
+		t.Fatalf("report.html holds %d plots for %d tables", svgs, tables)
 	}
 	for _, forbidden := range []string{"<script", "http://", "https://"} {
 		if bytes.Contains(page, []byte(forbidden)) && !bytes.Contains(page, []byte("http://www.w3.org/")) {

@@ -59,13 +59,47 @@ func (e *SetupError) Error() string { return e.Msg }
 // identity key, and files with no benchmark in common.
 func Match(base, head *benchdata.Set, force bool) (*Matched, error) {
 	for _, s := range []*benchdata.Set{base, head} {
-		for _, k := range identityKeys(s) {
-			if vals := s.Keys[k]; len(vals) > 1 {
-				return nil, &SetupError{fmt.Sprintf("%s holds %d runs (%s: %s): select one with -filter, e.g. -filter '%s:%s'",
-					s.Path, len(vals), k, strings.Join(short(vals), ", "), k, vals[0])}
-			}
+		if err := oneRun(s); err != nil {
+			return nil, err
 		}
 	}
+	split, err := splitKeys(base, head, force)
+	if err != nil {
+		return nil, err
+	}
+	g := newGrouping(base, head, split)
+	heads, err := index(head, split)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := index(base, split); err != nil {
+		return nil, err
+	}
+	m := pairSamples(base, head, heads, g)
+	m.BaseOnly, m.HeadOnly = onlyIn(base, head, g), onlyIn(head, base, g)
+	if len(m.Pairs) == 0 {
+		return nil, &SetupError{fmt.Sprintf("nothing to compare: %s and %s have no benchmark in common%s", base.Path, head.Path, hint(base, head))}
+	}
+	return m, nil
+}
+
+// oneRun refuses a file that holds several values of an identity key:
+// several runs.
+func oneRun(s *benchdata.Set) error {
+	for _, k := range identityKeys(s) {
+		if vals := s.Keys[k]; len(vals) > 1 {
+			return &SetupError{fmt.Sprintf("%s holds %d runs (%s: %s): select one with -filter, e.g. -filter '%s:%s'",
+				s.Path, len(vals), k, strings.Join(short(vals), ", "), k, vals[0])}
+		}
+	}
+	return nil
+}
+
+// splitKeys returns the configuration keys both files give, in base's
+// order, but for identity keys, and machine keys when force is set: the
+// keys whose values keep results apart. It refuses machine keys whose
+// values differ between the files.
+func splitKeys(base, head *benchdata.Set, force bool) ([]string, error) {
 	var diffs []string
 	var split []string
 	for _, k := range base.KeyOrder {
@@ -86,68 +120,86 @@ func Match(base, head *benchdata.Set, force bool) (*Matched, error) {
 	if diffs != nil {
 		return nil, &SetupError{fmt.Sprintf("the files come from different setups (%s): use -force to compare them anyway", strings.Join(diffs, "; "))}
 	}
-	// The group label shows only the split keys whose value varies.
-	var varying []string
+	return split, nil
+}
+
+// grouping sorts samples into configuration groups by the split keys.
+type grouping struct {
+	split   []string // the keys that keep results apart
+	varying []string // those of them with several values: the label shows only these
+}
+
+// newGrouping returns the grouping of base and head by the split keys.
+func newGrouping(base, head *benchdata.Set, split []string) grouping {
+	g := grouping{split: split}
 	for _, k := range split {
 		if len(union(base.Keys[k], head.Keys[k])) > 1 {
-			varying = append(varying, k)
+			g.varying = append(g.varying, k)
 		}
 	}
-	group := func(c benchdata.Config) string {
-		parts := make([]string, 0, len(varying))
-		for _, k := range varying {
-			parts = append(parts, k+"="+c.Get(k))
-		}
-		return strings.Join(parts, " ")
+	return g
+}
+
+// label is the group of a configuration as a reader sees it: "k=v ..."
+// of the varying keys, "" when none varies.
+func (g grouping) label(c benchdata.Config) string {
+	parts := make([]string, 0, len(g.varying))
+	for _, k := range g.varying {
+		parts = append(parts, k+"="+c.Get(k))
 	}
-	heads, err := index(head, split)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := index(base, split); err != nil {
-		return nil, err
-	}
-	headNames, baseNames := map[[2]string]bool{}, map[[2]string]bool{}
-	for _, s := range head.Samples {
-		headNames[[2]string{s.Config.Project(split), s.Name}] = true
-	}
+	return strings.Join(parts, " ")
+}
+
+// nameKey is a benchmark in its group: the split keys' values and its
+// name.
+func (g grouping) nameKey(x *benchdata.Sample) [2]string {
+	return [2]string{x.Config.Project(g.split), x.Name}
+}
+
+// pairSamples pairs each of base's samples with head's of the same
+// group, name and unit (heads, as index returns it), in base's order.
+func pairSamples(base, head *benchdata.Set, heads map[sampleKey]*benchdata.Sample, g grouping) *Matched {
 	m := &Matched{}
 	for _, b := range base.Samples {
-		baseNames[[2]string{b.Config.Project(split), b.Name}] = true
-		h := heads[sampleKey{b.Config.Project(split), b.Name, b.Unit}]
+		h := heads[sampleKey{b.Config.Project(g.split), b.Name, b.Unit}]
 		if h == nil {
 			continue
 		}
-		g := group(b.Config)
-		if !slices.Contains(m.Groups, g) {
-			m.Groups = append(m.Groups, g)
+		label := g.label(b.Config)
+		if !slices.Contains(m.Groups, label) {
+			m.Groups = append(m.Groups, label)
 		}
-		m.Pairs = append(m.Pairs, Pair{Group: g, Name: b.Name, Unit: b.Unit, Better: head.Better(b.Unit),
+		m.Pairs = append(m.Pairs, Pair{Group: label, Name: b.Name, Unit: b.Unit, Better: head.Better(b.Unit),
 			ExactUnit: ExactUnit(b.Unit, base.Units) || ExactUnit(b.Unit, head.Units), Base: b.Values, Head: h.Values})
 	}
-	only := func(s *benchdata.Set, other map[[2]string]bool) []string {
-		var out []string
-		for _, x := range s.Samples {
-			if other[[2]string{x.Config.Project(split), x.Name}] {
-				continue
-			}
-			l := x.Name
-			if g := group(x.Config); g != "" {
-				l = g + " " + l
-			}
-			if !slices.Contains(out, l) {
-				out = append(out, l)
-			}
-		}
-		return out
-	}
-	m.BaseOnly, m.HeadOnly = only(base, headNames), only(head, baseNames)
-	if len(m.Pairs) == 0 {
-		return nil, &SetupError{fmt.Sprintf("nothing to compare: %s and %s have no benchmark in common%s", base.Path, head.Path, hint(base, head))}
-	}
-	return m, nil
+	return m
 }
 
+// onlyIn names, once each and in s's order, the benchmarks of s (group
+// and name) that other does not have in any unit.
+func onlyIn(s, other *benchdata.Set, g grouping) []string {
+	theirs := map[[2]string]bool{}
+	for _, x := range other.Samples {
+		theirs[g.nameKey(x)] = true
+	}
+	var out []string
+	for _, x := range s.Samples {
+		if theirs[g.nameKey(x)] {
+			continue
+		}
+		l := x.Name
+		if label := g.label(x.Config); label != "" {
+			l = label + " " + l
+		}
+		if !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// sampleKey is a sample's place in a file: its split keys' values, name
+// and unit.
 type sampleKey struct{ cfg, name, unit string }
 
 // index maps s's samples by the split keys' values, name and unit. Two
@@ -181,6 +233,7 @@ func hint(base, head *benchdata.Set) string {
 	return " (their configurations differ: " + strings.Join(keys, "; ") + ")"
 }
 
+// sameSet reports whether a and b hold the same values.
 func sameSet(a, b []string) bool {
 	if len(a) != len(b) {
 		return false
@@ -193,6 +246,7 @@ func sameSet(a, b []string) bool {
 	return true
 }
 
+// union returns a's values and then b's that a lacks.
 func union(a, b []string) []string {
 	out := slices.Clone(a)
 	for _, x := range b {
@@ -203,6 +257,7 @@ func union(a, b []string) []string {
 	return out
 }
 
+// quoteAll quotes the values and joins them with commas.
 func quoteAll(vals []string) string {
 	q := make([]string, len(vals))
 	for i, v := range vals {
