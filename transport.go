@@ -12,10 +12,6 @@ import (
 // max_size for a socket read.
 const readBufferSize = 256 << 10
 
-// Default write-buffer limits (asyncio's): pause the protocol above 64 KiB
-// buffered, resume at a quarter of that.
-const defaultHighWater = 64 << 10
-
 // ErrTransportClosed is returned by Write on a transport that is closing.
 var ErrTransportClosed = errors.New("loopbench: transport is closing")
 
@@ -29,35 +25,29 @@ type Transport struct {
 	buffered BufferedProtocol // proto as a BufferedProtocol, if it is one
 	server   *Server
 
-	wbuf           []byte // data not written yet: wbuf[wpos:]
-	wpos           int
-	high, low      int
-	protoPaused    bool
-	readingPaused  bool
-	writing        bool // a writer is installed
-	closing        bool // Close or Abort was called, or the connection broke
-	eofPending     bool // WriteEOF once wbuf drains
-	eofWritten     bool
-	lost           bool // ConnectionLost was scheduled
-	lostErr        error
-	readFn, wrFn   func()
-	peer, local    net.Addr
-	madeFn, lostFn func()
+	wb            writeBuffer
+	readingPaused bool
+	closing       bool  // Close or Abort was called, or the connection broke
+	closeErr      error // what ConnectionLost gets once a Close completes
+	eofPending    bool  // WriteEOF once the buffer drains
+	eofWritten    bool
+	lost          bool // ConnectionLost was scheduled
+	lostErr       error
+	readFn        func()
+	peer, local   net.Addr
+	madeFn        func()
+	lostFn        func()
 }
 
 // newTransport wraps the connected non-blocking socket fd and schedules
 // ConnectionMade and the start of reading for the next iteration.
 func (l *Loop) newTransport(fd int, proto BaseProtocol, srv *Server) (*Transport, error) {
-	t := &Transport{loop: l, fd: fd, proto: proto, server: srv, high: defaultHighWater, low: defaultHighWater / 4}
-	switch p := proto.(type) {
-	case BufferedProtocol:
-		t.buffered = p
-	case Protocol:
-		t.plain = p
-	default:
-		return nil, fmt.Errorf("loopbench: protocol %T implements neither Protocol nor BufferedProtocol", proto)
+	t := &Transport{loop: l, fd: fd, server: srv}
+	if err := t.setProtocol(proto); err != nil {
+		return nil, err
 	}
-	t.readFn, t.wrFn = t.readReady, t.writeReady
+	t.wb.init(l, fd, t, false)
+	t.readFn = t.readReady
 	t.madeFn = func() { t.proto.ConnectionMade(t) }
 	t.lostFn = t.connectionLost
 	t.peer, t.local = sock.PeerAddr(fd), sock.LocalAddr(fd)
@@ -65,6 +55,19 @@ func (l *Loop) newTransport(fd int, proto BaseProtocol, srv *Server) (*Transport
 	l.CallSoon(t.madeFn)
 	l.CallSoon(t.startReading)
 	return t, nil
+}
+
+// setProtocol makes proto the transport's protocol.
+func (t *Transport) setProtocol(proto BaseProtocol) error {
+	switch p := proto.(type) {
+	case BufferedProtocol:
+		t.proto, t.buffered, t.plain = p, p, nil
+	case Protocol:
+		t.proto, t.buffered, t.plain = p, nil, p
+	default:
+		return fmt.Errorf("loopbench: protocol %T implements neither Protocol nor BufferedProtocol", proto)
+	}
+	return nil
 }
 
 func (t *Transport) startReading() {
@@ -148,92 +151,16 @@ func (t *Transport) Write(data []byte) error {
 	if len(data) == 0 {
 		return nil
 	}
-	if !t.writing {
-		n, err := sock.Write(t.fd, data)
-		if err != nil && !sock.IsAgain(err) {
-			t.fatal(err)
-			return err
-		}
-		if data = data[n:]; len(data) == 0 {
-			return nil
-		}
-		if err := t.loop.AddWriter(t.fd, t.wrFn); err != nil {
-			t.fatal(err)
-			return err
-		}
-		t.writing = true
-	}
-	t.wbuf = append(t.wbuf, data...)
-	t.maybePauseProtocol()
-	return nil
-}
-
-// writeReady is the writer callback: it writes what is buffered.
-func (t *Transport) writeReady() {
-	n, err := sock.Write(t.fd, t.wbuf[t.wpos:])
-	if err != nil && !sock.IsAgain(err) {
-		t.fatal(err)
-		return
-	}
-	t.wpos += n
-	if t.wpos < len(t.wbuf) {
-		// Reclaim the written prefix once it is most of the buffer.
-		if t.wpos > len(t.wbuf)/2 {
-			t.wbuf = t.wbuf[:copy(t.wbuf, t.wbuf[t.wpos:])]
-			t.wpos = 0
-		}
-		t.maybeResumeProtocol()
-		return
-	}
-	t.wbuf, t.wpos = t.wbuf[:0], 0
-	t.loop.RemoveWriter(t.fd)
-	t.writing = false
-	if t.maybeResumeProtocol(); t.writing {
-		return // the protocol, resumed, wrote more
-	}
-	switch {
-	case t.closing:
-		t.scheduleLost(nil)
-	case t.eofPending:
-		t.eofPending = false
-		t.shutdownWrite()
-	}
+	return t.wb.write(data, nil)
 }
 
 // WriteBufferSize returns how many bytes wait to be written.
-func (t *Transport) WriteBufferSize() int { return len(t.wbuf) - t.wpos }
+func (t *Transport) WriteBufferSize() int { return t.wb.size() }
 
 // SetWriteBufferLimits sets the high- and low-water marks of the write
 // buffer (asyncio's set_write_buffer_limits): high 0 means 64 KiB, low 0
 // means high/4. The protocol's PauseWriting and ResumeWriting follow them.
-func (t *Transport) SetWriteBufferLimits(high, low int) error {
-	if high == 0 {
-		high = defaultHighWater
-	}
-	if low == 0 {
-		low = high / 4
-	}
-	if high < low || low < 0 {
-		return fmt.Errorf("loopbench: SetWriteBufferLimits(%d, %d): want high >= low >= 0", high, low)
-	}
-	t.high, t.low = high, low
-	t.maybePauseProtocol()
-	return nil
-}
-
-func (t *Transport) maybePauseProtocol() {
-	if !t.protoPaused && t.WriteBufferSize() > t.high {
-		t.protoPaused = true
-		t.proto.PauseWriting()
-	}
-}
-
-func (t *Transport) maybeResumeProtocol() {
-	if t.protoPaused && t.WriteBufferSize() <= t.low {
-		t.protoPaused = false
-		t.proto.ResumeWriting()
-	}
-}
+func (t *Transport) SetWriteBufferLimits(high, low int) error { return t.wb.setLimits(high, low) }
 
 // PauseReading stops reading until ResumeReading.
 func (t *Transport) PauseReading() {
@@ -259,7 +186,7 @@ func (t *Transport) WriteEOF() {
 	if t.closing || t.eofPending || t.eofWritten {
 		return
 	}
-	if t.writing {
+	if t.wb.writing {
 		t.eofPending = true
 		return
 	}
@@ -279,10 +206,22 @@ func (t *Transport) Close() {
 	if t.closing || t.loop.IsClosed() {
 		return // a closed loop has closed the socket
 	}
-	t.closing = true
+	t.closeWith(nil)
+}
+
+// closeWith closes the transport once the buffer drains, calling
+// ConnectionLost(err).
+func (t *Transport) closeWith(err error) {
+	t.closing, t.closeErr = true, err
 	t.loop.RemoveReader(t.fd)
-	if !t.writing {
-		t.scheduleLost(nil)
+	t.finishClose()
+}
+
+// finishClose schedules ConnectionLost once a closing transport has
+// written its buffer.
+func (t *Transport) finishClose() {
+	if t.closing && !t.wb.writing {
+		t.scheduleLost(t.closeErr)
 	}
 }
 
@@ -299,11 +238,7 @@ func (t *Transport) forceClose(err error) {
 	}
 	t.closing = true
 	t.loop.RemoveReader(t.fd)
-	if t.writing {
-		t.loop.RemoveWriter(t.fd)
-		t.writing = false
-	}
-	t.wbuf, t.wpos = nil, 0
+	t.wb.discard()
 	t.scheduleLost(err)
 }
 
@@ -317,15 +252,46 @@ func (t *Transport) scheduleLost(err error) {
 }
 
 func (t *Transport) connectionLost() {
-	defer func() {
-		sock.Close(t.fd)
-		delete(t.loop.c.transports, t)
-		if t.server != nil {
-			t.server.detach(t)
-		}
-	}()
+	defer t.release()
 	t.proto.ConnectionLost(t.lostErr)
 }
+
+// release closes the socket and forgets the transport.
+func (t *Transport) release() {
+	sock.Close(t.fd)
+	delete(t.loop.c.transports, t)
+	if t.server != nil {
+		t.server.detach(t)
+	}
+}
+
+// The transport is its write buffer's owner.
+
+func (t *Transport) send(b []byte, _ *sock.Addr) (int, error) {
+	n, err := sock.Write(t.fd, b)
+	if sock.IsAgain(err) {
+		return n, nil
+	}
+	return n, err
+}
+
+func (t *Transport) writeFailed(err error) error {
+	t.fatal(err)
+	return err
+}
+
+func (t *Transport) drained() {
+	switch {
+	case t.closing:
+		t.finishClose()
+	case t.eofPending:
+		t.eofPending = false
+		t.shutdownWrite()
+	}
+}
+
+func (t *Transport) pauseWriting()  { t.proto.PauseWriting() }
+func (t *Transport) resumeWriting() { t.proto.ResumeWriting() }
 
 // readBuffer returns the loop's shared read buffer: transports read one
 // at a time, and DataReceived's slice is valid only during the call.
