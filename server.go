@@ -3,6 +3,7 @@ package loopbench
 import (
 	"fmt"
 	"net"
+	"runtime/debug"
 	"time"
 
 	"github.com/loopbench/loopbench/internal/sock"
@@ -71,7 +72,11 @@ func (s *Server) acceptReady() {
 			s.acceptFailed(err)
 			return
 		}
-		t, err := s.loop.newTransport(fd, s.factory(), s)
+		proto, err := s.loop.newProtocol(fd, s.factory)
+		if err != nil {
+			continue
+		}
+		t, err := s.loop.newTransport(fd, proto, s)
 		if err != nil {
 			sock.Close(fd)
 			s.loop.c.report(ExceptionContext{Message: "server protocol", Err: err})
@@ -79,6 +84,20 @@ func (s *Server) acceptReady() {
 		}
 		s.conns[t] = struct{}{}
 	}
+}
+
+// newProtocol returns a protocol from factory for the connection on fd.
+// If the factory panics, fd is closed, the panic goes to the exception
+// handler, and the error says so.
+func (l *Loop) newProtocol(fd int, factory func() BaseProtocol) (p BaseProtocol, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			sock.Close(fd)
+			err = fmt.Errorf("loopbench: protocol factory panicked: %v", r)
+			l.c.report(ExceptionContext{Message: "protocol factory", Err: err, Panic: r, Stack: debug.Stack()})
+		}
+	}()
+	return factory(), nil
 }
 
 // acceptFailed reports an accept error (such as running out of fds) and,
@@ -166,7 +185,12 @@ func (l *Loop) CreateConnection(network, address string, factory func() BaseProt
 				sock.Close(fd)
 				return
 			}
-			t, err := l.newTransport(fd, factory(), nil)
+			var proto BaseProtocol
+			if proto, err = l.newProtocol(fd, factory); err != nil {
+				f.SetException(fmt.Errorf("loopbench: CreateConnection(%s, %s): %w", network, address, err))
+				return
+			}
+			t, err := l.newTransport(fd, proto, nil)
 			if err == nil {
 				f.SetResult(t)
 				return
