@@ -16,7 +16,9 @@ const readBufferSize = 256 << 10
 var ErrTransportClosed = errors.New("loopbench: transport is closing")
 
 // Transport is a connected stream socket driven by the loop: asyncio's
-// selector socket transport. Its methods are for the loop's goroutine.
+// selector socket transport, and with TLS (WithTLS, StartTLS) its
+// SSL transport, the TLS layer between the socket and the protocol. Its
+// methods are for the loop's goroutine.
 type Transport struct {
 	loop     *Loop
 	fd       int
@@ -24,6 +26,8 @@ type Transport struct {
 	plain    Protocol         // proto as a Protocol, if it is one
 	buffered BufferedProtocol // proto as a BufferedProtocol, if it is one
 	server   *Server
+	host     string    // the host name dialled, StartTLS's default server name
+	tls      *tlsLayer // nil for plain text
 
 	wb            writeBuffer
 	readingPaused bool
@@ -39,9 +43,11 @@ type Transport struct {
 	lostFn        func()
 }
 
-// newTransport wraps the connected non-blocking socket fd and schedules
-// ConnectionMade and the start of reading for the next iteration.
-func (l *Loop) newTransport(fd int, proto BaseProtocol, srv *Server) (*Transport, error) {
+// newTransport wraps the connected non-blocking socket fd. Plain, it
+// schedules ConnectionMade and the start of reading for the next
+// iteration. With o.tls it starts the TLS handshake; ConnectionMade
+// follows it, and done (if not nil) is told how it ended.
+func (l *Loop) newTransport(fd int, proto BaseProtocol, srv *Server, o *netOptions, done func(error)) (*Transport, error) {
 	t := &Transport{loop: l, fd: fd, server: srv}
 	if err := t.setProtocol(proto); err != nil {
 		return nil, err
@@ -52,7 +58,11 @@ func (l *Loop) newTransport(fd int, proto BaseProtocol, srv *Server) (*Transport
 	t.lostFn = t.connectionLost
 	t.peer, t.local = sock.PeerAddr(fd), sock.LocalAddr(fd)
 	l.c.transports[t] = struct{}{}
-	l.CallSoon(t.madeFn)
+	if o != nil && o.tls != nil {
+		t.tls = newTLSLayer(t, o, srv != nil, true, done)
+	} else {
+		l.CallSoon(t.madeFn)
+	}
 	l.CallSoon(t.startReading)
 	return t, nil
 }
@@ -98,13 +108,14 @@ func (t *Transport) LocalAddr() net.Addr { return t.local }
 func (t *Transport) IsClosing() bool { return t.closing }
 
 // readReady is the reader callback: one read into the loop's buffer (or
-// the protocol's), delivered to the protocol.
+// the protocol's), delivered to the protocol, or to the TLS layer, which
+// decrypts it for the protocol. TLS reads on while it shuts down.
 func (t *Transport) readReady() {
-	if t.closing {
+	if t.lost || t.closing && t.tls == nil {
 		return
 	}
 	var buf []byte
-	if t.buffered != nil {
+	if t.buffered != nil && t.tls == nil {
 		if buf = t.buffered.GetBuffer(readBufferSize); len(buf) == 0 {
 			t.fatal(errors.New("loopbench: BufferedProtocol.GetBuffer returned an empty buffer"))
 			return
@@ -118,8 +129,12 @@ func (t *Transport) readReady() {
 		return
 	case err != nil:
 		t.fatal(err)
+	case n == 0 && t.tls != nil:
+		t.tls.socketEOF()
 	case n == 0:
 		t.eofReceived()
+	case t.tls != nil:
+		t.tls.received(buf[:n])
 	case t.buffered != nil:
 		t.buffered.BufferUpdated(n)
 	default:
@@ -143,7 +158,8 @@ func (t *Transport) eofReceived() {
 // Write sends data: it tries the socket at once and buffers what the
 // socket does not take, writing it when the socket becomes writable. data
 // may be reused when Write returns. The protocol is paused when the buffer
-// goes over the high-water mark.
+// goes over the high-water mark. With TLS, data is encrypted at once and
+// the buffer holds ciphertext.
 func (t *Transport) Write(data []byte) error {
 	if t.closing || t.eofPending || t.eofWritten || t.loop.IsClosed() {
 		return ErrTransportClosed
@@ -151,10 +167,14 @@ func (t *Transport) Write(data []byte) error {
 	if len(data) == 0 {
 		return nil
 	}
+	if t.tls != nil {
+		return t.tls.write(data)
+	}
 	return t.wb.write(data, nil)
 }
 
-// WriteBufferSize returns how many bytes wait to be written.
+// WriteBufferSize returns how many bytes wait to be written (with TLS,
+// encrypted).
 func (t *Transport) WriteBufferSize() int { return t.wb.size() }
 
 // SetWriteBufferLimits sets the high- and low-water marks of the write
@@ -168,22 +188,34 @@ func (t *Transport) PauseReading() {
 		return
 	}
 	t.readingPaused = true
-	t.loop.RemoveReader(t.fd)
+	if t.tls == nil || t.tls.phase == phaseOpen {
+		t.loop.RemoveReader(t.fd) // a TLS handshake reads regardless
+	}
 }
 
-// ResumeReading starts reading again after PauseReading.
+// ResumeReading starts reading again after PauseReading. With TLS, what
+// was decrypted meanwhile is delivered first.
 func (t *Transport) ResumeReading() {
 	if t.closing || !t.readingPaused {
 		return
 	}
 	t.readingPaused = false
+	if t.tls != nil {
+		t.tls.resumeReading()
+		return
+	}
 	t.addReader()
 }
 
 // WriteEOF closes the write side once buffered data is written; the
-// transport keeps reading.
+// transport keeps reading. With TLS it sends close_notify (after the
+// data), which TLS 1.3 peers read as the end of the stream.
 func (t *Transport) WriteEOF() {
 	if t.closing || t.eofPending || t.eofWritten {
+		return
+	}
+	if t.tls != nil {
+		t.tls.writeEOF()
 		return
 	}
 	if t.wb.writing {
@@ -201,26 +233,34 @@ func (t *Transport) shutdownWrite() {
 }
 
 // Close stops reading, writes what is buffered, then closes the socket and
-// calls ConnectionLost(nil).
+// calls ConnectionLost(nil). With TLS, Close sends close_notify after the
+// data and waits for the peer's (or the end of its stream) up to the
+// shutdown timeout; closing during the handshake aborts it.
 func (t *Transport) Close() {
 	if t.closing || t.loop.IsClosed() {
 		return // a closed loop has closed the socket
 	}
+	if t.tls != nil {
+		t.tls.close()
+		return
+	}
 	t.closeWith(nil)
 }
 
-// closeWith closes the transport once the buffer drains, calling
-// ConnectionLost(err).
+// closeWith closes the transport once the buffer drains (and, with TLS,
+// the peer is done), calling ConnectionLost(err).
 func (t *Transport) closeWith(err error) {
 	t.closing, t.closeErr = true, err
-	t.loop.RemoveReader(t.fd)
+	if t.tls == nil || !t.tls.readsOnClose() {
+		t.loop.RemoveReader(t.fd)
+	}
 	t.finishClose()
 }
 
 // finishClose schedules ConnectionLost once a closing transport has
-// written its buffer.
+// written its buffer and its TLS layer is done.
 func (t *Transport) finishClose() {
-	if t.closing && !t.wb.writing {
+	if t.closing && !t.wb.writing && (t.tls == nil || t.tls.shutdownDone()) {
 		t.scheduleLost(t.closeErr)
 	}
 }
@@ -248,6 +288,10 @@ func (t *Transport) scheduleLost(err error) {
 		return
 	}
 	t.lost, t.lostErr = true, err
+	t.loop.RemoveReader(t.fd) // TLS reads on while it closes
+	if t.tls != nil {
+		t.tls.stop(err)
+	}
 	t.loop.CallSoon(t.lostFn)
 }
 
@@ -258,10 +302,19 @@ func (t *Transport) connectionLost() {
 
 // release closes the socket and forgets the transport.
 func (t *Transport) release() {
-	sock.Close(t.fd)
+	t.closeSocket()
 	delete(t.loop.c.transports, t)
 	if t.server != nil {
 		t.server.detach(t)
+	}
+}
+
+// closeSocket closes the socket and stops the TLS layer's handshake, if
+// one runs; the loop's Close calls it for the transports left open.
+func (t *Transport) closeSocket() {
+	sock.Close(t.fd)
+	if t.tls != nil {
+		t.tls.stop(ErrClosed)
 	}
 }
 

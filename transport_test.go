@@ -13,3 +13,31 @@ func TestFactoryPanicLeavesNoFd(t *testing.T) {
 		t.Run(cfg.String(), func(t *testing.T) { looptest.FactoryPanicLeavesNoFd(t, cfg) })
 	}
 }
+
+// TestTLS runs the TLS suite on every variant in both timer-cancel modes.
+func TestTLS(t *testing.T) {
+	for _, cfg := range looptest.Configs() {
+		t.Run(cfg.String(), func(t *testing.T) {
+			t.Parallel()
+			looptest.RunTLS(t, cfg)
+		})
+	}
+}
+
+// TestTLSLeavesNothing counts fds and goroutines, so it runs alone.
+func TestTLSLeavesNothing(t *testing.T) {
+	for _, cfg := range loopbench.Variants() {
+		t.Run(cfg.String(), func(t *testing.T) { looptest.TLSLeavesNothing(t, cfg) })
+	}
+}
+
+// TestTLSInterop runs loopbench's TLS against Python's ssl, asyncio and
+// OpenSSL on every variant in both timer-cancel modes.
+func TestTLSInterop(t *testing.T) {
+	for _, cfg := range looptest.Configs() {
+		t.Run(cfg.String(), func(t *testing.T) {
+			t.Parallel()
+			looptest.RunTLSInterop(t, cfg)
+		})
+	}
+}

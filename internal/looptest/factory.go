@@ -44,7 +44,7 @@ func FactoryPanicLeavesNoFd(t *testing.T, cfg loopbench.Config) {
 	const conns = 5
 	whileClient(t, l, func() error {
 		for i := range conns {
-			if err := expectClosed(addr); err != nil {
+			if err := expectClosed(addr, nil); err != nil {
 				return fmt.Errorf("connection %d: %w", i, err)
 			}
 		}
@@ -58,15 +58,18 @@ func FactoryPanicLeavesNoFd(t *testing.T, cfg loopbench.Config) {
 	}
 }
 
-// expectClosed dials addr and expects the server to close the
-// connection without a byte.
-func expectClosed(addr string) error {
+// expectClosed dials addr, sends send, and expects the server to close
+// the connection without a byte (or reset it).
+func expectClosed(addr string, send []byte) error {
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := c.Write(send); err != nil {
+		return err
+	}
 	n, err := c.Read(make([]byte, 1))
 	switch {
 	case errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET):
