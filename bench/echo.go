@@ -12,8 +12,9 @@ import (
 	"github.com/loopbench/loopbench/internal/echo"
 )
 
-// EchoServer starts the style ("protocol" or "task") echo server on l, on
-// a free loopback port, and returns its address.
+// EchoServer starts the style ("protocol", "task", "stream", or "tls": the
+// protocol-style server over TLS with EchoTLSConfigs' server config) echo
+// server on l, on a free loopback port, and returns its address.
 func EchoServer(l *loopbench.Loop, style string) (string, error) {
 	return EchoServerAt(l, style, "127.0.0.1:0")
 }
@@ -39,8 +40,18 @@ func EchoServerAt(l *loopbench.Loop, style, addr string) (string, error) {
 			return "", err
 		}
 		return s.Addr().String(), nil
+	case "tls":
+		scfg, _, err := EchoTLSConfigs()
+		if err != nil {
+			return "", err
+		}
+		s, err := echo.ServeProtocol(l, "tcp", addr, loopbench.WithTLS(scfg))
+		if err != nil {
+			return "", err
+		}
+		return s.Addr().String(), nil
 	}
-	return "", fmt.Errorf("bench: unknown echo style %q (protocol, task, stream)", style)
+	return "", fmt.Errorf("bench: unknown echo style %q (protocol, task, stream, tls)", style)
 }
 
 // EchoClients are conns connections to an echo server, each a goroutine of
