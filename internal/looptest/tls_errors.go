@@ -101,7 +101,9 @@ func testTLSWrongHost(t *testing.T, l *loopbench.Loop) {
 func testTLSGarbage(t *testing.T, l *loopbench.Loop) {
 	f := certs(t)
 	s, protos := tlsServer(t, l, true, loopbench.WithTLS(f.serverConfig(0)))
-	whileClient(t, l, func() error { return expectClosed(s.Addr().String(), []byte("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")) })
+	whileClient(t, l, func() error {
+		return expectClosed(s.Addr().String(), []byte("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"))
+	})
 	var rec tls.RecordHeaderError
 	if lost := (*protos)[0].lostErr(t, l); !errors.As(lost, &rec) {
 		t.Fatalf("ConnectionLost(%v), want tls.RecordHeaderError", lost)
