@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/loopbench/loopbench"
@@ -107,39 +106,22 @@ func (e *EchoClients) Run(t Timer, n int, serve func(clients func() error) error
 }
 
 func (e *EchoClients) clients(n int, rtts [][]int64) error {
-	var wg sync.WaitGroup
-	errs := make([]error, len(e.conns))
-	for i, c := range e.conns {
-		k := n / len(e.conns)
-		if i < n%len(e.conns) {
-			k++
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			msg, got := make([]byte, e.size), make([]byte, e.size)
-			for range k {
-				t0 := time.Now()
-				c.SetDeadline(t0.Add(roundTripTimeout)) // a lost datagram fails the run, never hangs it
-				if _, err := c.Write(msg); err != nil {
-					errs[i] = err
-					return
-				}
-				if _, err := io.ReadFull(c, got); err != nil {
-					errs[i] = err
-					return
-				}
-				rtts[i] = append(rtts[i], int64(time.Since(t0)))
+	return eachClient(len(e.conns), func(i int) error {
+		c := e.conns[i]
+		msg, got := make([]byte, e.size), make([]byte, e.size)
+		for range share(n, len(e.conns), i) {
+			t0 := time.Now()
+			c.SetDeadline(t0.Add(roundTripTimeout)) // a lost datagram fails the run, never hangs it
+			if _, err := c.Write(msg); err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
+			if _, err := io.ReadFull(c, got); err != nil {
+				return err
+			}
+			rtts[i] = append(rtts[i], int64(time.Since(t0)))
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // roundTripTimeout bounds one round trip of the echo clients.

@@ -2,9 +2,11 @@ package bench
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loopbench/loopbench"
@@ -72,35 +74,62 @@ func Handshakes(t Timer, n, conns int, addr string, config *tls.Config, serve fu
 	t.ResetTimer()
 	start := time.Now()
 	err := serve(func() error {
-		var wg sync.WaitGroup
-		errs := make([]error, conns)
-		for i := range conns {
-			k := n / conns
-			if i < n%conns {
-				k++
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for range k {
-					if errs[i] = handshakeOnce(addr, config); errs[i] != nil {
-						return
-					}
+		return eachClient(conns, func(i int) error {
+			for range share(n, conns, i) {
+				if err := handshakeOnce(addr, config); err != nil {
+					return err
 				}
-			}()
-		}
-		wg.Wait()
-		for _, err := range errs {
-			if err != nil {
-				return err
 			}
-		}
-		return nil
+			return nil
+		})
 	})
 	elapsed := time.Since(start)
 	t.StopTimer()
 	t.ReportMetric(float64(n)/elapsed.Seconds(), "handshakes/s")
 	return err
+}
+
+// HandshakesFor makes handshakes as Handshakes does, with conns client
+// goroutines, for d, against a server that runs by itself; it returns how
+// many completed.
+func HandshakesFor(d time.Duration, conns int, addr string, config *tls.Config) (int64, error) {
+	var made atomic.Int64
+	end := time.Now().Add(d)
+	err := eachClient(conns, func(int) error {
+		for time.Now().Before(end) {
+			if err := handshakeOnce(addr, config); err != nil {
+				return err
+			}
+			made.Add(1)
+		}
+		return nil
+	})
+	return made.Load(), err
+}
+
+// share is client i's part of n operations shared among conns clients.
+func share(n, conns, i int) int {
+	k := n / conns
+	if i < n%conns {
+		k++
+	}
+	return k
+}
+
+// eachClient runs fn(i) for i in [0, conns) on goroutines of their own
+// and returns the first error.
+func eachClient(conns int, fn func(i int) error) error {
+	var wg sync.WaitGroup
+	errs := make([]error, conns)
+	for i := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = fn(i)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // handshakeOnce is one connection of Handshakes.

@@ -63,6 +63,7 @@ type loadFlags struct {
 	out       string // -out: the mergeable result ("-": stdout)
 	name      string // -name
 	startAt   string // -start-at, as given
+	tlsLine   string // what -tls dials with, for the output
 }
 
 func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
@@ -87,7 +88,12 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.StringVar(&f.out, "out", "", "write the mergeable result (histograms, window, counts, CPU) to this file, one JSON line; - for stdout, after the table (see loopbench merge)")
 	fs.StringVar(&f.name, "name", "", "names this generator in -out (default: the host name)")
 	fs.StringVar(&f.startAt, "start-at", "", "start sending at this wall-clock instant (RFC 3339), connections opened before: give N generators the same one")
+	tlsf := addLoadTLSFlags(fs)
 	if err := parseFlags(fs, args, stderr); err != nil {
+		return f, err
+	}
+	var err error
+	if f.tlsLine, err = tlsf.apply(c); err != nil {
 		return f, err
 	}
 	if c.Addr == "" {
@@ -137,6 +143,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	if err := pin(f.cpus); err != nil {
 		return err
 	}
+	writeTLSLine(f, stdout, stderr)
 	ctx, stop := interruptContext()
 	defer stop()
 	var reps []load.Report

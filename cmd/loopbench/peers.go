@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -9,19 +8,15 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/bench"
-	"github.com/loopbench/loopbench/internal/cpu"
-	"github.com/loopbench/loopbench/internal/load"
+	"github.com/loopbench/loopbench/internal/tlscert"
 	"github.com/loopbench/loopbench/peers"
-	"golang.org/x/perf/benchfmt"
 )
 
 const peersUsage = `usage: loopbench peers [flags]
@@ -45,6 +40,11 @@ Workloads (names as loopbench's, /impl=<peer> for the peers):
                                   server, gonet, asyncio, uvloop, libuv)
                                   in its own process on CPU 0, measured by
                                   loopbench load on CPU 1
+  EchoServer style=tls/...        with -tls: the same over TLS 1.3
+                                  (loopbench, gonet on crypto/tls, asyncio
+                                  and uvloop with Python's ssl), and
+                                  op=handshake/conns=N: full handshakes
+                                  (ECDSA P-256, X25519) per second
 
 Writes raw.txt (with each peer's version as a configuration line) and the
 report of loopbench report, whose tables put the systems side by side with
@@ -69,6 +69,7 @@ type peersFlags struct {
 	names     []string
 	quick     bool
 	noEcho    bool
+	tls       bool
 	out       string
 	seed      uint64
 	args      []string
@@ -84,6 +85,7 @@ func parsePeers(args []string, stderr io.Writer) (peersFlags, error) {
 	list := fs.String("peers", strings.Join(peers.Names, ","), "peers to run")
 	fs.BoolVar(&f.quick, "quick", false, "tiny sizes: a smoke run, not a measurement")
 	fs.BoolVar(&f.noEcho, "no-echo", false, "skip the echo servers")
+	fs.BoolVar(&f.tls, "tls", false, "also measure the echo servers over TLS: round trips and full handshakes")
 	fs.StringVar(&f.out, "out", "", "results directory, new or empty (default results/<date>-<host>-<commit>-peers)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the per-round order (default: from the clock)")
 	if err := parseFlags(fs, args, stderr); err != nil {
@@ -150,6 +152,9 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(raw, "Unit p50-ns better=lower\nUnit p99-ns better=lower")
 	r := &peersRun{f: f, ready: ready, raw: raw, w: newResultWriter(raw), stderr: stderr, rng: rand.New(rand.NewPCG(f.seed, f.seed^0x5851f42d4c957f2d))}
 	runErr := r.rounds(ctx)
+	for _, c := range r.cleanups {
+		c()
+	}
 	if err := raw.Close(); err != nil {
 		return err
 	}
@@ -184,6 +189,8 @@ type peersRun struct {
 	rng      *rand.Rand
 	measured int
 	failures int
+	certs    tlscert.Files // the TLS echo servers' certificate, written once
+	cleanups []func()
 }
 
 // rounds runs every system on every workload count times, in an order
@@ -254,106 +261,4 @@ func (r *peersRun) loopbench(cases []bench.Case, s peers.Shape) error {
 		}
 	}
 	return fmt.Errorf("loopbench has no case %s/%s/%s", s.Bench, variant, s.Params)
-}
-
-// echoRound measures each echo server once per connection count: the
-// server in its own process pinned to the first CPU, loopbench load in
-// this process pinned to the second.
-func (r *peersRun) echoRound(ctx context.Context) error {
-	servers := []string{"loopbench", "gonet"}
-	for _, p := range r.ready {
-		if slices.Contains(peers.EchoServers, p.Name) {
-			servers = append(servers, p.Name)
-		}
-	}
-	r.rng.Shuffle(len(servers), func(i, j int) { servers[i], servers[j] = servers[j], servers[i] })
-	conns := []int{1, 10}
-	if r.f.quick {
-		conns = []int{1}
-	}
-	for _, name := range servers {
-		for _, k := range conns {
-			if ctx.Err() != nil {
-				return errors.New("interrupted: the report covers what was measured")
-			}
-			if err := r.echo(ctx, name, k); err != nil {
-				r.failures++
-				fmt.Fprintf(r.stderr, "loopbench peers: echo %s: %v\n", name, err)
-				continue
-			}
-			r.measured++
-		}
-	}
-	return nil
-}
-
-// echo measures one echo server at conns connections and writes its line.
-func (r *peersRun) echo(ctx context.Context, name string, conns int) error {
-	all, err := cpu.Allowed() // none where pinning is unsupported: server and client unpinned
-	if err != nil && !errors.Is(err, cpu.ErrUnsupported) {
-		return err
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	args := []string{"serve", "-addr", "127.0.0.1:0"}
-	if name != "loopbench" {
-		args = append(args, "-impl", name)
-	}
-	if len(all) >= 2 {
-		args = append(args, "-cpu", fmt.Sprint(all[0]))
-	}
-	srv := exec.Command(self, args...)
-	srv.Env = append(os.Environ(), asCLI+"=1")
-	out, err := srv.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	srv.Stderr = r.stderr
-	if err := srv.Start(); err != nil {
-		return err
-	}
-	defer func() {
-		srv.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { srv.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			srv.Process.Kill()
-			<-done
-		}
-	}()
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "listening on ") {
-		return fmt.Errorf("the server did not start: %q %v", line, err)
-	}
-	go io.Copy(io.Discard, out)
-	addr := strings.Fields(line)[2]
-	if len(all) >= 2 {
-		if err := cpu.Pin(all[1:2]); err != nil {
-			return err
-		}
-		defer cpu.Pin(all)
-	}
-	warm := 500 * time.Millisecond
-	if r.f.quick {
-		warm = 100 * time.Millisecond
-	}
-	rep, err := load.Run(ctx, load.Config{Addr: addr, Conns: conns, Size: 1024, Duration: r.f.echoTime, Warmup: warm, Timeout: 2 * time.Second})
-	if err != nil {
-		return err
-	}
-	if rep.Requests == 0 || rep.Errors > 0 {
-		return fmt.Errorf("%d requests, %d errors%s", rep.Requests, rep.Errors, firstError(rep))
-	}
-	variant := "impl=" + name
-	if name == "loopbench" {
-		variant = loopbench.Config{}.String()
-	}
-	return r.w.write(fmt.Sprintf("EchoServer/%s/size=1024/conns=%d", variant, conns), int(rep.Requests), []benchfmt.Value{
-		{Value: 1e9 / rep.Achieved, Unit: "ns/op"}, {Value: rep.Achieved, Unit: "req/s"},
-		{Value: float64(rep.Corrected.P50), Unit: "p50-ns"}, {Value: float64(rep.Corrected.P99), Unit: "p99-ns"},
-		{Value: rep.Cores(), Unit: "generator-cores"}})
 }

@@ -125,10 +125,10 @@ type Files struct {
 	Cert, Key, CA string
 }
 
-// WriteFiles writes cert (name.pem), its key (name-key.pem) and ca's
-// certificate (ca.pem) into dir.
+// WriteFiles writes cert (name.pem), its key (name-key.pem) and, unless
+// ca is nil, ca's certificate (ca.pem) into dir.
 func WriteFiles(dir, name string, cert tls.Certificate, ca *CA) (Files, error) {
-	f := Files{Cert: filepath.Join(dir, name+".pem"), Key: filepath.Join(dir, name+"-key.pem"), CA: filepath.Join(dir, "ca.pem")}
+	f := Files{Cert: filepath.Join(dir, name+".pem"), Key: filepath.Join(dir, name+"-key.pem")}
 	key, err := KeyPEM(cert)
 	if err != nil {
 		return f, err
@@ -137,13 +137,36 @@ func WriteFiles(dir, name string, cert tls.Certificate, ca *CA) (Files, error) {
 	for _, der := range cert.Certificate {
 		chain = append(chain, CertPEM(der)...)
 	}
-	for _, w := range []struct {
+	files := []struct {
 		path string
 		data []byte
-	}{{f.Cert, chain}, {f.Key, key}, {f.CA, CertPEM(ca.Cert.Raw)}} {
+	}{{f.Cert, chain}, {f.Key, key}}
+	if ca != nil {
+		f.CA = filepath.Join(dir, "ca.pem")
+		files = append(files, struct {
+			path string
+			data []byte
+		}{f.CA, CertPEM(ca.Cert.Raw)})
+	}
+	for _, w := range files {
 		if err := os.WriteFile(w.path, w.data, 0o600); err != nil {
 			return f, err
 		}
 	}
 	return f, nil
+}
+
+// Throwaway makes a certificate authority and a leaf for hosts, and
+// writes them into dir (name.pem, name-key.pem, ca.pem).
+func Throwaway(dir, name string, hosts ...string) (*CA, tls.Certificate, Files, error) {
+	ca, err := NewCA(name + " CA")
+	if err != nil {
+		return nil, tls.Certificate{}, Files{}, err
+	}
+	cert, err := ca.Issue(hosts...)
+	if err != nil {
+		return nil, tls.Certificate{}, Files{}, err
+	}
+	files, err := WriteFiles(dir, name, cert, ca)
+	return ca, cert, files, err
 }
