@@ -202,38 +202,13 @@ func (l *Loop) CreateConnection(network, address string, factory func() BaseProt
 	conn := l.dial(network, address)
 	conn.AddDoneCallback(func(c *Future) {
 		v, err := c.Result()
-		if err != nil {
+		switch {
+		case err != nil:
 			fail(err)
-			return
-		}
-		fd := v.(int)
-		if f.Done() {
-			sock.Close(fd)
-			return
-		}
-		proto, err := l.newProtocol(fd, factory)
-		if err != nil {
-			fail(err)
-			return
-		}
-		tr, err = l.newTransport(fd, proto, nil, o.forClient(host), func(err error) {
-			switch {
-			case f.Done():
-				tr.Abort() // cancelled during the handshake
-			case err != nil:
-				fail(err)
-			default:
-				f.SetResult(tr)
-			}
-		})
-		if err != nil {
-			sock.Close(fd)
-			fail(err)
-			return
-		}
-		tr.host = host
-		if o.tls == nil {
-			f.SetResult(tr)
+		case f.Done():
+			sock.Close(v.(int))
+		default:
+			tr = l.connected(f, v.(int), host, factory, o, fail)
 		}
 	})
 	f.onCancel = cancelFunc(func(msg string) bool {
@@ -247,4 +222,36 @@ func (l *Loop) CreateConnection(network, address string, factory func() BaseProt
 		return true
 	})
 	return f
+}
+
+// connected makes the transport of CreateConnection's future f on the
+// connected socket fd: its result at once, or with TLS once the handshake
+// is done.
+func (l *Loop) connected(f *Future, fd int, host string, factory func() BaseProtocol, o *netOptions, fail func(error)) *Transport {
+	proto, err := l.newProtocol(fd, factory)
+	if err != nil {
+		fail(err)
+		return nil
+	}
+	var tr *Transport
+	tr, err = l.newTransport(fd, proto, nil, o.forClient(host), func(err error) {
+		switch {
+		case f.Done():
+			tr.Abort() // cancelled during the handshake
+		case err != nil:
+			fail(err)
+		default:
+			f.SetResult(tr)
+		}
+	})
+	if err != nil {
+		sock.Close(fd)
+		fail(err)
+		return nil
+	}
+	tr.host = host
+	if o.tls == nil {
+		f.SetResult(tr)
+	}
+	return tr
 }

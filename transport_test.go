@@ -24,6 +24,18 @@ func TestTLS(t *testing.T) {
 	}
 }
 
+// TestTLSFlow runs the TLS flow-control suite (16 MiB each way, four
+// times) on every variant; the timer-cancel mode does not touch the data
+// path it exercises, so it runs in the default mode only.
+func TestTLSFlow(t *testing.T) {
+	for _, cfg := range loopbench.Variants() {
+		t.Run(cfg.String(), func(t *testing.T) {
+			t.Parallel()
+			looptest.RunTLSFlow(t, cfg)
+		})
+	}
+}
+
 // TestTLSLeavesNothing counts fds and goroutines, so it runs alone.
 func TestTLSLeavesNothing(t *testing.T) {
 	for _, cfg := range loopbench.Variants() {

@@ -99,14 +99,20 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		ctx, cancel = context.WithTimeout(ctx, *duration)
 		defer cancel()
 	}
-	if *impl != "" && *impl != "gonet" {
+	return serveUntil(ctx, cfg, *impl, *style, resolved, stdout, stderr, tlsf)
+}
+
+// serveUntil runs the echo server chosen (a peer's, gonet, or a loop's)
+// until ctx is done.
+func serveUntil(ctx context.Context, cfg loopbench.Config, impl, style, addr string, stdout, stderr io.Writer, tlsf *serveTLS) error {
+	if impl != "" && impl != "gonet" {
 		if tlsf.on {
-			fmt.Fprintf(stderr, "loopbench serve: %s serves %s\n", *impl, strings.TrimPrefix(tlsf.note, ", "))
+			fmt.Fprintf(stderr, "loopbench serve: %s serves %s\n", impl, strings.TrimPrefix(tlsf.note, ", "))
 		}
-		return servePeer(ctx, *impl, resolved, stdout, tlsf)
+		return servePeer(ctx, impl, addr, stdout, tlsf)
 	}
-	if *impl == "gonet" {
-		g, err := echo.ServeGonetTLS("tcp", resolved, tlsf.config)
+	if impl == "gonet" {
+		g, err := echo.ServeGonetTLS("tcp", addr, tlsf.config)
 		if err != nil {
 			return err
 		}
@@ -114,7 +120,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		<-ctx.Done()
 		return g.Close()
 	}
-	return serveLoop(ctx, cfg, *style, resolved, stdout, tlsf)
+	return serveLoop(ctx, cfg, style, addr, stdout, tlsf)
 }
 
 // resolveListen turns a listen address with a host name into one with

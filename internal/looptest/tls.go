@@ -16,8 +16,8 @@ import (
 
 // RunTLS runs the TLS suite on cfg: servers and clients on the loop
 // against crypto/tls and against each other, TLS 1.2 and 1.3, ALPN,
-// client certificates, SNI, every error case, flow control both ways and
-// StartTLS.
+// client certificates, SNI, every error case and StartTLS (RunTLSFlow has
+// the flow control).
 func RunTLS(t *testing.T, cfg loopbench.Config) {
 	runEach(t, cfg, []loopTest{
 		{"ServerTLS13", func(t *testing.T, l *loopbench.Loop) { testTLSServer(t, l, tls.VersionTLS13) }},
@@ -37,7 +37,6 @@ func RunTLS(t *testing.T, cfg loopbench.Config) {
 		{"HandshakeWorkersBound", testTLSWorkerBound},
 	})
 	runTLSErrors(t, cfg)
-	runTLSFlow(t, cfg)
 }
 
 // tlsFixture holds the certificates of the TLS tests: a CA, a server

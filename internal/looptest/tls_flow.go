@@ -16,19 +16,19 @@ import (
 // flowTotal is what the flow-control tests send each way.
 const flowTotal = 16 << 20
 
-// runTLSFlow runs 16 MiB each way between a loop TLS endpoint (server
+// RunTLSFlow runs 16 MiB each way between a loop TLS endpoint (server
 // and client) and crypto/tls, with a slow reader on the receiving side:
 // the loop's writes are paused at the high-water mark of the encrypted
 // buffer, and the loop's reads pause as its protocol asks, delivering
 // nothing meanwhile and never more than the read buffer at once.
-func runTLSFlow(t *testing.T, cfg loopbench.Config) {
+func RunTLSFlow(t *testing.T, cfg loopbench.Config) {
 	var cases []loopTest
 	for _, side := range []string{"Server", "Client"} {
 		cases = append(cases,
 			loopTest{"LoopWrites16MiB" + side, func(t *testing.T, l *loopbench.Loop) { testTLSLoopWrites(t, l, side) }},
 			loopTest{"LoopReads16MiB" + side, func(t *testing.T, l *loopbench.Loop) { testTLSLoopReads(t, l, side) }})
 	}
-	t.Run("Flow", func(t *testing.T) { runEach(t, cfg, cases) })
+	runEach(t, cfg, cases)
 }
 
 // withPeer runs the loop protocol p as side ("Server" or "Client")
