@@ -92,8 +92,7 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return f, err
 	}
-	var err error
-	if f.tlsLine, err = tlsf.apply(c); err != nil {
+	if err := tlsf.apply(&f); err != nil {
 		return f, err
 	}
 	if c.Addr == "" {

@@ -28,10 +28,17 @@ func addLoadTLSFlags(fs *flag.FlagSet) *loadTLS {
 	return t
 }
 
-// apply makes cfg dial over TLS and returns the line the output carries
-// (a configuration line in benchfmt); the label says TLS too, so that TLS
-// and plain-text runs never merge.
-func (t *loadTLS) apply(cfg *load.Config) (string, error) {
+// apply makes f's runs dial over TLS and sets the line the output
+// carries (a configuration line in benchfmt); the label says TLS too, so
+// that TLS and plain-text runs never merge.
+func (t *loadTLS) apply(f *loadFlags) error {
+	line, err := t.dial(&f.cfg)
+	f.tlsLine = line
+	return err
+}
+
+// dial sets cfg's Dial to a TLS one and returns the line that says how.
+func (t *loadTLS) dial(cfg *load.Config) (string, error) {
 	if !t.on {
 		if t.insecure || t.ca != "" || t.name != "" {
 			return "", usageError{"-insecure, -ca and -servername need -tls"}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -8,14 +9,16 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/bench"
-	"github.com/loopbench/loopbench/internal/tlscert"
+	"github.com/loopbench/loopbench/internal/cpu"
 	"github.com/loopbench/loopbench/peers"
 )
 
@@ -152,9 +155,7 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(raw, "Unit p50-ns better=lower\nUnit p99-ns better=lower")
 	r := &peersRun{f: f, ready: ready, raw: raw, w: newResultWriter(raw), stderr: stderr, rng: rand.New(rand.NewPCG(f.seed, f.seed^0x5851f42d4c957f2d))}
 	runErr := r.rounds(ctx)
-	for _, c := range r.cleanups {
-		c()
-	}
+	r.tls.remove()
 	if err := raw.Close(); err != nil {
 		return err
 	}
@@ -189,8 +190,7 @@ type peersRun struct {
 	rng      *rand.Rand
 	measured int
 	failures int
-	certs    tlscert.Files // the TLS echo servers' certificate, written once
-	cleanups []func()
+	tls      peersTLS
 }
 
 // rounds runs every system on every workload count times, in an order
@@ -261,4 +261,97 @@ func (r *peersRun) loopbench(cases []bench.Case, s peers.Shape) error {
 		}
 	}
 	return fmt.Errorf("loopbench has no case %s/%s/%s", s.Bench, variant, s.Params)
+}
+
+// echoRound measures each echo server once per connection count: the
+// server in its own process pinned to the first CPU, loopbench load in
+// this process pinned to the second.
+func (r *peersRun) echoRound(ctx context.Context) error {
+	servers := []string{"loopbench", "gonet"}
+	for _, p := range r.ready {
+		if slices.Contains(peers.EchoServers, p.Name) {
+			servers = append(servers, p.Name)
+		}
+	}
+	r.rng.Shuffle(len(servers), func(i, j int) { servers[i], servers[j] = servers[j], servers[i] })
+	conns := []int{1, 10}
+	if r.f.quick {
+		conns = []int{1}
+	}
+	for _, mode := range r.echoModes() {
+		for _, name := range servers {
+			for _, k := range conns {
+				if ctx.Err() != nil {
+					return errors.New("interrupted: the report covers what was measured")
+				}
+				if !mode.serves(name) {
+					continue
+				}
+				if err := r.echo(ctx, name, k, mode); err != nil {
+					r.failures++
+					fmt.Fprintf(r.stderr, "loopbench peers: echo %s %s: %v\n", name, mode.params, err)
+					continue
+				}
+				r.measured++
+			}
+		}
+	}
+	return nil
+}
+
+// echo measures one echo server at conns connections in mode and writes
+// its line.
+func (r *peersRun) echo(ctx context.Context, name string, conns int, mode echoMode) error {
+	all, err := cpu.Allowed() // none where pinning is unsupported: server and client unpinned
+	if err != nil && !errors.Is(err, cpu.ErrUnsupported) {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	args := []string{"serve", "-addr", "127.0.0.1:0"}
+	if name != "loopbench" {
+		args = append(args, "-impl", name)
+	}
+	if len(all) >= 2 {
+		args = append(args, "-cpu", fmt.Sprint(all[0]))
+	}
+	if args, err = r.tls.serveArgs(args, mode); err != nil {
+		return err
+	}
+	srv := exec.Command(self, args...)
+	srv.Env = append(os.Environ(), asCLI+"=1")
+	out, err := srv.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	srv.Stderr = r.stderr
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	defer func() {
+		srv.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { srv.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			srv.Process.Kill()
+			<-done
+		}
+	}()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "listening on ") {
+		return fmt.Errorf("the server did not start: %q %v", line, err)
+	}
+	go io.Copy(io.Discard, out)
+	addr := strings.Fields(line)[2]
+	if len(all) >= 2 {
+		if err := cpu.Pin(all[1:2]); err != nil {
+			return err
+		}
+		defer cpu.Pin(all)
+	}
+	return r.measureEcho(ctx, name, addr, conns, mode)
 }

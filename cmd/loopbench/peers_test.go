@@ -9,27 +9,6 @@ import (
 	"github.com/loopbench/loopbench/internal/cpu"
 )
 
-// peersQuick runs loopbench peers at tiny sizes into dir with args,
-// skipping the test (naming the package) when a peer is missing, and
-// returns its output and raw.txt.
-func peersQuick(t *testing.T, dir string, args ...string) (out, raw string) {
-	t.Helper()
-	all, _ := cpu.Allowed()
-	t.Cleanup(func() { cpu.Pin(all) })
-	out, errs, code := runOut(append([]string{"peers", "-quick", "-count", "1", "-benchtime", "5ms", "-echotime", "200ms", "-out", dir}, args...)...)
-	if strings.Contains(errs, "skipped") {
-		t.Skip(strings.TrimSpace(errs))
-	}
-	if code != 0 {
-		t.Fatalf("exit %d\nstderr %s", code, errs)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "raw.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out, string(b)
-}
-
 // TestPeersQuick runs loopbench peers end to end at tiny sizes with libev
 // and libuv (skipping, with the package, where they are missing): every
 // workload has loopbench's line and the peers', the report puts them side
@@ -39,7 +18,19 @@ func TestPeersQuick(t *testing.T) {
 		t.Skip("builds and runs the peer programs")
 	}
 	dir := filepath.Join(t.TempDir(), "out")
-	out, raw := peersQuick(t, dir, "-peers", "libev,libuv")
+	all, _ := cpu.Allowed()
+	t.Cleanup(func() { cpu.Pin(all) })
+	out, errs, code := runOut("peers", "-quick", "-count", "1", "-peers", "libev,libuv", "-benchtime", "5ms", "-echotime", "200ms", "-out", dir)
+	if strings.Contains(errs, "skipped") {
+		t.Skip(strings.TrimSpace(errs))
+	}
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr %s", code, errs)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "raw.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{
 		"peer-libev: libev ", "peer-libuv: libuv ",
 		"BenchmarkCallSoon/ready=ringbuffer/timers=heap4ary/selector=epoll/mode=inflight/w=1000-",
@@ -51,7 +42,7 @@ func TestPeersQuick(t *testing.T) {
 		"BenchmarkEchoServer/impl=libuv/size=1024/conns=1 ",
 		"BenchmarkEchoServer/impl=gonet/size=1024/conns=1 ",
 	} {
-		if !strings.Contains(raw, want) {
+		if !strings.Contains(string(raw), want) {
 			t.Errorf("raw.txt has no %q", want)
 		}
 	}
