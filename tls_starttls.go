@@ -80,6 +80,6 @@ func (w *StreamWriter) StartTLS(t *Task, config *tls.Config, opts ...NetOption) 
 	if err := w.Drain(t); err != nil {
 		return err
 	}
-	_, err := t.Await(t.loop.StartTLS(tr, tr.Protocol(), config, opts...))
+	_, err := t.Await(t.Loop().StartTLS(tr, tr.Protocol(), config, opts...))
 	return err
 }
