@@ -103,6 +103,7 @@ type core struct {
 	transports map[*Transport]struct{}         // open transports, closed by Close
 	servers    map[*Server]struct{}            // listening servers, closed by Close
 	datagrams  map[*DatagramTransport]struct{} // open datagram endpoints, closed by Close
+	tls        tlsLoop                         // TLS handshake helpers and decryption buffer
 	tasks      *Task                           // unfinished tasks, for Close
 	idle       []*coroutine                    // coroutines waiting for a task
 	exec       executor
@@ -349,7 +350,7 @@ func (c *core) closeSockets() {
 		sock.Close(s.fd)
 	}
 	for t := range c.transports {
-		sock.Close(t.fd)
+		t.closeSocket()
 	}
 	for t := range c.datagrams {
 		sock.Close(t.fd)

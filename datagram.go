@@ -41,6 +41,12 @@ func (DatagramProtocolBase) ErrorReceived(error) {}
 // ConnectionLost does nothing.
 func (DatagramProtocolBase) ConnectionLost(error) {}
 
+// PauseWriting does nothing.
+func (DatagramProtocolBase) PauseWriting() {}
+
+// ResumeWriting does nothing.
+func (DatagramProtocolBase) ResumeWriting() {}
+
 // maxDatagram is the read buffer of a datagram endpoint: the largest UDP
 // payload.
 const maxDatagram = 65535
@@ -60,19 +66,23 @@ type DatagramTransport struct {
 	loop          *Loop
 	fd            int
 	proto         DatagramProtocol
-	remote        *sock.Addr // set when connected
+	pauser        WritePauser // proto, if it takes flow control
+	remote        *sock.Addr  // set when connected
 	local, peer   net.Addr
-	pending       []pendingDatagram // sends the socket did not take yet
-	lastTo        *net.UDPAddr      // the last SendTo address and its conversion:
-	lastSock      sock.Addr         // an echo answers one peer many times
-	writing       bool
+	wb            writeBuffer  // the datagrams the socket did not take yet
+	lastTo        *net.UDPAddr // the last SendTo address and its conversion:
+	lastSock      sock.Addr    // an echo answers one peer many times
 	closing, lost bool
-	readFn, wrFn  func()
+	readFn        func()
 }
 
-type pendingDatagram struct {
-	data []byte
-	to   *sock.Addr
+// WritePauser is the flow control a DatagramProtocol may take, as
+// asyncio's does: PauseWriting is called when the endpoint's buffer of
+// unsent datagrams goes over its high-water mark, ResumeWriting when it
+// is back at the low one (see SetWriteBufferLimits).
+type WritePauser interface {
+	PauseWriting()
+	ResumeWriting()
 }
 
 // CreateDatagramEndpoint creates a UDP endpoint ("udp", "udp4" or "udp6")
@@ -186,8 +196,16 @@ func (l *Loop) newDatagramTransport(local, remote *sock.Addr, proto DatagramProt
 			return nil, err
 		}
 	}
+	return l.wrapDatagram(fd, remote, proto), nil
+}
+
+// wrapDatagram makes a transport of the datagram socket fd, connected to
+// remote if that is not nil, and schedules ConnectionMade and reading.
+func (l *Loop) wrapDatagram(fd int, remote *sock.Addr, proto DatagramProtocol) *DatagramTransport {
 	t := &DatagramTransport{loop: l, fd: fd, proto: proto, remote: remote, local: sock.UDPLocalAddr(fd), peer: sock.UDPPeerAddr(fd)}
-	t.readFn, t.wrFn = t.readReady, t.writeReady
+	t.pauser, _ = proto.(WritePauser)
+	t.readFn = t.readReady
+	t.wb.init(l, fd, t, true)
 	l.c.datagrams[t] = struct{}{}
 	l.CallSoon(func() { proto.ConnectionMade(t) })
 	l.CallSoon(func() {
@@ -197,7 +215,7 @@ func (l *Loop) newDatagramTransport(local, remote *sock.Addr, proto DatagramProt
 			}
 		}
 	})
-	return t, nil
+	return t
 }
 
 // LocalAddr returns the endpoint's local address.
@@ -227,7 +245,9 @@ func (t *DatagramTransport) readReady() {
 // SendTo sends data as one datagram to addr (a *net.UDPAddr), or to the
 // remote address when the endpoint has one and addr is nil. It tries the
 // socket at once and keeps a copy to send when the socket is writable if
-// it is full. A failed send goes to ErrorReceived, as in asyncio.
+// it is full; a protocol that implements WritePauser is paused while more
+// than the high-water mark waits. A failed send goes to ErrorReceived, as
+// in asyncio.
 func (t *DatagramTransport) SendTo(data []byte, addr net.Addr) error {
 	if t.closing || t.loop.IsClosed() {
 		return ErrTransportClosed
@@ -248,21 +268,7 @@ func (t *DatagramTransport) SendTo(data []byte, addr net.Addr) error {
 			to = &a
 		}
 	}
-	if !t.writing {
-		err := sock.SendTo(t.fd, data, to)
-		if !sock.IsAgain(err) {
-			if err != nil {
-				t.proto.ErrorReceived(err)
-			}
-			return nil
-		}
-		if err := t.loop.AddWriter(t.fd, t.wrFn); err != nil {
-			return err
-		}
-		t.writing = true
-	}
-	t.pending = append(t.pending, pendingDatagram{append([]byte(nil), data...), to})
-	return nil
+	return t.wb.write(data, to)
 }
 
 // sockAddr converts addr, reusing the last conversion for the same peer.
@@ -277,34 +283,52 @@ func (t *DatagramTransport) sockAddr(addr net.Addr) (sock.Addr, error) {
 	return a, err
 }
 
-func (t *DatagramTransport) writeReady() {
-	for len(t.pending) > 0 {
-		p := t.pending[0]
-		err := sock.SendTo(t.fd, p.data, p.to)
-		if sock.IsAgain(err) {
-			return
-		}
-		if err != nil {
-			t.proto.ErrorReceived(err)
-		}
-		t.pending[0] = pendingDatagram{}
-		t.pending = t.pending[1:]
+// BufferSize returns the bytes of the datagrams waiting to be sent.
+func (t *DatagramTransport) BufferSize() int { return t.wb.size() }
+
+// SetWriteBufferLimits sets the high- and low-water marks of the buffer of
+// unsent datagrams, as Transport's: high 0 means 64 KiB, low 0 means
+// high/4. A protocol that implements WritePauser follows them.
+func (t *DatagramTransport) SetWriteBufferLimits(high, low int) error {
+	return t.wb.setLimits(high, low)
+}
+
+// The endpoint is its write buffer's owner.
+
+func (t *DatagramTransport) send(b []byte, to *sock.Addr) (int, error) {
+	switch err := sock.SendTo(t.fd, b, to); {
+	case err == nil:
+		return len(b), nil
+	case sock.IsAgain(err):
+		return 0, nil
+	default:
+		return 0, err
 	}
-	t.pending = nil
-	t.loop.RemoveWriter(t.fd)
-	t.writing = false
+}
+
+// writeFailed passes a failed send to ErrorReceived, as asyncio does; the
+// endpoint stays.
+func (t *DatagramTransport) writeFailed(err error) error {
+	t.proto.ErrorReceived(err)
+	return nil
+}
+
+func (t *DatagramTransport) drained() {
 	if t.closing {
 		t.scheduleLost(nil)
 	}
 }
 
-// BufferSize returns the bytes of the datagrams waiting to be sent.
-func (t *DatagramTransport) BufferSize() int {
-	n := 0
-	for _, p := range t.pending {
-		n += len(p.data)
+func (t *DatagramTransport) pauseWriting() {
+	if t.pauser != nil {
+		t.pauser.PauseWriting()
 	}
-	return n
+}
+
+func (t *DatagramTransport) resumeWriting() {
+	if t.pauser != nil {
+		t.pauser.ResumeWriting()
+	}
 }
 
 // Close stops receiving, sends what waits, then closes the socket and
@@ -315,7 +339,7 @@ func (t *DatagramTransport) Close() {
 	}
 	t.closing = true
 	t.loop.RemoveReader(t.fd)
-	if !t.writing {
+	if !t.wb.writing {
 		t.scheduleLost(nil)
 	}
 }
@@ -329,11 +353,7 @@ func (t *DatagramTransport) forceClose(err error) {
 	}
 	t.closing = true
 	t.loop.RemoveReader(t.fd)
-	if t.writing {
-		t.loop.RemoveWriter(t.fd)
-		t.writing = false
-	}
-	t.pending = nil
+	t.wb.discard()
 	t.scheduleLost(err)
 }
 

@@ -119,6 +119,18 @@
 //
 // # Handles
 //
+// # TLS
+//
+// WithTLS puts crypto/tls between a transport and its protocol, in the
+// loop's goroutine, as asyncio's sslproto does: CreateServer,
+// CreateConnection, StartServer and OpenConnection take it (with
+// WithServerName, WithHandshakeTimeout and WithShutdownTimeout, asyncio's
+// server_hostname, ssl_handshake_timeout and ssl_shutdown_timeout), and
+// Loop.StartTLS and StreamWriter.StartTLS upgrade a plain connection. The
+// handshake runs on a helper goroutine (crypto/tls's handshake cannot
+// stop half-way), at most SetTLSHandshakeWorkers of them at once; an open
+// TLS connection has none.
+//
 // Handles are 16-byte values and scheduling a prebuilt func allocates
 // nothing. CallSoon puts fn itself in the ready queue, and its handle names
 // fn's 62-bit position there, which is never reused; timer and I/O handles name a slot

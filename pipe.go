@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/loopbench/loopbench/internal/proc"
+	"github.com/loopbench/loopbench/internal/sock"
 )
 
 // PipeTransport is one standard stream of a subprocess, the parent's end
@@ -22,20 +23,16 @@ type PipeTransport struct {
 	reading bool
 	paused  bool
 
-	wbuf         []byte // a write pipe's unwritten data: wbuf[wpos:]
-	wpos         int
-	writing      bool
-	eofPending   bool
-	flow         *flow // a write pipe's flow control, when a StreamWriter uses it
-	readFn, wrFn func()
+	wb         writeBuffer // a write pipe's unwritten data
+	eofPending bool
+	flow       *flow // a write pipe's flow control, when a StreamWriter uses it
+	readFn     func()
 }
-
-// pipeHighWater is a write pipe's high-water mark; the low one is a quarter.
-const pipeHighWater = 64 << 10
 
 func newPipeTransport(sub *SubprocessTransport, fd, stdFd int, write bool) *PipeTransport {
 	p := &PipeTransport{sub: sub, fd: fd, stdFd: stdFd, write: write}
-	p.readFn, p.wrFn = p.readReady, p.writeReady
+	p.readFn = p.readReady
+	p.wb.init(sub.loop, fd, p, false)
 	return p
 }
 
@@ -101,7 +98,8 @@ func (p *PipeTransport) ResumeReading() {
 var ErrReadPipe = errors.New("loopbench: Write on the read end of a pipe")
 
 // Write writes data to a write pipe (the child's stdin): at once as far as
-// the pipe takes it, the rest when it is writable again.
+// the pipe takes it, the rest when it is writable again. A StreamWriter's
+// Drain waits while more than the high-water mark is buffered.
 func (p *PipeTransport) Write(data []byte) error {
 	switch {
 	case !p.write:
@@ -111,49 +109,46 @@ func (p *PipeTransport) Write(data []byte) error {
 	case len(data) == 0:
 		return nil
 	}
-	if !p.writing {
-		n, err := proc.Write(p.fd, data)
-		if err != nil && !proc.IsAgain(err) {
-			p.lost(err)
-			return err
-		}
-		if data = data[n:]; len(data) == 0 {
-			return nil
-		}
-		if err := p.loop().AddWriter(p.fd, p.wrFn); err != nil {
-			p.lost(err)
-			return err
-		}
-		p.writing = true
-	}
-	p.wbuf = append(p.wbuf, data...)
-	if p.flow != nil && !p.flow.paused && p.WriteBufferSize() > pipeHighWater {
-		p.flow.pause()
-	}
-	return nil
+	return p.wb.write(data, nil)
 }
 
 // WriteBufferSize returns how many bytes wait to be written.
-func (p *PipeTransport) WriteBufferSize() int { return len(p.wbuf) - p.wpos }
+func (p *PipeTransport) WriteBufferSize() int { return p.wb.size() }
 
-func (p *PipeTransport) writeReady() {
-	n, err := proc.Write(p.fd, p.wbuf[p.wpos:])
-	if err != nil && !proc.IsAgain(err) {
-		p.lost(err)
-		return
+// SetWriteBufferLimits sets a write pipe's high- and low-water marks, as
+// Transport's: high 0 means 64 KiB, low 0 means high/4.
+func (p *PipeTransport) SetWriteBufferLimits(high, low int) error { return p.wb.setLimits(high, low) }
+
+// The pipe is its write buffer's owner.
+
+func (p *PipeTransport) send(b []byte, _ *sock.Addr) (int, error) {
+	n, err := proc.Write(p.fd, b)
+	if proc.IsAgain(err) {
+		return n, nil
 	}
-	p.wpos += n
-	if p.flow != nil && p.flow.paused && p.WriteBufferSize() <= pipeHighWater/4 {
-		p.flow.resume()
-	}
-	if p.wpos < len(p.wbuf) {
-		return
-	}
-	p.wbuf, p.wpos = p.wbuf[:0], 0
-	p.loop().RemoveWriter(p.fd)
-	p.writing = false
+	return n, err
+}
+
+func (p *PipeTransport) writeFailed(err error) error {
+	p.lost(err)
+	return err
+}
+
+func (p *PipeTransport) drained() {
 	if p.eofPending || p.closing {
 		p.lost(nil)
+	}
+}
+
+func (p *PipeTransport) pauseWriting() {
+	if p.flow != nil {
+		p.flow.pause()
+	}
+}
+
+func (p *PipeTransport) resumeWriting() {
+	if p.flow != nil {
+		p.flow.resume()
 	}
 }
 
@@ -163,7 +158,7 @@ func (p *PipeTransport) WriteEOF() {
 	if !p.write || p.closing || p.eofPending {
 		return
 	}
-	if p.writing {
+	if p.wb.writing {
 		p.eofPending = true
 		return
 	}
@@ -176,7 +171,7 @@ func (p *PipeTransport) Close() {
 	if p.closing {
 		return
 	}
-	if p.write && p.writing {
+	if p.write && p.wb.writing {
 		p.closing = true
 		return
 	}
@@ -193,10 +188,7 @@ func (p *PipeTransport) lost(err error) {
 	if p.reading && !p.paused {
 		p.loop().RemoveReader(p.fd)
 	}
-	if p.writing {
-		p.loop().RemoveWriter(p.fd)
-		p.writing = false
-	}
+	p.wb.discard()
 	p.reading = false
 	proc.Close(p.fd)
 	if p.flow != nil {

@@ -3,6 +3,7 @@ package loopbench
 import (
 	"fmt"
 	"net"
+	"runtime/debug"
 	"time"
 
 	"github.com/loopbench/loopbench/internal/sock"
@@ -15,6 +16,7 @@ type Server struct {
 	fd       int
 	addr     net.Addr
 	factory  func() BaseProtocol
+	opts     *netOptions // TLS for the accepted connections, if any
 	conns    map[*Transport]struct{}
 	closed   bool
 	waiters  []*Future
@@ -27,10 +29,17 @@ type Server struct {
 // Connections are accepted in batches of up to 100 per readiness event. A
 // host name is looked up before CreateServer returns, which blocks the
 // loop for the lookup (a name such as localhost is in /etc/hosts), and
-// the server listens on its first address.
-func (l *Loop) CreateServer(network, address string, factory func() BaseProtocol) (*Server, error) {
+// the server listens on its first address. WithTLS makes every accepted
+// connection TLS (the protocol's ConnectionMade follows the handshake);
+// WithHandshakeTimeout and WithShutdownTimeout bound its handshake and
+// its Close.
+func (l *Loop) CreateServer(network, address string, factory func() BaseProtocol, opts ...NetOption) (*Server, error) {
 	if l.c.closed.Load() {
 		return nil, closedError("CreateServer")
+	}
+	o, err := applyNetOptions(opts, true, false)
+	if err != nil {
+		return nil, fmt.Errorf("loopbench: CreateServer(%s, %s): %w", network, address, err)
 	}
 	listen, err := listenAddress(network, address)
 	if err != nil {
@@ -40,7 +49,7 @@ func (l *Loop) CreateServer(network, address string, factory func() BaseProtocol
 	if err != nil {
 		return nil, fmt.Errorf("loopbench: CreateServer(%s, %s): %w", network, address, err)
 	}
-	s := &Server{loop: l, fd: fd, addr: addr, factory: factory, conns: map[*Transport]struct{}{}}
+	s := &Server{loop: l, fd: fd, addr: addr, factory: factory, opts: o, conns: map[*Transport]struct{}{}}
 	s.acceptFn = s.acceptReady
 	if err := l.AddReader(fd, s.acceptFn); err != nil {
 		sock.Close(fd)
@@ -71,7 +80,11 @@ func (s *Server) acceptReady() {
 			s.acceptFailed(err)
 			return
 		}
-		t, err := s.loop.newTransport(fd, s.factory(), s)
+		proto, err := s.loop.newProtocol(fd, s.factory)
+		if err != nil {
+			continue
+		}
+		t, err := s.loop.newTransport(fd, proto, s, s.opts, nil)
 		if err != nil {
 			sock.Close(fd)
 			s.loop.c.report(ExceptionContext{Message: "server protocol", Err: err})
@@ -79,6 +92,20 @@ func (s *Server) acceptReady() {
 		}
 		s.conns[t] = struct{}{}
 	}
+}
+
+// newProtocol returns a protocol from factory for the connection on fd.
+// If the factory panics, fd is closed, the panic goes to the exception
+// handler, and the error says so.
+func (l *Loop) newProtocol(fd int, factory func() BaseProtocol) (p BaseProtocol, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			sock.Close(fd)
+			err = fmt.Errorf("loopbench: protocol factory panicked: %v", r)
+			l.c.report(ExceptionContext{Message: "protocol factory", Err: err, Panic: r, Stack: debug.Stack()})
+		}
+	}()
+	return factory(), nil
 }
 
 // acceptFailed reports an accept error (such as running out of fds) and,
@@ -154,32 +181,77 @@ func (s *Server) wakeWaiters() {
 // "[::1]:80", "localhost:80"), or a path for network "unix". A name is
 // looked up off the loop (GetAddrInfo) and its addresses are tried in
 // order; when all fail, the future fails with the first error. The
-// connect is non-blocking; a refused connection fails the future.
-func (l *Loop) CreateConnection(network, address string, factory func() BaseProtocol) *Future {
+// connect is non-blocking; a refused connection fails the future. With
+// WithTLS the future's result comes after the TLS handshake, or its error
+// (which the protocol's ConnectionLost gets too) if the handshake fails;
+// the server name is WithServerName's, else the config's, else the host.
+func (l *Loop) CreateConnection(network, address string, factory func() BaseProtocol, opts ...NetOption) *Future {
 	f := l.CreateFuture()
-	conn := l.dial(network, address)
-	conn.AddDoneCallback(func(c *Future) {
-		v, err := c.Result()
-		if err == nil {
-			fd := v.(int)
-			if f.Done() {
-				sock.Close(fd)
-				return
-			}
-			t, err := l.newTransport(fd, factory(), nil)
-			if err == nil {
-				f.SetResult(t)
-				return
-			}
-			sock.Close(fd)
-		}
+	fail := func(err error) {
 		if !f.Done() {
 			f.SetException(fmt.Errorf("loopbench: CreateConnection(%s, %s): %w", network, address, err))
 		}
+	}
+	o, err := applyNetOptions(opts, false, false)
+	if err != nil {
+		fail(err)
+		return f
+	}
+	host, _, _ := net.SplitHostPort(address)
+	var tr *Transport
+	conn := l.dial(network, address)
+	conn.AddDoneCallback(func(c *Future) {
+		v, err := c.Result()
+		switch {
+		case err != nil:
+			fail(err)
+		case f.Done():
+			sock.Close(v.(int))
+		default:
+			tr = l.connected(f, v.(int), host, factory, o, fail)
+		}
 	})
 	f.onCancel = cancelFunc(func(msg string) bool {
+		if !f.cancel(msg) {
+			return false
+		}
 		conn.Cancel(msg)
-		return f.cancel(msg)
+		if tr != nil {
+			tr.Abort() // the handshake's
+		}
+		return true
 	})
 	return f
+}
+
+// connected makes the transport of CreateConnection's future f on the
+// connected socket fd: its result at once, or with TLS once the handshake
+// is done.
+func (l *Loop) connected(f *Future, fd int, host string, factory func() BaseProtocol, o *netOptions, fail func(error)) *Transport {
+	proto, err := l.newProtocol(fd, factory)
+	if err != nil {
+		fail(err)
+		return nil
+	}
+	var tr *Transport
+	tr, err = l.newTransport(fd, proto, nil, o.forClient(host), func(err error) {
+		switch {
+		case f.Done():
+			tr.Abort() // cancelled during the handshake
+		case err != nil:
+			fail(err)
+		default:
+			f.SetResult(tr)
+		}
+	})
+	if err != nil {
+		sock.Close(fd)
+		fail(err)
+		return nil
+	}
+	tr.host = host
+	if o.tls == nil {
+		f.SetResult(tr)
+	}
+	return tr
 }

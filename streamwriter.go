@@ -185,14 +185,15 @@ func (p *streamProtocol) ResumeWriting() { p.flow.resume() }
 // OpenConnection connects to address (as CreateConnection: a host name is
 // looked up and its addresses tried in order) and returns the
 // connection's reader and writer, asyncio's open_connection. t is the
-// task that waits.
-func OpenConnection(t *Task, network, address string) (*StreamReader, *StreamWriter, error) {
+// task that waits. opts are CreateConnection's (WithTLS: after the
+// handshake).
+func OpenConnection(t *Task, network, address string, opts ...NetOption) (*StreamReader, *StreamWriter, error) {
 	l := t.fut.loop
 	var proto *streamProtocol
 	f := l.CreateConnection(network, address, func() BaseProtocol {
 		proto = newStreamProtocol(l, 0)
 		return proto
-	})
+	}, opts...)
 	v, err := t.Await(f)
 	if err != nil {
 		return nil, nil, err
@@ -207,8 +208,9 @@ func OpenConnection(t *Task, network, address string) (*StreamReader, *StreamWri
 // task of its own for each connection, with the connection's reader and
 // writer, asyncio's start_server. When client returns the connection stays
 // as client left it; if client fails (panics), the error goes to the
-// loop's exception handler and the connection is closed.
-func StartServer(l *Loop, network, address string, client func(t *Task, r *StreamReader, w *StreamWriter)) (*Server, error) {
+// loop's exception handler and the connection is closed. opts are
+// CreateServer's (WithTLS: client runs after the handshake).
+func StartServer(l *Loop, network, address string, client func(t *Task, r *StreamReader, w *StreamWriter), opts ...NetOption) (*Server, error) {
 	return l.CreateServer(network, address, func() BaseProtocol {
 		p := newStreamProtocol(l, 0)
 		p.onConnect = func(p *streamProtocol) {
@@ -224,5 +226,5 @@ func StartServer(l *Loop, network, address string, client func(t *Task, r *Strea
 			})
 		}
 		return p
-	})
+	}, opts...)
 }

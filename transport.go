@@ -12,15 +12,13 @@ import (
 // max_size for a socket read.
 const readBufferSize = 256 << 10
 
-// Default write-buffer limits (asyncio's): pause the protocol above 64 KiB
-// buffered, resume at a quarter of that.
-const defaultHighWater = 64 << 10
-
 // ErrTransportClosed is returned by Write on a transport that is closing.
 var ErrTransportClosed = errors.New("loopbench: transport is closing")
 
 // Transport is a connected stream socket driven by the loop: asyncio's
-// selector socket transport. Its methods are for the loop's goroutine.
+// selector socket transport, and with TLS (WithTLS, StartTLS) its
+// SSL transport, the TLS layer between the socket and the protocol. Its
+// methods are for the loop's goroutine.
 type Transport struct {
 	loop     *Loop
 	fd       int
@@ -28,43 +26,58 @@ type Transport struct {
 	plain    Protocol         // proto as a Protocol, if it is one
 	buffered BufferedProtocol // proto as a BufferedProtocol, if it is one
 	server   *Server
+	host     string    // the host name dialled, StartTLS's default server name
+	tls      *tlsLayer // nil for plain text
 
-	wbuf           []byte // data not written yet: wbuf[wpos:]
-	wpos           int
-	high, low      int
-	protoPaused    bool
-	readingPaused  bool
-	writing        bool // a writer is installed
-	closing        bool // Close or Abort was called, or the connection broke
-	eofPending     bool // WriteEOF once wbuf drains
-	eofWritten     bool
-	lost           bool // ConnectionLost was scheduled
-	lostErr        error
-	readFn, wrFn   func()
-	peer, local    net.Addr
-	madeFn, lostFn func()
+	wb            writeBuffer
+	readingPaused bool
+	closing       bool  // Close or Abort was called, or the connection broke
+	closeErr      error // what ConnectionLost gets once a Close completes
+	eofPending    bool  // WriteEOF once the buffer drains
+	eofWritten    bool
+	lost          bool // ConnectionLost was scheduled
+	lostErr       error
+	readFn        func()
+	peer, local   net.Addr
+	madeFn        func()
+	lostFn        func()
 }
 
-// newTransport wraps the connected non-blocking socket fd and schedules
-// ConnectionMade and the start of reading for the next iteration.
-func (l *Loop) newTransport(fd int, proto BaseProtocol, srv *Server) (*Transport, error) {
-	t := &Transport{loop: l, fd: fd, proto: proto, server: srv, high: defaultHighWater, low: defaultHighWater / 4}
-	switch p := proto.(type) {
-	case BufferedProtocol:
-		t.buffered = p
-	case Protocol:
-		t.plain = p
-	default:
-		return nil, fmt.Errorf("loopbench: protocol %T implements neither Protocol nor BufferedProtocol", proto)
+// newTransport wraps the connected non-blocking socket fd. Plain, it
+// schedules ConnectionMade and the start of reading for the next
+// iteration. With o.tls it starts the TLS handshake; ConnectionMade
+// follows it, and done (if not nil) is told how it ended.
+func (l *Loop) newTransport(fd int, proto BaseProtocol, srv *Server, o *netOptions, done func(error)) (*Transport, error) {
+	t := &Transport{loop: l, fd: fd, server: srv}
+	if err := t.setProtocol(proto); err != nil {
+		return nil, err
 	}
-	t.readFn, t.wrFn = t.readReady, t.writeReady
+	t.wb.init(l, fd, t, false)
+	t.readFn = t.readReady
 	t.madeFn = func() { t.proto.ConnectionMade(t) }
 	t.lostFn = t.connectionLost
 	t.peer, t.local = sock.PeerAddr(fd), sock.LocalAddr(fd)
 	l.c.transports[t] = struct{}{}
-	l.CallSoon(t.madeFn)
+	if o != nil && o.tls != nil {
+		t.tls = newTLSLayer(t, o, srv != nil, true, done)
+	} else {
+		l.CallSoon(t.madeFn)
+	}
 	l.CallSoon(t.startReading)
 	return t, nil
+}
+
+// setProtocol makes proto the transport's protocol.
+func (t *Transport) setProtocol(proto BaseProtocol) error {
+	switch p := proto.(type) {
+	case BufferedProtocol:
+		t.proto, t.buffered, t.plain = p, p, nil
+	case Protocol:
+		t.proto, t.buffered, t.plain = p, nil, p
+	default:
+		return fmt.Errorf("loopbench: protocol %T implements neither Protocol nor BufferedProtocol", proto)
+	}
+	return nil
 }
 
 func (t *Transport) startReading() {
@@ -95,13 +108,14 @@ func (t *Transport) LocalAddr() net.Addr { return t.local }
 func (t *Transport) IsClosing() bool { return t.closing }
 
 // readReady is the reader callback: one read into the loop's buffer (or
-// the protocol's), delivered to the protocol.
+// the protocol's), delivered to the protocol, or to the TLS layer, which
+// decrypts it for the protocol. TLS reads on while it shuts down.
 func (t *Transport) readReady() {
-	if t.closing {
+	if t.lost || t.closing && t.tls == nil {
 		return
 	}
 	var buf []byte
-	if t.buffered != nil {
+	if t.buffered != nil && t.tls == nil {
 		if buf = t.buffered.GetBuffer(readBufferSize); len(buf) == 0 {
 			t.fatal(errors.New("loopbench: BufferedProtocol.GetBuffer returned an empty buffer"))
 			return
@@ -115,8 +129,12 @@ func (t *Transport) readReady() {
 		return
 	case err != nil:
 		t.fatal(err)
+	case n == 0 && t.tls != nil:
+		t.tls.socketEOF()
 	case n == 0:
 		t.eofReceived()
+	case t.tls != nil:
+		t.tls.received(buf[:n])
 	case t.buffered != nil:
 		t.buffered.BufferUpdated(n)
 	default:
@@ -140,7 +158,8 @@ func (t *Transport) eofReceived() {
 // Write sends data: it tries the socket at once and buffers what the
 // socket does not take, writing it when the socket becomes writable. data
 // may be reused when Write returns. The protocol is paused when the buffer
-// goes over the high-water mark.
+// goes over the high-water mark. With TLS, data is encrypted at once and
+// the buffer holds ciphertext.
 func (t *Transport) Write(data []byte) error {
 	if t.closing || t.eofPending || t.eofWritten || t.loop.IsClosed() {
 		return ErrTransportClosed
@@ -148,92 +167,20 @@ func (t *Transport) Write(data []byte) error {
 	if len(data) == 0 {
 		return nil
 	}
-	if !t.writing {
-		n, err := sock.Write(t.fd, data)
-		if err != nil && !sock.IsAgain(err) {
-			t.fatal(err)
-			return err
-		}
-		if data = data[n:]; len(data) == 0 {
-			return nil
-		}
-		if err := t.loop.AddWriter(t.fd, t.wrFn); err != nil {
-			t.fatal(err)
-			return err
-		}
-		t.writing = true
+	if t.tls != nil {
+		return t.tls.write(data)
 	}
-	t.wbuf = append(t.wbuf, data...)
-	t.maybePauseProtocol()
-	return nil
+	return t.wb.write(data, nil)
 }
 
-// writeReady is the writer callback: it writes what is buffered.
-func (t *Transport) writeReady() {
-	n, err := sock.Write(t.fd, t.wbuf[t.wpos:])
-	if err != nil && !sock.IsAgain(err) {
-		t.fatal(err)
-		return
-	}
-	t.wpos += n
-	if t.wpos < len(t.wbuf) {
-		// Reclaim the written prefix once it is most of the buffer.
-		if t.wpos > len(t.wbuf)/2 {
-			t.wbuf = t.wbuf[:copy(t.wbuf, t.wbuf[t.wpos:])]
-			t.wpos = 0
-		}
-		t.maybeResumeProtocol()
-		return
-	}
-	t.wbuf, t.wpos = t.wbuf[:0], 0
-	t.loop.RemoveWriter(t.fd)
-	t.writing = false
-	if t.maybeResumeProtocol(); t.writing {
-		return // the protocol, resumed, wrote more
-	}
-	switch {
-	case t.closing:
-		t.scheduleLost(nil)
-	case t.eofPending:
-		t.eofPending = false
-		t.shutdownWrite()
-	}
-}
-
-// WriteBufferSize returns how many bytes wait to be written.
-func (t *Transport) WriteBufferSize() int { return len(t.wbuf) - t.wpos }
+// WriteBufferSize returns how many bytes wait to be written (with TLS,
+// encrypted).
+func (t *Transport) WriteBufferSize() int { return t.wb.size() }
 
 // SetWriteBufferLimits sets the high- and low-water marks of the write
 // buffer (asyncio's set_write_buffer_limits): high 0 means 64 KiB, low 0
 // means high/4. The protocol's PauseWriting and ResumeWriting follow them.
-func (t *Transport) SetWriteBufferLimits(high, low int) error {
-	if high == 0 {
-		high = defaultHighWater
-	}
-	if low == 0 {
-		low = high / 4
-	}
-	if high < low || low < 0 {
-		return fmt.Errorf("loopbench: SetWriteBufferLimits(%d, %d): want high >= low >= 0", high, low)
-	}
-	t.high, t.low = high, low
-	t.maybePauseProtocol()
-	return nil
-}
-
-func (t *Transport) maybePauseProtocol() {
-	if !t.protoPaused && t.WriteBufferSize() > t.high {
-		t.protoPaused = true
-		t.proto.PauseWriting()
-	}
-}
-
-func (t *Transport) maybeResumeProtocol() {
-	if t.protoPaused && t.WriteBufferSize() <= t.low {
-		t.protoPaused = false
-		t.proto.ResumeWriting()
-	}
-}
+func (t *Transport) SetWriteBufferLimits(high, low int) error { return t.wb.setLimits(high, low) }
 
 // PauseReading stops reading until ResumeReading.
 func (t *Transport) PauseReading() {
@@ -241,25 +188,37 @@ func (t *Transport) PauseReading() {
 		return
 	}
 	t.readingPaused = true
-	t.loop.RemoveReader(t.fd)
+	if t.tls == nil || t.tls.phase == phaseOpen {
+		t.loop.RemoveReader(t.fd) // a TLS handshake reads regardless
+	}
 }
 
-// ResumeReading starts reading again after PauseReading.
+// ResumeReading starts reading again after PauseReading. With TLS, what
+// was decrypted meanwhile is delivered first.
 func (t *Transport) ResumeReading() {
 	if t.closing || !t.readingPaused {
 		return
 	}
 	t.readingPaused = false
+	if t.tls != nil {
+		t.tls.resumeReading()
+		return
+	}
 	t.addReader()
 }
 
 // WriteEOF closes the write side once buffered data is written; the
-// transport keeps reading.
+// transport keeps reading. With TLS it sends close_notify (after the
+// data), which TLS 1.3 peers read as the end of the stream.
 func (t *Transport) WriteEOF() {
 	if t.closing || t.eofPending || t.eofWritten {
 		return
 	}
-	if t.writing {
+	if t.tls != nil {
+		t.tls.writeEOF()
+		return
+	}
+	if t.wb.writing {
 		t.eofPending = true
 		return
 	}
@@ -274,15 +233,35 @@ func (t *Transport) shutdownWrite() {
 }
 
 // Close stops reading, writes what is buffered, then closes the socket and
-// calls ConnectionLost(nil).
+// calls ConnectionLost(nil). With TLS, Close sends close_notify after the
+// data and waits for the peer's (or the end of its stream) up to the
+// shutdown timeout; closing during the handshake aborts it.
 func (t *Transport) Close() {
 	if t.closing || t.loop.IsClosed() {
 		return // a closed loop has closed the socket
 	}
-	t.closing = true
-	t.loop.RemoveReader(t.fd)
-	if !t.writing {
-		t.scheduleLost(nil)
+	if t.tls != nil {
+		t.tls.close()
+		return
+	}
+	t.closeWith(nil)
+}
+
+// closeWith closes the transport once the buffer drains (and, with TLS,
+// the peer is done), calling ConnectionLost(err).
+func (t *Transport) closeWith(err error) {
+	t.closing, t.closeErr = true, err
+	if t.tls == nil || !t.tls.readsOnClose() {
+		t.loop.RemoveReader(t.fd)
+	}
+	t.finishClose()
+}
+
+// finishClose schedules ConnectionLost once a closing transport has
+// written its buffer and its TLS layer is done.
+func (t *Transport) finishClose() {
+	if t.closing && !t.wb.writing && (t.tls == nil || t.tls.shutdownDone()) {
+		t.scheduleLost(t.closeErr)
 	}
 }
 
@@ -299,11 +278,7 @@ func (t *Transport) forceClose(err error) {
 	}
 	t.closing = true
 	t.loop.RemoveReader(t.fd)
-	if t.writing {
-		t.loop.RemoveWriter(t.fd)
-		t.writing = false
-	}
-	t.wbuf, t.wpos = nil, 0
+	t.wb.discard()
 	t.scheduleLost(err)
 }
 
@@ -313,19 +288,63 @@ func (t *Transport) scheduleLost(err error) {
 		return
 	}
 	t.lost, t.lostErr = true, err
+	t.loop.RemoveReader(t.fd) // TLS reads on while it closes
+	if t.tls != nil {
+		t.tls.stop(err)
+	}
 	t.loop.CallSoon(t.lostFn)
 }
 
 func (t *Transport) connectionLost() {
-	defer func() {
-		sock.Close(t.fd)
-		delete(t.loop.c.transports, t)
-		if t.server != nil {
-			t.server.detach(t)
-		}
-	}()
+	defer t.release()
 	t.proto.ConnectionLost(t.lostErr)
 }
+
+// release closes the socket and forgets the transport.
+func (t *Transport) release() {
+	t.closeSocket()
+	delete(t.loop.c.transports, t)
+	if t.server != nil {
+		t.server.detach(t)
+	}
+}
+
+// closeSocket closes the socket and stops the TLS layer's handshake, if
+// one runs; the loop's Close calls it for the transports left open.
+func (t *Transport) closeSocket() {
+	sock.Close(t.fd)
+	if t.tls != nil {
+		t.tls.stop(ErrClosed)
+	}
+}
+
+// The transport is its write buffer's owner.
+
+func (t *Transport) send(b []byte, _ *sock.Addr) (int, error) {
+	n, err := sock.Write(t.fd, b)
+	if sock.IsAgain(err) {
+		return n, nil
+	}
+	return n, err
+}
+
+func (t *Transport) writeFailed(err error) error {
+	t.fatal(err)
+	return err
+}
+
+func (t *Transport) drained() {
+	switch {
+	case t.closing:
+		t.finishClose()
+	case t.eofPending:
+		t.eofPending = false
+		t.shutdownWrite()
+	}
+}
+
+func (t *Transport) pauseWriting()  { t.proto.PauseWriting() }
+func (t *Transport) resumeWriting() { t.proto.ResumeWriting() }
 
 // readBuffer returns the loop's shared read buffer: transports read one
 // at a time, and DataReceived's slice is valid only during the call.

@@ -5,15 +5,15 @@ import (
 	"io"
 	"net"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/internal/echo"
 )
 
-// EchoServer starts the style ("protocol" or "task") echo server on l, on
-// a free loopback port, and returns its address.
+// EchoServer starts the style ("protocol", "task", "stream", or "tls": the
+// protocol-style server over TLS with EchoTLSConfigs' server config) echo
+// server on l, on a free loopback port, and returns its address.
 func EchoServer(l *loopbench.Loop, style string) (string, error) {
 	return EchoServerAt(l, style, "127.0.0.1:0")
 }
@@ -39,8 +39,18 @@ func EchoServerAt(l *loopbench.Loop, style, addr string) (string, error) {
 			return "", err
 		}
 		return s.Addr().String(), nil
+	case "tls":
+		scfg, _, err := EchoTLSConfigs()
+		if err != nil {
+			return "", err
+		}
+		s, err := echo.ServeProtocol(l, "tcp", addr, loopbench.WithTLS(scfg))
+		if err != nil {
+			return "", err
+		}
+		return s.Addr().String(), nil
 	}
-	return "", fmt.Errorf("bench: unknown echo style %q (protocol, task, stream)", style)
+	return "", fmt.Errorf("bench: unknown echo style %q (protocol, task, stream, tls)", style)
 }
 
 // EchoClients are conns connections to an echo server, each a goroutine of
@@ -96,39 +106,22 @@ func (e *EchoClients) Run(t Timer, n int, serve func(clients func() error) error
 }
 
 func (e *EchoClients) clients(n int, rtts [][]int64) error {
-	var wg sync.WaitGroup
-	errs := make([]error, len(e.conns))
-	for i, c := range e.conns {
-		k := n / len(e.conns)
-		if i < n%len(e.conns) {
-			k++
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			msg, got := make([]byte, e.size), make([]byte, e.size)
-			for range k {
-				t0 := time.Now()
-				c.SetDeadline(t0.Add(roundTripTimeout)) // a lost datagram fails the run, never hangs it
-				if _, err := c.Write(msg); err != nil {
-					errs[i] = err
-					return
-				}
-				if _, err := io.ReadFull(c, got); err != nil {
-					errs[i] = err
-					return
-				}
-				rtts[i] = append(rtts[i], int64(time.Since(t0)))
+	return eachClient(len(e.conns), func(i int) error {
+		c := e.conns[i]
+		msg, got := make([]byte, e.size), make([]byte, e.size)
+		for range share(n, len(e.conns), i) {
+			t0 := time.Now()
+			c.SetDeadline(t0.Add(roundTripTimeout)) // a lost datagram fails the run, never hangs it
+			if _, err := c.Write(msg); err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
+			if _, err := io.ReadFull(c, got); err != nil {
+				return err
+			}
+			rtts[i] = append(rtts[i], int64(time.Since(t0)))
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // roundTripTimeout bounds one round trip of the echo clients.

@@ -371,6 +371,7 @@ func echoCases(o Options, add func(Case)) {
 			return func(t Timer, n int) error { return clients.Run(t, n, ServeGoroutines) }, func() { clients.Close(); g.Close() }, nil
 		}})
 	}
+	tlsEchoCases(sels, conns, add)
 }
 
 // udpEchoSize is the datagram size of UDPEcho.

@@ -11,6 +11,7 @@ import (
 var Units = []struct{ Unit, Better string }{
 	{"us/write", "lower"},
 	{"req/s", "higher"},
+	{"handshakes/s", "higher"},
 	{"rtt-p99-ns", "lower"},
 	{"cpu-ns/timer", "lower"},
 	{"ns/timer", "lower"},

@@ -274,3 +274,15 @@ func (p *Peer) EchoServer(host, port string) (argv []string, ok bool) {
 	}
 	return nil, false
 }
+
+// EchoServerTLS returns the command of the peer's TLS echo server on
+// host:port with the PEM files cert and key (Python's ssl under asyncio's
+// create_server(ssl=)); ok is false when the peer has none.
+func (p *Peer) EchoServerTLS(host, port, cert, key string) (argv []string, ok bool) {
+	for _, s := range TLSEchoServers {
+		if s == p.Name {
+			return p.Command("echo-server", host, port, cert, key), true
+		}
+	}
+	return nil, false
+}

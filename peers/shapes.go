@@ -31,6 +31,9 @@ var callbackPeers = []string{"asyncio", "uvloop", "libuv", "libev"}
 // EchoServers are the peers with an echo server for loopbench load.
 var EchoServers = []string{"asyncio", "uvloop", "libuv"}
 
+// TLSEchoServers are the peers whose echo server serves TLS too.
+var TLSEchoServers = []string{"asyncio", "uvloop"}
+
 // Shapes returns the workloads of a peers run: callbacks (1000 in flight,
 // and a chain of one with an idle fd watched), timers from cold (fire
 // all, cancel all) at k = 10⁵ and 10⁶, and libevent's bench.c on epoll and

@@ -83,6 +83,7 @@ type loadFlags struct {
 	sweep     string // -sweep, as given
 	rates     []float64
 	slo       time.Duration
+	tlsLine   string // what -tls dials with, for the output
 }
 
 func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
@@ -107,9 +108,13 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.StringVar(&f.out, "out", "", "write the mergeable result (histograms, window, counts, CPU) to this file, one JSON line (a line per step with -sweep); - for stdout, after the table (see loopbench merge)")
 	fs.StringVar(&f.name, "name", "", "names this generator in -out (default: the host name)")
 	fs.StringVar(&f.startAt, "start-at", "", "start sending at this wall-clock instant (RFC 3339), connections opened before: give N generators the same one")
+	tlsf := addLoadTLSFlags(fs)
 	fs.StringVar(&f.sweep, "sweep", "", "open-loop steps of rising rate: 2000,4000,8000 or 2000:400000:x1.4 (see above)")
 	fs.DurationVar(&f.slo, "slo", time.Millisecond, "with -sweep: the corrected p99 a step must stay within")
 	if err := parseFlags(fs, args, stderr); err != nil {
+		return f, err
+	}
+	if err := tlsf.apply(&f); err != nil {
 		return f, err
 	}
 	set := map[string]bool{}
@@ -196,6 +201,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer outs.abandon()
+	writeTLSLine(f, stdout, stderr)
 	if f.rates != nil {
 		return runSweep(f, outs, stdout, stderr)
 	}

@@ -15,9 +15,7 @@ import (
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/bench"
-	"github.com/loopbench/loopbench/internal/load"
 	"github.com/loopbench/loopbench/peers"
-	"golang.org/x/perf/benchfmt"
 )
 
 const peersUsage = `usage: loopbench peers [flags]
@@ -41,6 +39,11 @@ Workloads (names as loopbench's, /impl=<peer> for the peers):
                                   server, gonet, asyncio, uvloop, libuv)
                                   in its own process on CPU 0, measured by
                                   loopbench load on CPU 1
+  EchoServer style=tls/...        with -tls: the same over TLS 1.3
+                                  (loopbench, gonet on crypto/tls, asyncio
+                                  and uvloop with Python's ssl), and
+                                  op=handshake/conns=N: full handshakes
+                                  (ECDSA P-256, X25519) per second
 
 Writes raw.txt (with each peer's version as a configuration line) and the
 report of loopbench report, whose tables put the systems side by side with
@@ -75,6 +78,7 @@ type peersFlags struct {
 	names     []string
 	quick     bool
 	noEcho    bool
+	tls       bool
 	out       string
 	seed      uint64
 	args      []string
@@ -91,6 +95,7 @@ func parsePeers(args []string, stderr io.Writer) (peersFlags, error) {
 	list := fs.String("peers", strings.Join(peers.Names, ","), "peers to run")
 	fs.BoolVar(&f.quick, "quick", false, "tiny sizes: a smoke run, not a measurement")
 	fs.BoolVar(&f.noEcho, "no-echo", false, "skip the echo servers")
+	fs.BoolVar(&f.tls, "tls", false, "also measure the echo servers over TLS: round trips and full handshakes")
 	fs.StringVar(&f.out, "out", "", "results directory, new or empty (default results/<date>-<host>-<commit>-peers)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the per-round order (default: from the clock)")
 	f.sweep.register(fs)
@@ -167,6 +172,7 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	} else {
 		runErr = r.rounds(ctx)
 	}
+	r.tls.remove()
 	if err := raw.Close(); err != nil {
 		return err
 	}
@@ -205,6 +211,7 @@ type peersRun struct {
 	rng      *rand.Rand
 	measured int
 	failures int
+	tls      peersTLS
 }
 
 // rounds runs every system on every workload count times, in an order
@@ -294,46 +301,38 @@ func (r *peersRun) echoRound(ctx context.Context) error {
 	if r.f.quick {
 		conns = []int{1}
 	}
-	for _, name := range servers {
-		for _, k := range conns {
-			if ctx.Err() != nil {
-				return errors.New("interrupted: the report covers what was measured")
+	for _, mode := range r.echoModes() {
+		for _, name := range servers {
+			for _, k := range conns {
+				if ctx.Err() != nil {
+					return errors.New("interrupted: the report covers what was measured")
+				}
+				if !mode.serves(name) {
+					continue
+				}
+				if err := r.echo(ctx, name, k, mode); err != nil {
+					r.failures++
+					fmt.Fprintf(r.stderr, "loopbench peers: echo %s %s: %v\n", name, mode.params, err)
+					continue
+				}
+				r.measured++
 			}
-			if err := r.echo(ctx, name, k); err != nil {
-				r.failures++
-				fmt.Fprintf(r.stderr, "loopbench peers: echo %s: %v\n", name, err)
-				continue
-			}
-			r.measured++
 		}
 	}
 	return nil
 }
 
-// echo measures one echo server at conns connections and writes its line.
-func (r *peersRun) echo(ctx context.Context, name string, conns int) error {
-	addr, stop, err := startServer(echoServer{name: name}, r.stderr)
+// echo measures one echo server at conns connections in mode and writes
+// its line.
+func (r *peersRun) echo(ctx context.Context, name string, conns int, mode echoMode) error {
+	extra, err := r.tls.serveArgs(nil, mode)
+	if err != nil {
+		return err
+	}
+	addr, stop, err := startServer(echoServer{name: name}, extra, r.stderr)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	warm := 500 * time.Millisecond
-	if r.f.quick {
-		warm = 100 * time.Millisecond
-	}
-	rep, err := load.Run(ctx, load.Config{Addr: addr, Conns: conns, Size: 1024, Duration: r.f.echoTime, Warmup: warm, Timeout: 2 * time.Second})
-	if err != nil {
-		return err
-	}
-	if rep.Requests == 0 || rep.Errors > 0 {
-		return fmt.Errorf("%d requests, %d errors%s", rep.Requests, rep.Errors, firstError(rep))
-	}
-	variant := "impl=" + name
-	if name == "loopbench" {
-		variant = loopbench.Config{}.String()
-	}
-	return r.w.write(fmt.Sprintf("EchoServer/%s/size=1024/conns=%d", variant, conns), int(rep.Requests), []benchfmt.Value{
-		{Value: 1e9 / rep.Achieved, Unit: "ns/op"}, {Value: rep.Achieved, Unit: "req/s"},
-		{Value: float64(rep.Corrected.P50), Unit: "p50-ns"}, {Value: float64(rep.Corrected.P99), Unit: "p99-ns"},
-		{Value: rep.Cores(), Unit: "generator-cores"}})
+	return r.measureEcho(ctx, name, addr, conns, mode)
 }

@@ -42,11 +42,12 @@ func (s echoServer) label() string {
 	return s.name
 }
 
-// startServer starts s in its own process (this binary's serve) pinned
+// startServer starts s in its own process (this binary's serve, with
+// extra arguments after its own) pinned
 // to the first CPU this process may use, and pins this process to the
 // second, where there are two; stop ends the server and restores this
 // process's CPUs.
-func startServer(s echoServer, stderr io.Writer) (addr string, stop func(), err error) {
+func startServer(s echoServer, extra []string, stderr io.Writer) (addr string, stop func(), err error) {
 	all, err := cpu.Allowed() // none where pinning is unsupported: server and client unpinned
 	if err != nil && !errors.Is(err, cpu.ErrUnsupported) {
 		return "", nil, err
@@ -64,7 +65,7 @@ func startServer(s echoServer, stderr io.Writer) (addr string, stop func(), err 
 	if len(all) >= 2 {
 		args = append(args, "-cpu", fmt.Sprint(all[0]))
 	}
-	srv := exec.Command(self, args...)
+	srv := exec.Command(self, append(args, extra...)...)
 	srv.Env = append(os.Environ(), asCLI+"=1")
 	out, err := srv.StdoutPipe()
 	if err != nil {

@@ -123,7 +123,7 @@ func (r *peersRun) sweepConfig(s echoServer, addr string) load.SweepConfig {
 
 // sweepOne sweeps one server, in its own process.
 func (r *peersRun) sweepOne(ctx context.Context, s echoServer) (load.Sweep, error) {
-	addr, stop, err := startServer(s, r.stderr)
+	addr, stop, err := startServer(s, nil, r.stderr)
 	if err != nil {
 		return load.Sweep{}, err
 	}

@@ -28,13 +28,19 @@ Runs an echo server until interrupted (or for -duration): a
 protocol-style, task-style or stream-style server on a loopbench variant;
 gonet, the goroutine-per-connection server on the net package; or a peer's
 (asyncio, uvloop, libuv: see loopbench peers). Prints "listening on ADDR"
-once it accepts connections, for loopbench load or another client.
+once it accepts connections, for loopbench load or another client. With
+-tls it serves TLS (the protocol- or stream-style server, gonet on
+crypto/tls, asyncio or uvloop with Python's ssl), with -cert and -key or
+else a throwaway certificate, whose fingerprint the listening line gives
+(loopbench load -tls -insecure accepts it).
 
 Examples:
   loopbench serve -addr 127.0.0.1:9000
   loopbench serve -variant ready=deque/selector=poll -style task -cpu 0
   loopbench serve -impl gonet -addr 127.0.0.1:9001
   loopbench serve -impl uvloop -addr localhost:9002 -cpu 0
+  loopbench serve -tls -addr 127.0.0.1:9443
+  loopbench serve -tls -impl uvloop -cert server.pem -key server-key.pem
 
 Flags:
 `
@@ -48,6 +54,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:0", "listen address: host (a name or an IP) and port")
 	duration := fs.Duration("duration", 0, "stop after this long (0: until interrupted)")
 	cpus := fs.String("cpu", "", "pin the server to these CPUs (e.g. 0)")
+	tlsf := addServeTLSFlags(fs)
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -68,11 +75,21 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	case *duration < 0:
 		return usageError{fmt.Sprintf("-duration %v: want 0 (until interrupted) or more", *duration)}
 	}
+	if err := tlsf.check(*impl, *style); err != nil {
+		return err
+	}
 	resolved, err := resolveListen(*addr)
 	if err != nil {
 		return usageError{fmt.Sprintf("-addr %q: %v", *addr, err)}
 	}
 	if err := pin(*cpus); err != nil {
+		return err
+	}
+	host, _, _ := net.SplitHostPort(*addr)
+	rhost, _, _ := net.SplitHostPort(resolved)
+	cleanup, err := tlsf.setup(host, rhost)
+	defer cleanup()
+	if err != nil {
 		return err
 	}
 	ctx, stop := interruptContext()
@@ -82,19 +99,28 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		ctx, cancel = context.WithTimeout(ctx, *duration)
 		defer cancel()
 	}
-	if *impl != "" && *impl != "gonet" {
-		return servePeer(ctx, *impl, resolved, stdout)
+	return serveUntil(ctx, cfg, *impl, *style, resolved, stdout, stderr, tlsf)
+}
+
+// serveUntil runs the echo server chosen (a peer's, gonet, or a loop's)
+// until ctx is done.
+func serveUntil(ctx context.Context, cfg loopbench.Config, impl, style, addr string, stdout, stderr io.Writer, tlsf *serveTLS) error {
+	if impl != "" && impl != "gonet" {
+		if tlsf.on {
+			fmt.Fprintf(stderr, "loopbench serve: %s serves %s\n", impl, strings.TrimPrefix(tlsf.note, ", "))
+		}
+		return servePeer(ctx, impl, addr, stdout, tlsf)
 	}
-	if *impl == "gonet" {
-		g, err := echo.ServeGonet("tcp", resolved)
+	if impl == "gonet" {
+		g, err := echo.ServeGonetTLS("tcp", addr, tlsf.config)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "listening on %s (gonet)\n", g.Addr())
+		fmt.Fprintf(stdout, "listening on %s (gonet%s)\n", g.Addr(), tlsf.note)
 		<-ctx.Done()
 		return g.Close()
 	}
-	return serveLoop(ctx, cfg, *style, resolved, stdout)
+	return serveLoop(ctx, cfg, style, addr, stdout, tlsf)
 }
 
 // resolveListen turns a listen address with a host name into one with
@@ -121,13 +147,16 @@ func resolveListen(addr string) (string, error) {
 // servePeer runs a peer's echo server (built or found as loopbench peers
 // does) until ctx is done, passing on its output. The peer inherits this
 // process's CPU pinning.
-func servePeer(ctx context.Context, name, addr string, stdout io.Writer) error {
+func servePeer(ctx context.Context, name, addr string, stdout io.Writer, tlsf *serveTLS) error {
 	ready, skipped := peers.Find(ctx, []string{name}, peers.CacheDir())
 	if len(ready) == 0 {
 		return fmt.Errorf("-impl %s: %s", name, skipped[0].Reason)
 	}
 	host, port, _ := net.SplitHostPort(addr)
 	argv, _ := ready[0].EchoServer(host, port)
+	if tlsf.on {
+		argv, _ = ready[0].EchoServerTLS(host, port, tlsf.files.Cert, tlsf.files.Key)
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = stdout, os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -151,17 +180,31 @@ func servePeer(ctx context.Context, name, addr string, stdout io.Writer) error {
 }
 
 // serveLoop runs the echo server on a loop until ctx is done.
-func serveLoop(ctx context.Context, cfg loopbench.Config, style, addr string, stdout io.Writer) error {
+func serveLoop(ctx context.Context, cfg loopbench.Config, style, addr string, stdout io.Writer, tlsf *serveTLS) error {
 	l, err := loopbench.New(cfg)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	a, err := bench.EchoServerAt(l, style, addr)
+	var a string
+	switch {
+	case tlsf.config != nil && style == "stream":
+		var s *loopbench.Server
+		if s, err = echo.ServeStream(l, "tcp", addr, loopbench.WithTLS(tlsf.config)); err == nil {
+			a = s.Addr().String()
+		}
+	case tlsf.config != nil:
+		var s *loopbench.Server
+		if s, err = echo.ServeProtocol(l, "tcp", addr, loopbench.WithTLS(tlsf.config)); err == nil {
+			a = s.Addr().String()
+		}
+	default:
+		a, err = bench.EchoServerAt(l, style, addr)
+	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "listening on %s (%v, %s style)\n", a, l.Config(), style)
+	fmt.Fprintf(stdout, "listening on %s (%v, %s style%s)\n", a, l.Config(), style, tlsf.note)
 	go func() {
 		<-ctx.Done()
 		l.CallSoonThreadsafe(l.Stop)

@@ -1,10 +1,11 @@
 // Package echo holds the echo servers the network benchmarks, tests and
 // the CLI run: a protocol-style server and a task-style server on any
-// loopbench variant, and gonet, a goroutine-per-connection server on the
-// standard net package, as the baseline.
+// loopbench variant (with TLS too), and gonet, a goroutine-per-connection
+// server on the standard net package (and crypto/tls), as the baseline.
 package echo
 
 import (
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -27,9 +28,10 @@ func (p *protocol) DataReceived(data []byte)              { p.t.Write(data) }
 func (p *protocol) PauseWriting()                         { p.t.PauseReading() }
 func (p *protocol) ResumeWriting()                        { p.t.ResumeReading() }
 
-// ServeProtocol starts a protocol-style echo server on l.
-func ServeProtocol(l *loopbench.Loop, network, address string) (*loopbench.Server, error) {
-	return l.CreateServer(network, address, func() loopbench.BaseProtocol { return new(protocol) })
+// ServeProtocol starts a protocol-style echo server on l; opts are
+// CreateServer's (WithTLS: a TLS echo server).
+func ServeProtocol(l *loopbench.Loop, network, address string, opts ...loopbench.NetOption) (*loopbench.Server, error) {
+	return l.CreateServer(network, address, func() loopbench.BaseProtocol { return new(protocol) }, opts...)
 }
 
 // TaskServer is a task-style echo server: one task accepts with SockAccept,
@@ -108,10 +110,18 @@ type Gonet struct {
 }
 
 // ServeGonet starts a gonet echo server.
-func ServeGonet(network, address string) (*Gonet, error) {
+func ServeGonet(network, address string) (*Gonet, error) { return ServeGonetTLS(network, address, nil) }
+
+// ServeGonetTLS starts a gonet echo server over crypto/tls with config (a
+// plain one if config is nil); each connection's handshake runs on its
+// goroutine.
+func ServeGonetTLS(network, address string, config *tls.Config) (*Gonet, error) {
 	ln, err := net.Listen(network, address)
 	if err != nil {
 		return nil, err
+	}
+	if config != nil {
+		ln = tls.NewListener(ln, config)
 	}
 	g := &Gonet{ln: ln, conns: map[net.Conn]struct{}{}}
 	g.wg.Add(1)

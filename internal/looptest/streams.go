@@ -51,19 +51,7 @@ func runTask(t *testing.T, l *loopbench.Loop, fn func(tk *loopbench.Task) error)
 }
 
 func testStreamEcho(t *testing.T, l *loopbench.Loop) {
-	port := streamServer(t, l, func(tk *loopbench.Task, r *loopbench.StreamReader, w *loopbench.StreamWriter) {
-		defer w.Close()
-		for {
-			line, err := r.ReadLine(tk)
-			if err != nil || len(line) == 0 {
-				return
-			}
-			w.Write(bytes.ToUpper(line))
-			if w.Drain(tk) != nil {
-				return
-			}
-		}
-	})
+	port := streamServer(t, l, upperLines)
 	runTask(t, l, func(tk *loopbench.Task) error {
 		r, w, err := loopbench.OpenConnection(tk, "tcp", "localhost:"+port)
 		if err != nil {

@@ -14,10 +14,12 @@ Usage:
     peer.py LOOP cold-fire K [-t SECONDS]
     peer.py LOOP cold-cancel K [-t SECONDS]
     peer.py LOOP iochain SELECTOR P A [-t SECONDS]
-    peer.py LOOP echo-server HOST PORT
+    peer.py LOOP echo-server HOST PORT [CERT KEY]
     peer.py LOOP version
 
 LOOP is asyncio or uvloop; SELECTOR is epoll or poll (uvloop: epoll).
+echo-server with CERT and KEY (PEM files) serves TLS with Python's ssl,
+asyncio's create_server(ssl=) on either loop.
 """
 
 import argparse
@@ -26,6 +28,7 @@ import random
 import selectors
 import signal
 import socket
+import ssl
 import sys
 import time
 
@@ -227,12 +230,16 @@ class Echo(asyncio.Protocol):
         self.transport.write(data)
 
 
-def echo_server(kind, host, port):
+def echo_server(kind, host, port, cert=None, key=None):
     loop = new_loop(kind)
     asyncio.set_event_loop(loop)
-    server = loop.run_until_complete(loop.create_server(Echo, host, port))
+    ctx = None
+    if cert:
+        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        ctx.load_cert_chain(cert, key)
+    server = loop.run_until_complete(loop.create_server(Echo, host, port, ssl=ctx))
     addr = server.sockets[0].getsockname()
-    print("listening on %s:%d (%s)" % (addr[0], addr[1], kind), flush=True)
+    print("listening on %s:%d (%s%s)" % (addr[0], addr[1], kind, ", TLS" if ctx else ""), flush=True)
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, loop.stop)
     loop.run_forever()
@@ -265,8 +272,8 @@ def main():
         cold_cancel(o.loop, int(args[0]), o.t)
     elif w == "iochain" and len(args) == 3:
         iochain(o.loop, args[0], int(args[1]), int(args[2]), o.t)
-    elif w == "echo-server" and len(args) == 2:
-        echo_server(o.loop, args[0], int(args[1]))
+    elif w == "echo-server" and len(args) in (2, 4):
+        echo_server(o.loop, args[0], int(args[1]), *args[2:])
     elif w == "version" and not args:
         v = "Python " + sys.version.split()[0]
         if o.loop == "uvloop":

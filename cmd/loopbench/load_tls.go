@@ -1,0 +1,103 @@
+package main
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"time"
+
+	"github.com/loopbench/loopbench/internal/load"
+)
+
+// loadTLS is load's TLS: its flags and the line the output carries.
+type loadTLS struct {
+	on, insecure bool
+	ca, name     string
+}
+
+func addLoadTLSFlags(fs *flag.FlagSet) *loadTLS {
+	t := &loadTLS{}
+	fs.BoolVar(&t.on, "tls", false, "connect over TLS 1.3 (X25519), each connection's handshake made before its first request")
+	fs.BoolVar(&t.insecure, "insecure", false, "with -tls: do not verify the server's certificate (serve -tls's throwaway one); the output says so")
+	fs.StringVar(&t.ca, "ca", "", "with -tls: trust the certificates in this PEM file (default: the system's)")
+	fs.StringVar(&t.name, "servername", "", "with -tls: the name sent and verified (default: the host of -addr)")
+	return t
+}
+
+// apply makes f's runs dial over TLS and sets the line the output
+// carries (a configuration line in benchfmt); the label says TLS too, so
+// that TLS and plain-text runs never merge.
+func (t *loadTLS) apply(f *loadFlags) error {
+	line, err := t.dial(&f.cfg)
+	f.tlsLine = line
+	return err
+}
+
+// dial sets cfg's Dial to a TLS one and returns the line that says how.
+func (t *loadTLS) dial(cfg *load.Config) (string, error) {
+	if !t.on {
+		if t.insecure || t.ca != "" || t.name != "" {
+			return "", usageError{"-insecure, -ca and -servername need -tls"}
+		}
+		return "", nil
+	}
+	name := t.name
+	if name == "" {
+		name, _, _ = net.SplitHostPort(cfg.Addr)
+	}
+	config := &tls.Config{ServerName: name, MinVersion: tls.VersionTLS13, CurvePreferences: []tls.CurveID{tls.X25519}, InsecureSkipVerify: t.insecure}
+	if t.ca != "" {
+		pem, err := os.ReadFile(t.ca)
+		if err != nil {
+			return "", usageError{fmt.Sprintf("-ca: %v", err)}
+		}
+		config.RootCAs = x509.NewCertPool()
+		if !config.RootCAs.AppendCertsFromPEM(pem) {
+			return "", usageError{fmt.Sprintf("-ca %s: no PEM certificate in it", t.ca)}
+		}
+	}
+	timeout := cfg.Timeout
+	if timeout == 0 {
+		timeout = load.DefaultTimeout
+	}
+	cfg.Dial = func(addr string) (net.Conn, error) {
+		raw, err := net.DialTimeout("tcp", addr, timeout)
+		if err != nil {
+			return nil, err
+		}
+		c := tls.Client(raw, config)
+		c.SetDeadline(time.Now().Add(timeout))
+		if err := c.Handshake(); err != nil {
+			raw.Close()
+			return nil, err
+		}
+		c.SetDeadline(time.Time{})
+		return c, nil
+	}
+	line := "tls: TLS 1.3, X25519, certificate verified for " + name
+	label := "tls:"
+	if t.insecure {
+		line = "tls: TLS 1.3, X25519, certificate NOT verified (-insecure)"
+		label = "tls-insecure:"
+	}
+	if cfg.Label == "" {
+		cfg.Label = label + cfg.Addr
+	}
+	return line, nil
+}
+
+// writeTLSLine states how a -tls run connects, ahead of its results: on
+// stdout (a configuration line in benchfmt), or on stderr for JSON.
+func writeTLSLine(f loadFlags, stdout, stderr io.Writer) {
+	if f.tlsLine == "" {
+		return
+	}
+	if f.format == "json" {
+		stdout = stderr
+	}
+	fmt.Fprintln(stdout, f.tlsLine)
+}
