@@ -25,7 +25,8 @@ var ErrNoAddress = errors.New("loopbench: no address for the host")
 // []netip.AddrPort in the resolver's order. A literal IP resolves at once,
 // without the executor. An unknown name fails the future with an error
 // naming it, which wraps the resolver's *net.DNSError (errors.As finds it,
-// with IsNotFound, IsTimeout and IsTemporary).
+// with IsNotFound, IsTimeout and IsTemporary). Cancelling the future, or
+// closing the loop, abandons the lookup.
 func (l *Loop) GetAddrInfo(host, port string) *Future {
 	p, err := lookupPort(port)
 	if err != nil {
@@ -38,12 +39,16 @@ func (l *Loop) GetAddrInfo(host, port string) *Future {
 		f.SetResult([]netip.AddrPort{netip.AddrPortFrom(ip.Unmap(), p)})
 		return f
 	}
-	return l.RunInExecutor(func() (any, error) { return resolveHost(host, p) })
+	ctx, cancel := l.c.dialer.lookupContext()
+	f := l.RunInExecutor(func() (any, error) { return resolveHost(ctx, host, p) })
+	f.AddDoneCallback(func(*Future) { cancel(ErrCancelled) }) // ends a lookup still running
+	return f
 }
 
-// resolveHost looks host up, blocking, and returns its addresses with port p.
-func resolveHost(host string, p uint16) ([]netip.AddrPort, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
+// resolveHost looks host up, blocking until ctx ends at most, and returns
+// its addresses with port p.
+func resolveHost(ctx context.Context, host string, p uint16) ([]netip.AddrPort, error) {
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
 	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 	if _, ok := errors.AsType[*net.DNSError](err); ok {
@@ -98,7 +103,7 @@ func listenAddress(network, address string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	addrs, err := resolveHost(host, p)
+	addrs, err := resolveHost(context.Background(), host, p)
 	if err != nil {
 		return "", err
 	}
@@ -108,7 +113,8 @@ func listenAddress(network, address string) (string, error) {
 // dial connects a non-blocking socket to address, looking a host name up
 // first (GetAddrInfo) and trying its addresses in order: the first that
 // connects wins; when all fail, the future fails with the first error. Its
-// result is the connected fd.
+// result is the connected fd, which the loop holds (its dialer) until the
+// caller takes it with release or closes it with closeFd.
 func (l *Loop) dial(network, address string) *Future {
 	if isLiteral(network, address) {
 		a, err := sock.Resolve(network, address)
@@ -124,39 +130,9 @@ func (l *Loop) dial(network, address string) *Future {
 	lookup := l.GetAddrInfo(host, port)
 	var conn *Future
 	lookup.AddDoneCallback(func(lf *Future) {
-		v, err := lf.Result()
-		if f.Done() {
-			return
+		if !f.Done() {
+			conn = l.connectResolved(f, lf, network, host)
 		}
-		if err != nil {
-			f.SetException(err)
-			return
-		}
-		var addrs []sock.Addr
-		var names []string
-		for _, ap := range v.([]netip.AddrPort) {
-			if a, err := sock.Resolve(network, ap.String()); err == nil {
-				addrs, names = append(addrs, a), append(names, ap.String())
-			}
-		}
-		if len(addrs) == 0 {
-			f.SetException(fmt.Errorf("%w %s for network %s", ErrNoAddress, host, network))
-			return
-		}
-		conn = l.connectAny(addrs, names)
-		conn.AddDoneCallback(func(c *Future) {
-			v, err := c.Result()
-			switch {
-			case f.Done():
-				if err == nil {
-					sock.Close(v.(int))
-				}
-			case err != nil:
-				f.SetException(err)
-			default:
-				f.SetResult(v)
-			}
-		})
 	})
 	f.onCancel = cancelFunc(func(msg string) bool {
 		lookup.Cancel(msg)
@@ -166,6 +142,43 @@ func (l *Loop) dial(network, address string) *Future {
 		return f.cancel(msg)
 	})
 	return f
+}
+
+// connectResolved connects to the addresses of the finished lookup of
+// host and completes dial's future f as the connect ends; it returns the
+// connect's future, nil if there is nothing to connect to.
+func (l *Loop) connectResolved(f, lookup *Future, network, host string) *Future {
+	v, err := lookup.Result()
+	if err != nil {
+		f.SetException(err)
+		return nil
+	}
+	var addrs []sock.Addr
+	var names []string
+	for _, ap := range v.([]netip.AddrPort) {
+		if a, err := sock.Resolve(network, ap.String()); err == nil {
+			addrs, names = append(addrs, a), append(names, ap.String())
+		}
+	}
+	if len(addrs) == 0 {
+		f.SetException(fmt.Errorf("%w %s for network %s", ErrNoAddress, host, network))
+		return nil
+	}
+	conn := l.connectAny(addrs, names)
+	conn.AddDoneCallback(func(c *Future) {
+		v, err := c.Result()
+		switch {
+		case f.Done():
+			if err == nil {
+				l.c.dialer.closeFd(v.(int))
+			}
+		case err != nil:
+			f.SetException(err)
+		default:
+			f.SetResult(v)
+		}
+	})
+	return conn
 }
 
 // connectAny connects to the addresses in order; see dial.
@@ -188,14 +201,15 @@ func (l *Loop) connectAny(addrs []sock.Addr, names []string) *Future {
 			try(i + 1)
 			return
 		}
+		l.c.dialer.hold(fd)
 		cur = l.sockConnect(fd, addrs[i])
 		cur.AddDoneCallback(func(c *Future) {
 			_, err := c.Result()
 			switch {
 			case f.Done():
-				sock.Close(fd)
+				l.c.dialer.closeFd(fd)
 			case err != nil:
-				sock.Close(fd)
+				l.c.dialer.closeFd(fd)
 				if len(addrs) > 1 {
 					err = fmt.Errorf("%s: %w", names[i], err)
 				}

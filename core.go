@@ -103,6 +103,7 @@ type core struct {
 	transports map[*Transport]struct{}         // open transports, closed by Close
 	servers    map[*Server]struct{}            // listening servers, closed by Close
 	datagrams  map[*DatagramTransport]struct{} // open datagram endpoints, closed by Close
+	dialer     dialer                          // connections being made, ended by Close
 	tls        tlsLoop                         // TLS handshake helpers and decryption buffer
 	tasks      *Task                           // unfinished tasks, for Close
 	idle       []*coroutine                    // coroutines waiting for a task
@@ -344,8 +345,10 @@ func insideLoop() bool {
 	}
 }
 
-// closeSockets closes what servers and transports still hold open.
+// closeSockets closes what servers, transports and connections being
+// made still hold open.
 func (c *core) closeSockets() {
+	c.dialer.close()
 	for s := range c.servers {
 		sock.Close(s.fd)
 	}

@@ -102,6 +102,7 @@ func (l *Loop) CreateDatagramEndpoint(network, localAddr, remoteAddr string, fac
 		return f
 	}
 	var local, remote *sock.Addr
+	var resolves []*Future
 	pending := 0
 	finish := func() {
 		if pending > 0 || f.Done() {
@@ -124,6 +125,7 @@ func (l *Loop) CreateDatagramEndpoint(network, localAddr, remoteAddr string, fac
 		pending++
 		dst := a.dst
 		resolve := l.resolveDatagram(network, a.addr)
+		resolves = append(resolves, resolve)
 		resolve.AddDoneCallback(func(r *Future) {
 			pending--
 			v, err := r.Result()
@@ -136,6 +138,12 @@ func (l *Loop) CreateDatagramEndpoint(network, localAddr, remoteAddr string, fac
 			finish()
 		})
 	}
+	f.onCancel = cancelFunc(func(msg string) bool {
+		for _, r := range resolves {
+			r.Cancel(msg)
+		}
+		return f.cancel(msg)
+	})
 	return f
 }
 
@@ -145,17 +153,17 @@ func (l *Loop) resolveDatagram(network, address string) *Future {
 	f := l.CreateFuture()
 	if isLiteral(network, address) {
 		a, err := sock.Resolve(network, address)
-		if err != nil {
-			f.SetException(err)
-		} else {
-			f.SetResult(a)
-		}
+		completeFuture(f, a, err)
 		return f
 	}
 	host, port, _ := net.SplitHostPort(address)
-	l.GetAddrInfo(host, port).AddDoneCallback(func(r *Future) {
+	lookup := l.GetAddrInfo(host, port)
+	lookup.AddDoneCallback(func(r *Future) {
 		v, err := r.Result()
-		if err != nil {
+		switch {
+		case f.Done():
+			return
+		case err != nil:
 			f.SetException(err)
 			return
 		}
@@ -166,6 +174,10 @@ func (l *Loop) resolveDatagram(network, address string) *Future {
 			}
 		}
 		f.SetException(fmt.Errorf("%w %s for network %s", ErrNoAddress, host, network))
+	})
+	f.onCancel = cancelFunc(func(msg string) bool {
+		lookup.Cancel(msg)
+		return f.cancel(msg)
 	})
 	return f
 }

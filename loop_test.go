@@ -103,3 +103,10 @@ func TestCoordination(t *testing.T) {
 		})
 	}
 }
+
+// TestDialLeavesNothing counts fds and goroutines, so it runs alone.
+func TestDialLeavesNothing(t *testing.T) {
+	for _, cfg := range loopbench.Variants() {
+		t.Run(cfg.String(), func(t *testing.T) { looptest.DialLeavesNothing(t, cfg) })
+	}
+}

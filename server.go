@@ -206,7 +206,7 @@ func (l *Loop) CreateConnection(network, address string, factory func() BaseProt
 		case err != nil:
 			fail(err)
 		case f.Done():
-			sock.Close(v.(int))
+			l.c.dialer.closeFd(v.(int))
 		default:
 			tr = l.connected(f, v.(int), host, factory, o, fail)
 		}
@@ -228,6 +228,7 @@ func (l *Loop) CreateConnection(network, address string, factory func() BaseProt
 // connected socket fd: its result at once, or with TLS once the handshake
 // is done.
 func (l *Loop) connected(f *Future, fd int, host string, factory func() BaseProtocol, o *netOptions, fail func(error)) *Transport {
+	l.c.dialer.release(fd) // the transport's from here, or closed below
 	proto, err := l.newProtocol(fd, factory)
 	if err != nil {
 		fail(err)

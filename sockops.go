@@ -99,18 +99,17 @@ func (l *Loop) checkUserFd(op string, fd int) error {
 	return nil
 }
 
+// sockConnect connects fd to a. A connect in progress is waited for
+// until fd is writable, as asyncio's sock_connect does: the socket's
+// error before that is 0 whether or not the connect will succeed.
 func (l *Loop) sockConnect(fd int, a sock.Addr) *Future {
+	f := l.CreateFuture()
 	inProgress, err := sock.Connect(fd, a)
 	if !inProgress {
-		f := l.CreateFuture()
-		if err != nil {
-			f.SetException(err)
-		} else {
-			f.SetResult(nil)
-		}
+		completeFuture(f, nil, err)
 		return f
 	}
-	return l.sockWait("SockConnect", fd, true, func() (any, bool, error) {
+	return l.waitReady(f, fd, true, func() (any, bool, error) {
 		return nil, true, sock.ConnectResult(fd)
 	})
 }
@@ -123,17 +122,17 @@ func (l *Loop) sockWait(name string, fd int, write bool, op func() (v any, done 
 		f.SetException(err)
 		return f
 	}
-	finish := func(v any, err error) {
-		if err != nil {
-			f.SetException(err)
-		} else {
-			f.SetResult(v)
-		}
-	}
 	if v, done, err := op(); done {
-		finish(v, err)
+		completeFuture(f, v, err)
 		return f
 	}
+	return l.waitReady(f, fd, write, op)
+}
+
+// waitReady completes f with op's result, calling op each time fd is
+// ready (for writing if write) until op reports done. Cancelling f stops
+// the waiting.
+func (l *Loop) waitReady(f *Future, fd int, write bool, op func() (v any, done bool, err error)) *Future {
 	remove := func() {
 		if write {
 			l.RemoveWriter(fd)
@@ -145,7 +144,7 @@ func (l *Loop) sockWait(name string, fd int, write bool, op func() (v any, done 
 		if v, done, err := op(); done {
 			remove()
 			if !f.Done() {
-				finish(v, err)
+				completeFuture(f, v, err)
 			}
 		}
 	}
@@ -164,4 +163,14 @@ func (l *Loop) sockWait(name string, fd int, write bool, op func() (v any, done 
 		return f.cancel(msg)
 	})
 	return f
+}
+
+// completeFuture completes the pending future f with v, or with err if
+// that is not nil.
+func completeFuture(f *Future, v any, err error) {
+	if err != nil {
+		f.SetException(err)
+	} else {
+		f.SetResult(v)
+	}
 }
