@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -247,14 +248,23 @@ func testHighFd(t *testing.T, l *loopbench.Loop) {
 	r.want(t, "high")
 }
 
+// closedFdMu keeps the parallel runs of testRefusedFd from opening again
+// the fd number another one closed to probe with.
+var closedFdMu sync.Mutex
+
 func testRefusedFd(t *testing.T, l *loopbench.Loop) {
 	if err := l.AddReader(-1, func() {}); err == nil {
 		t.Error("AddReader(-1) succeeded")
 	}
 	a, _ := seltest.Pair(t)
-	closed := seltest.DupAbove(t, a, 900)
+	closedFdMu.Lock()
+	defer closedFdMu.Unlock()
+	closed, err := unix.FcntlInt(uintptr(a), unix.F_DUPFD_CLOEXEC, 900)
+	if err != nil {
+		t.Skipf("cannot dup an fd above 900: %v", err)
+	}
 	unix.Close(closed)
-	err := l.AddReader(closed, func() {})
+	err = l.AddReader(closed, func() {})
 	if !errors.Is(err, unix.EBADF) {
 		t.Errorf("AddReader(closed fd) = %v, want EBADF", err)
 	}
