@@ -117,69 +117,118 @@ func (l *Loop) spawn(proto SubprocessProtocol, argv []string, opts ProcessOption
 	if l.c.closed.Load() {
 		return nil, closedError("SubprocessExec")
 	}
+	path, err := commandPath(argv)
+	if err != nil {
+		return nil, err
+	}
+	std, err := openStdio([3]Redirect{opts.Stdin, opts.Stdout, opts.Stderr}, def)
+	if err != nil {
+		return nil, err
+	}
+	pid, err := proc.Start(path, argv, std.child, opts.Dir, opts.Env)
+	if err != nil {
+		std.close()
+		return nil, fmt.Errorf("loopbench: %w", err)
+	}
+	std.closeChildEnds()
+	return l.newSubprocessTransport(pid, proto, std.parent), nil
+}
+
+// commandPath returns the executable of argv: argv[0] looked up in PATH
+// unless it holds a slash.
+func commandPath(argv []string) (string, error) {
 	if len(argv) == 0 {
-		return nil, errors.New("loopbench: SubprocessExec with no command")
+		return "", errors.New("loopbench: SubprocessExec with no command")
 	}
 	path := argv[0]
 	if !strings.Contains(path, "/") {
 		p, err := exec.LookPath(path)
 		if err != nil {
-			return nil, fmt.Errorf("loopbench: %w", err)
+			return "", fmt.Errorf("loopbench: %w", err)
 		}
 		path = p
 	}
-	red := [3]Redirect{opts.Stdin, opts.Stdout, opts.Stderr}
-	var child [3]int
-	parent := [3]int{-1, -1, -1}
-	var toClose []int
-	fail := func(err error) (*SubprocessTransport, error) {
-		for _, fd := range toClose {
-			proc.Close(fd)
-		}
-		for _, fd := range parent {
-			if fd >= 0 {
-				proc.Close(fd)
-			}
-		}
-		return nil, err
-	}
+	return path, nil
+}
+
+// stdio is a child's standard streams as they are set up: the fds the
+// child gets, the parent's ends of its pipes (-1 where there is none),
+// and the fds opened for the child alone (its pipe ends and /dev/null),
+// which the parent closes once the child has started.
+type stdio struct {
+	child, parent [3]int
+	childOnly     []int
+}
+
+// openStdio opens the child's standard streams as red says (def where it
+// says Default). On error it closes what it opened.
+func openStdio(red [3]Redirect, def Redirect) (*stdio, error) {
+	s := &stdio{parent: [3]int{-1, -1, -1}}
 	for i, r := range red {
 		if r == Default {
 			r = def
 		}
-		switch r {
-		case Pipe:
-			p, c, err := proc.Pipe(i != 0)
-			if err != nil {
-				return fail(err)
-			}
-			parent[i], child[i] = p, c
-			toClose = append(toClose, c)
-		case DevNull:
-			fd, err := proc.DevNull()
-			if err != nil {
-				return fail(err)
-			}
-			child[i] = fd
-			toClose = append(toClose, fd)
-		case Inherit:
-			child[i] = i
-		case Stdout:
-			if i != 2 {
-				return fail(fmt.Errorf("loopbench: Stdout is a redirect for Stderr only"))
-			}
-			child[i] = child[1]
-		default:
-			return fail(fmt.Errorf("loopbench: unknown redirect %d", r))
+		if err := s.open(i, r); err != nil {
+			s.close()
+			return nil, err
 		}
 	}
-	pid, err := proc.Start(path, argv, child, opts.Dir, opts.Env)
-	if err != nil {
-		return fail(fmt.Errorf("loopbench: %w", err))
+	return s, nil
+}
+
+// open sets up the child's standard stream i as r says.
+func (s *stdio) open(i int, r Redirect) error {
+	switch r {
+	case Pipe:
+		p, c, err := proc.Pipe(i != 0)
+		if err != nil {
+			return err
+		}
+		s.parent[i], s.child[i] = p, c
+		s.childOnly = append(s.childOnly, c)
+	case DevNull:
+		fd, err := proc.DevNull()
+		if err != nil {
+			return err
+		}
+		s.child[i] = fd
+		s.childOnly = append(s.childOnly, fd)
+	case Inherit:
+		s.child[i] = i
+	case Stdout:
+		if i != 2 {
+			return fmt.Errorf("loopbench: Stdout is a redirect for Stderr only")
+		}
+		s.child[i] = s.child[1]
+	default:
+		return fmt.Errorf("loopbench: unknown redirect %d", r)
 	}
-	for _, fd := range toClose {
+	return nil
+}
+
+// closeChildEnds closes the fds opened for the child alone, once it has
+// them.
+func (s *stdio) closeChildEnds() {
+	for _, fd := range s.childOnly {
 		proc.Close(fd)
 	}
+}
+
+// close closes every fd opened: the child did not start.
+func (s *stdio) close() {
+	s.closeChildEnds()
+	for _, fd := range s.parent {
+		if fd >= 0 {
+			proc.Close(fd)
+		}
+	}
+}
+
+// newSubprocessTransport makes the transport of the child pid, with pipe
+// transports on the parent's ends of its pipes (-1: none), and starts
+// watching its exit; ConnectionMade and reading follow on the next
+// iteration.
+func (l *Loop) newSubprocessTransport(pid int, proto SubprocessProtocol, parent [3]int) *SubprocessTransport {
 	t := &SubprocessTransport{loop: l, pid: pid, proto: proto, pidfd: -1}
 	for i, fd := range parent {
 		if fd >= 0 {
@@ -197,7 +246,7 @@ func (l *Loop) spawn(proto SubprocessProtocol, argv []string, opts ProcessOption
 			}
 		}
 	})
-	return t, nil
+	return t
 }
 
 // watchExit watches for the child's exit with a pidfd, or with the
