@@ -171,28 +171,13 @@ func materialize(cacheDir, name string) (string, error) {
 // buildC compiles a C peer, unless the cache holds a build of the same
 // sources with the same flags.
 func buildC(ctx context.Context, name string, sp spec, cacheDir string) (*Peer, error) {
-	cc := ""
-	for _, c := range []string{os.Getenv("CC"), "cc", "gcc"} {
-		if c != "" {
-			if _, err := exec.LookPath(c); err == nil {
-				cc = c
-				break
-			}
-		}
+	cc, err := cCompiler()
+	if err != nil {
+		return nil, err
 	}
-	if cc == "" {
-		return nil, errors.New("no C compiler (Debian: apt install gcc)")
-	}
-	flags := sp.fallback
-	if sp.pkg != "" {
-		if _, err := exec.LookPath("pkg-config"); err != nil {
-			return nil, fmt.Errorf("no pkg-config to find %s (Debian: apt install pkg-config %s)", sp.pkg, sp.debian)
-		}
-		out, err := exec.CommandContext(ctx, "pkg-config", "--cflags", "--libs", sp.pkg).Output()
-		if err != nil {
-			return nil, fmt.Errorf("pkg-config knows no %s (Debian: apt install %s)", sp.pkg, sp.debian)
-		}
-		flags = strings.Fields(string(out))
+	flags, err := cFlags(ctx, sp)
+	if err != nil {
+		return nil, err
 	}
 	src, err := sources.ReadFile("c/" + sp.source)
 	if err != nil {
@@ -211,15 +196,52 @@ func buildC(ctx context.Context, name string, sp spec, cacheDir string) (*Peer, 
 	if _, err := os.Stat(bin); err == nil {
 		return &Peer{Name: name, argv: []string{bin}}, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := compileC(ctx, cc, flags, sp, dir, bin, src, hdr); err != nil {
 		return nil, err
+	}
+	return &Peer{Name: name, argv: []string{bin}}, nil
+}
+
+// cCompiler returns the C compiler: $CC, cc or gcc, the first found.
+func cCompiler() (string, error) {
+	for _, c := range []string{os.Getenv("CC"), "cc", "gcc"} {
+		if c != "" {
+			if _, err := exec.LookPath(c); err == nil {
+				return c, nil
+			}
+		}
+	}
+	return "", errors.New("no C compiler (Debian: apt install gcc)")
+}
+
+// cFlags returns the compiler and linker flags of sp's library, from
+// pkg-config when it names a package.
+func cFlags(ctx context.Context, sp spec) ([]string, error) {
+	if sp.pkg == "" {
+		return sp.fallback, nil
+	}
+	if _, err := exec.LookPath("pkg-config"); err != nil {
+		return nil, fmt.Errorf("no pkg-config to find %s (Debian: apt install pkg-config %s)", sp.pkg, sp.debian)
+	}
+	out, err := exec.CommandContext(ctx, "pkg-config", "--cflags", "--libs", sp.pkg).Output()
+	if err != nil {
+		return nil, fmt.Errorf("pkg-config knows no %s (Debian: apt install %s)", sp.pkg, sp.debian)
+	}
+	return strings.Fields(string(out)), nil
+}
+
+// compileC writes sp's source and the shared header src and hdr into dir
+// and compiles them with cc into bin, which appears only once complete.
+func compileC(ctx context.Context, cc string, flags []string, sp spec, dir, bin string, src, hdr []byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
 	for _, f := range []struct {
 		name string
 		data []byte
 	}{{sp.source, src}, {"peer.h", hdr}} {
 		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	tmp := bin + ".tmp"
@@ -229,11 +251,11 @@ func buildC(ctx context.Context, name string, sp spec, cacheDir string) (*Peer, 
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		if strings.Contains(stderr.String(), sp.header) || strings.Contains(stderr.String(), "cannot find -l") {
-			return nil, fmt.Errorf("%s is not installed (Debian: apt install %s)", sp.header, sp.debian)
+			return fmt.Errorf("%s is not installed (Debian: apt install %s)", sp.header, sp.debian)
 		}
-		return nil, fmt.Errorf("build failed: %s", firstLine(stderr.String(), err))
+		return fmt.Errorf("build failed: %s", firstLine(stderr.String(), err))
 	}
-	return &Peer{Name: name, argv: []string{bin}}, os.Rename(tmp, bin)
+	return os.Rename(tmp, bin)
 }
 
 func firstLine(s string, err error) string {
