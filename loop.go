@@ -191,7 +191,13 @@ func (l *Loop) runOnceFor(f *Future) (any, error) {
 func (l *Loop) Stop() { l.c.stopping = true }
 
 // Close releases the loop's selector and wakeup fd and drops every pending
-// callback. It is an error while the loop runs; a second Close is a no-op.
+// callback. It stops the unfinished tasks, kills and reaps the children,
+// closes the sockets of the transports, servers and datagram endpoints
+// still open and of the connections still being made, and abandons the
+// host-name lookups running, so that no fd and no goroutine of the loop's
+// is left (a RunInExecutor job still running ends on its own, its result
+// dropped). It is an error while the loop runs; a second Close is a
+// no-op.
 func (l *Loop) Close() error {
 	if l.rb != nil {
 		return l.rb.close()
