@@ -21,19 +21,24 @@
 // only a heap small enough for the first-level cache pays for the
 // mispredicted random comparisons (the op=schedule-fire benchmark at 10^3).
 //
-// Remove of a timer other than the earliest does not sift: it marks the
-// timer's entry dead where it stands (its deadline and place stay, so the
-// heap order holds), and the entry leaves when it comes to the top or when
-// dead entries outnumber live ones and the heap is rebuilt without them.
+// Remove does not sift: it marks the timer's entry dead where it stands
+// (its deadline and place stay, so the heap order holds), and the entry
+// leaves when Peek or Pop finds it at the top or when dead entries
+// outnumber live ones and the heap is rebuilt without them; the last entry
+// leaves at once, and so do the dead ones when the last live timer goes.
 // A random removal so touches the id index and the entry, where a sift
 // would also read the entry's parent and children and move the last entry
-// into the hole; below the caches each of those is a miss. The Go
-// runtime's timers are removed the same way.
+// into the hole; below the caches each of those is a miss. The earliest
+// timer is marked too: timers cancelled in the order they were scheduled
+// (timeouts that did not fire) would otherwise each sift the last entry
+// from the root to the bottom, for the next removal to do the same, where
+// marking leaves a rebuild of the live half now and then. The Go runtime's
+// timers are removed the same way.
 //
 // Costs: Push O(log n) (O(1) expected for random deadlines), Pop O(log n)
-// amortized, Remove O(1) amortized (O(log n) for the earliest), Peek O(1)
-// amortized, Len O(1), Retain O(n). After the slot array and the id index
-// have grown to the working size nothing allocates.
+// amortized, Remove O(1) amortized, Peek O(1) amortized, Len O(1), Retain
+// O(n). After the slot array and the id index have grown to the working
+// size nothing allocates.
 package heap2ary
 
 import (
@@ -166,22 +171,25 @@ func minOf(kids []entry) int {
 	return m
 }
 
-// Remove removes timer id and reports whether it was queued: the earliest
-// timer, or the last entry, leaves at once; any other is marked dead in
-// place (see the package doc). O(1) amortized, O(log n) for the earliest.
+// Remove removes timer id and reports whether it was queued: the last
+// entry leaves at once, any other is marked dead in place (see the package
+// doc). O(1) amortized.
 func (h *Heap) Remove(id uint32) bool {
 	if !h.Contains(id) {
 		return false
 	}
 	p := int(h.pos[id])
-	if p == base || p == len(h.items)-1 {
-		h.removeAt(p)
+	h.pos[id] = 0
+	if p == len(h.items)-1 {
+		h.items = h.items[:p]
 		return true
 	}
-	h.pos[id] = 0
 	h.items[p].id = deadID
 	h.dead++
-	if h.dead >= minRebuild && h.dead > h.Len() {
+	switch live := h.Len(); {
+	case live == 0:
+		h.items, h.dead = h.items[:base], 0
+	case h.dead >= minRebuild && h.dead > live:
 		h.Retain(func(uint32) bool { return true })
 	}
 	return true
