@@ -69,8 +69,10 @@ func less(a, b entry) bool {
 	return a.when < b.when || (a.when == b.when && a.seq < b.seq)
 }
 
-// parent returns the parent slot of slot p (p > base).
-func parent(p int) int { return p/arity + arity - 2 }
+// parent returns the parent slot of slot p (p > base). The division is
+// unsigned: slots are never negative, and a signed one costs a shift and
+// two adds more where the compiler cannot see that.
+func parent(p int) int { return int(uint(p)/arity) + arity - 2 }
 
 // firstChild returns the slot of the first child of slot p.
 func firstChild(p int) int { return arity * (p - arity + 2) }
@@ -117,7 +119,7 @@ func (h *Heap) Push(when int64, id uint32) {
 	e := entry{when: when, seq: h.seq, id: id}
 	h.seq++
 	h.items = append(h.items, e)
-	h.up(len(h.items)-1, e)
+	h.up(len(h.items)-1, e, base)
 }
 
 // Peek returns the earliest timer without removing it; ok is false when
@@ -202,10 +204,12 @@ func (h *Heap) Retain(keep func(id uint32) bool) (dropped int) {
 		return 0
 	}
 	kept := h.items[:base]
+	sorted := true
 	for _, e := range h.items[base:] {
 		switch {
 		case e.id == deadID:
 		case keep(e.id):
+			sorted = sorted && (len(kept) == base || !less(e, kept[len(kept)-1]))
 			kept = append(kept, e)
 		default:
 			h.pos[e.id] = 0
@@ -215,7 +219,7 @@ func (h *Heap) Retain(keep func(id uint32) bool) (dropped int) {
 	h.dead = 0
 	clear(h.items[len(kept):])
 	h.items = kept
-	h.heapify()
+	h.heapify(sorted)
 	return dropped
 }
 
@@ -267,16 +271,17 @@ func (h *Heap) removeAt(p int) {
 		return
 	}
 	if p > base && less(last, h.items[parent(p)]) {
-		h.up(p, last)
+		h.up(p, last, base)
 	} else {
 		h.down(p, last)
 	}
 }
 
-// up moves the hole at slot p towards the root until e fits, then stores e.
-func (h *Heap) up(p int, e entry) {
+// up moves the hole at slot p towards slot top, an ancestor, until e
+// fits, then stores e.
+func (h *Heap) up(p int, e entry, top int) {
 	items, pos := h.items, h.pos
-	for p > base {
+	for p > top {
 		q := parent(p)
 		x := items[q]
 		if !less(e, x) {
@@ -288,45 +293,50 @@ func (h *Heap) up(p int, e entry) {
 	put(items, pos, p, e)
 }
 
-// down moves the hole at slot p towards the leaves until e fits, then
-// stores e.
+// down fills the hole at slot p with e, Floyd's way: the hole sinks to a
+// leaf, then e moves back up towards p to where it fits. e is most often
+// the last entry, which belongs near the leaves, so this makes one
+// comparison per level fewer than testing e against the smallest child at
+// every level on the way down, and e seldom moves up more than a level.
+// The subtrees below p must be in heap order, and e must not sort before
+// p's parent.
 func (h *Heap) down(p int, e entry) {
-	items, pos := h.items, h.pos
+	h.up(sink(h.items, h.pos, p), e, p)
+}
+
+// sink moves the hole at slot p down to a leaf, each level taking up its
+// smallest child, and returns the leaf's slot.
+func sink(items []entry, pos []int32, p int) int {
 	n := len(items)
 	for {
 		c := firstChild(p)
-		if c >= n {
-			break
-		}
-		m := c
-		if c+arity <= n {
-			// A full group, written out (a call here would not be
-			// inlined): one predicted branch per comparison. The
-			// indexes are taken modulo arity so that this compiles at
-			// every arity; the comparisons past arity are constant-false.
-			k := (*[arity]entry)(items[c : c+arity])
-			j := 0
-			if less(k[1%arity], k[0]) {
-				j = 1
+		if c+arity > n {
+			if c < n {
+				m := c + minOf(items[c:n])
+				put(items, pos, p, items[m])
+				p = m
 			}
-			if arity > 2 && less(k[2%arity], k[j]) {
-				j = 2
-			}
-			if arity > 3 && less(k[3%arity], k[j]) {
-				j = 3
-			}
-			m += j
-		} else {
-			m += minOf(items[c:n])
+			return p
 		}
-		x := items[m]
-		if !less(x, e) {
-			break
+		// A full group, written out (a call here would not be inlined):
+		// one predicted branch per comparison, the smallest key so far
+		// kept in registers. The indexes are taken modulo arity so that
+		// this compiles at every arity; the comparisons past arity are
+		// constant-false.
+		k := (*[arity]entry)(items[c : c+arity])
+		j, mw, ms := 0, k[0].when, k[0].seq
+		if w := k[1%arity].when; w < mw || w == mw && k[1%arity].seq < ms {
+			j, mw, ms = 1, w, k[1%arity].seq
 		}
-		put(items, pos, p, x)
-		p = m
+		if w := k[2%arity].when; arity > 2 && (w < mw || w == mw && k[2%arity].seq < ms) {
+			j, mw, ms = 2, w, k[2%arity].seq
+		}
+		if w := k[3%arity].when; arity > 3 && (w < mw || w == mw && k[3%arity].seq < ms) {
+			j = 3
+		}
+		put(items, pos, p, k[j])
+		p = c + j
 	}
-	put(items, pos, p, e)
 }
 
 // put stores e in slot p and records the slot in the id index.
@@ -337,14 +347,16 @@ func put(items []entry, pos []int32, p int, e entry) {
 	}
 }
 
-// heapify restores heap order over all slots, bottom-up. O(n). It is
-// called with no dead entry.
-func (h *Heap) heapify() {
+// heapify restores heap order over all slots, bottom-up, unless sorted
+// says the entries are in (when, seq) order already, which a heap allows
+// (timers that outlive the cancelled ones in the order they were
+// scheduled). O(n). It is called with no dead entry.
+func (h *Heap) heapify(sorted bool) {
 	n := len(h.items)
 	for p := n - 1; p >= base; p-- {
 		h.pos[h.items[p].id] = int32(p)
 	}
-	if n <= base+1 {
+	if sorted || n <= base+1 {
 		return
 	}
 	for p := parent(n - 1); p >= base; p-- {
