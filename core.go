@@ -76,6 +76,7 @@ type core struct {
 	slotHead int
 
 	slots []slot
+	fns   fnTable // the slots' callbacks
 	free  []uint32
 
 	timers     timerQueue
@@ -373,7 +374,7 @@ func (c *core) close() error {
 	c.closed.Store(true)
 	err := errors.Join(c.ts.close(), c.sel.Close())
 	c.slotq = nil
-	c.slots, c.free, c.fds, c.events = nil, nil, nil, nil
+	c.slots, c.fns, c.free, c.fds, c.events = nil, fnTable{}, nil, nil, nil
 	c.timers = nil
 	return err
 }

@@ -64,7 +64,7 @@ func (c *core) take(id uint32) func() {
 	c.cur = uint64(s.gen)<<32 | uint64(id)
 	switch {
 	case s.flags == flagLive:
-		fn := s.fn
+		fn := *c.fns.at(id)
 		c.release(id)
 		return fn
 	case s.flags&flagCancelled != 0:
@@ -73,7 +73,7 @@ func (c *core) take(id uint32) func() {
 		}
 		return nil
 	case s.flags&flagIO != 0:
-		return s.fn
+		return *c.fns.at(id)
 	case s.flags&flagTS == 0:
 		panic(fmt.Sprintf("loopbench: internal error: slot %d queued with flags %#x", id, s.flags))
 	}

@@ -19,9 +19,9 @@ const (
 	flagLive                        // allocated
 )
 
-// slot is one handle in the loop's table: 16 bytes.
+// slot is one handle in the loop's table: 8 bytes and no pointer; its
+// callback is in the loop's fnTable, under the same id.
 type slot struct {
-	fn    func()
 	gen   uint32
 	flags uint8
 }
@@ -111,14 +111,15 @@ func (c *core) alloc(fn func(), flags uint8) uint32 {
 		c.slots[n].gen = 1
 		id = uint32(n)
 	}
-	s := &c.slots[id]
-	s.fn, s.flags = fn, flags|flagLive
+	c.slots[id].flags = flags | flagLive
+	*c.fns.at(id) = fn
 	return id
 }
 
 // grow, kept out of line, makes room for more slots: the table doubles (at
-// least 64 slots), in one allocation with no list of the new slots. On a
-// closed loop it panics with ErrClosed instead.
+// least 64 slots), in one allocation with no list of the new slots, and
+// the callback table takes the chunks it needs. On a closed loop it
+// panics with ErrClosed instead.
 //
 //go:noinline
 func (c *core) grow() {
@@ -131,14 +132,15 @@ func (c *core) grow() {
 		panic("loopbench: more than 2^30 live timer and I/O handles")
 	}
 	c.slots = slices.Grow(c.slots, more)
+	c.fns.reserve(cap(c.slots))
 }
 
 // release frees slot id: its generation moves on, so every handle to it
 // goes stale. A slot whose generation would wrap is retired instead of
 // reused, so a stale handle can never match a later one.
 func (c *core) release(id uint32) {
+	*c.fns.at(id) = nil
 	s := &c.slots[id]
-	s.fn = nil
 	s.gen++
 	s.flags = 0
 	if s.gen != math.MaxUint32 {
@@ -192,7 +194,7 @@ func (c *core) cancel(id, gen uint32) {
 func (c *core) cancelSlot(id uint32) {
 	s := &c.slots[id]
 	s.flags |= flagCancelled
-	s.fn = nil
+	*c.fns.at(id) = nil
 	if s.flags&flagHeap != 0 {
 		if c.lazy {
 			c.ncancelled++
