@@ -33,6 +33,7 @@ type timerQueue interface {
 	Push(when int64, id uint32)
 	Peek() (when int64, id uint32, ok bool)
 	Pop() (when int64, id uint32, ok bool)
+	PopBefore(end int64, ids []uint32) []uint32
 	Remove(id uint32) bool
 	Retain(keep func(id uint32) bool) int
 	Len() int
@@ -266,23 +267,26 @@ func (c *core) selectTimeout(ready int) time.Duration {
 	return min(max(time.Duration(when)-c.time(), 0), maxSelectTimeout)
 }
 
-// popDue pops the next timer due before end (step 4), skipping and freeing
-// lazily cancelled ones. The caller queues the id it returns.
-func (c *core) popDue(end time.Duration) (uint32, bool) {
-	for {
-		when, id, ok := c.timers.Peek()
-		if !ok || when >= int64(end) {
-			return 0, false
-		}
-		c.timers.Pop()
+// queueDue is step 4 of the iteration: it queues the timers due before
+// end, in deadline order, and frees the lazily cancelled ones among them.
+// The timer queue appends the due ids to slotq itself, in one call; the
+// pass over them drops the cancelled ones in place.
+func (c *core) queueDue(end time.Duration) {
+	n := len(c.slotq)
+	due := c.timers.PopBefore(int64(end), c.slotq)
+	q := due[:n]
+	for _, id := range due[n:] {
 		s := &c.slots[id]
 		s.flags &^= flagHeap
-		if s.flags&flagCancelled == 0 {
-			return id, true
+		if s.flags&flagCancelled != 0 {
+			c.ncancelled--
+			c.release(id)
+			continue
 		}
-		c.ncancelled--
-		c.release(id)
+		s.flags |= flagQueued
+		q = append(q, id)
 	}
+	c.slotq = q
 }
 
 // --- run state --------------------------------------------------------------

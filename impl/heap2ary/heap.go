@@ -150,6 +150,25 @@ func (h *Heap) Pop() (when int64, id uint32, ok bool) {
 		return 0, 0, false
 	}
 	h.dropDeadTop()
+	top := h.popTop()
+	return top.when, top.id, true
+}
+
+// PopBefore removes the timers whose deadlines are before end, earliest
+// first, and appends their ids to ids. O(log n) a timer.
+func (h *Heap) PopBefore(end int64, ids []uint32) []uint32 {
+	for h.Len() > 0 {
+		h.dropDeadTop()
+		if h.items[base].when >= end {
+			break
+		}
+		ids = append(ids, h.popTop().id)
+	}
+	return ids
+}
+
+// popTop removes and returns the live entry at the top.
+func (h *Heap) popTop() entry {
 	top := h.items[base]
 	h.pos[top.id] = 0
 	n := len(h.items) - 1
@@ -158,7 +177,7 @@ func (h *Heap) Pop() (when int64, id uint32, ok bool) {
 	if n > base {
 		h.down(base, last)
 	}
-	return top.when, top.id, true
+	return top
 }
 
 // minOf returns the index of the smallest entry in kids (the last,
