@@ -175,7 +175,7 @@ func (h *Heap) popTop() entry {
 	last := h.items[n]
 	h.items = h.items[:n]
 	if n > base {
-		h.down(base, last)
+		h.up(sink(h.items, h.pos, base), last, base)
 	}
 	return top
 }
@@ -294,7 +294,7 @@ func (h *Heap) removeAt(p int) {
 	if p > base && less(last, h.items[parent(p)]) {
 		h.up(p, last, base)
 	} else {
-		h.down(p, last)
+		h.up(sink(h.items, h.pos, p), last, p)
 	}
 }
 
@@ -314,19 +314,15 @@ func (h *Heap) up(p int, e entry, top int) {
 	put(items, pos, p, e)
 }
 
-// down fills the hole at slot p with e, Floyd's way: the hole sinks to a
-// leaf, then e moves back up towards p to where it fits. e is most often
-// the last entry, which belongs near the leaves, so this makes one
-// comparison per level fewer than testing e against the smallest child at
-// every level on the way down, and e seldom moves up more than a level.
-// The subtrees below p must be in heap order, and e must not sort before
-// p's parent.
-func (h *Heap) down(p int, e entry) {
-	h.up(sink(h.items, h.pos, p), e, p)
-}
-
 // sink moves the hole at slot p down to a leaf, each level taking up its
-// smallest child, and returns the leaf's slot.
+// smallest child, and returns the leaf's slot. The entry e that fills the
+// hole then moves up from there, back towards p, to where it fits:
+// h.up(sink(h.items, h.pos, p), e, p) sifts e down from p, Floyd's way. e
+// is most often the last entry, which belongs near the leaves, so this
+// makes one comparison per level fewer than testing e against the
+// smallest child at every level on the way down, and e seldom moves up
+// more than a level. The subtrees below p must be in heap order, and e
+// must not sort before p's parent.
 func sink(items []entry, pos []int32, p int) int {
 	n := len(items)
 	for {
@@ -381,7 +377,8 @@ func (h *Heap) heapify(sorted bool) {
 		return
 	}
 	for p := parent(n - 1); p >= base; p-- {
-		h.down(p, h.items[p])
+		e := h.items[p] // before sink overwrites it
+		h.up(sink(h.items, h.pos, p), e, p)
 	}
 }
 
