@@ -194,16 +194,16 @@ func (c *core) cancel(id, gen uint32) {
 func (c *core) cancelSlot(id uint32) {
 	s := &c.slots[id]
 	s.flags |= flagCancelled
-	*c.fns.at(id) = nil
-	if s.flags&flagHeap != 0 {
-		if c.lazy {
-			c.ncancelled++
-			return
-		}
+	if s.flags&flagHeap != 0 && !c.lazy {
 		c.timers.Remove(id)
 		s.flags &^= flagHeap
 	}
-	if s.flags&flagQueued == 0 {
+	if s.flags&(flagHeap|flagQueued) == 0 {
 		c.release(id)
+		return
+	}
+	*c.fns.at(id) = nil // the slot stays until the queue holding it lets go
+	if s.flags&flagHeap != 0 {
+		c.ncancelled++
 	}
 }

@@ -211,15 +211,15 @@ func (h *Heap) Remove(id uint32) bool {
 	case live == 0:
 		h.items, h.dead = h.items[:base], 0
 	case h.dead >= minRebuild && h.dead > live:
-		h.Retain(func(uint32) bool { return true })
+		h.Retain(nil)
 	}
 	return true
 }
 
-// Retain keeps the timers for which keep returns true, drops the others and
-// the dead entries, and rebuilds the heap bottom-up. It returns how many
-// timers it dropped. O(n). keep is called once per timer and must not use
-// the heap.
+// Retain keeps the timers for which keep returns true (every timer when
+// keep is nil), drops the others and the dead entries, and rebuilds the
+// heap bottom-up. It returns how many timers it dropped. O(n). keep is
+// called once per timer and must not use the heap.
 func (h *Heap) Retain(keep func(id uint32) bool) (dropped int) {
 	if len(h.items) <= base {
 		return 0
@@ -229,7 +229,7 @@ func (h *Heap) Retain(keep func(id uint32) bool) (dropped int) {
 	for _, e := range h.items[base:] {
 		switch {
 		case e.id == deadID:
-		case keep(e.id):
+		case keep == nil || keep(e.id):
 			sorted = sorted && (len(kept) == base || !less(e, kept[len(kept)-1]))
 			kept = append(kept, e)
 		default:
@@ -386,7 +386,7 @@ func (h *Heap) heapify(sorted bool) {
 // the FIFO tie-break exact when the 32-bit counter would wrap. A sorted
 // array is a valid heap. O(n log n), once per 2^32 pushes.
 func (h *Heap) renumber() {
-	h.Retain(func(uint32) bool { return true }) // without the dead
+	h.Retain(nil) // without the dead
 	live := h.items[base:]
 	slices.SortFunc(live, func(a, b entry) int {
 		switch {
