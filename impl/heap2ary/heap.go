@@ -120,8 +120,13 @@ func (h *Heap) Push(when int64, id uint32) {
 	}
 	e := entry{when: when, seq: h.seq, id: id}
 	h.seq++
+	p := len(h.items)
 	h.items = append(h.items, e)
-	h.up(len(h.items)-1, e, base)
+	if p > base && less(e, h.items[parent(p)]) {
+		h.up(p, e, base)
+		return
+	}
+	h.pos[id] = int32(p) // where most timers stay: a later deadline than the parent's
 }
 
 // Peek returns the earliest timer without removing it; ok is false when
