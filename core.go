@@ -217,11 +217,17 @@ func (c *core) compact() {
 	c.ncancelled = 0
 }
 
-// sweepCancelled is step 1 of the iteration (lazy mode only).
+// sweepCancelled is step 1 of the iteration (lazy mode only); it inlines
+// into the iteration, which so pays a call only with timers to sweep.
 func (c *core) sweepCancelled() {
-	if c.ncancelled == 0 {
-		return
+	if c.ncancelled != 0 {
+		c.sweep()
 	}
+}
+
+// sweep drops the cancelled timers at the head of the queue, or all of
+// them by a compaction when they are more than half of over 100.
+func (c *core) sweep() {
 	if n := c.timers.Len(); n > 100 && 2*c.ncancelled > n {
 		c.compact()
 		return
@@ -255,9 +261,20 @@ func (c *core) poll(ready int) ([]selectors.Event, error) {
 	return evs, nil
 }
 
-// selectTimeout is step 2 of the iteration.
+// selectTimeout is step 2 of the iteration. Its first case, callbacks
+// ready, inlines into poll.
 func (c *core) selectTimeout(ready int) time.Duration {
-	if ready > 0 || c.stopping || c.ts.pending() {
+	if ready > 0 {
+		return 0
+	}
+	return c.idleTimeout()
+}
+
+// idleTimeout is step 2 with no callback ready: 0 when stopping or with a
+// thread-safe callback pending, else the time until the earliest timer,
+// capped, or -1 (block) with no timer.
+func (c *core) idleTimeout() time.Duration {
+	if c.stopping || c.ts.pending() {
 		return 0
 	}
 	when, _, ok := c.timers.Peek()
