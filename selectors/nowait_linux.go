@@ -3,6 +3,7 @@
 package selectors
 
 import (
+	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -18,7 +19,9 @@ import (
 //
 // The calls are the ones every Linux architecture has: epoll_pwait,
 // ppoll and pselect6 with no signal mask, which are epoll_wait, poll and
-// select.
+// select. They go through the standard library's RawSyscall6, a Go
+// function, where x/sys's is an assembly stub that a Go caller reaches
+// through an ABI wrapper.
 
 // epollWaitNow is epoll_wait(epfd, evs, 0).
 func epollWaitNow(epfd int, evs []unix.EpollEvent) (int, error) {
@@ -27,7 +30,7 @@ func epollWaitNow(epfd int, evs []unix.EpollEvent) (int, error) {
 		p = unsafe.Pointer(&evs[0])
 	}
 	for {
-		n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(p), uintptr(len(evs)), 0, 0, 0)
+		n, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(p), uintptr(len(evs)), 0, 0, 0)
 		if e != unix.EINTR {
 			return nowaitResult("epoll_wait", int(n), errno(e))
 		}
@@ -42,7 +45,7 @@ func pollNow(fds []unix.PollFd) (int, error) {
 	}
 	var ts unix.Timespec
 	for {
-		n, _, e := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(p), uintptr(len(fds)), uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+		n, _, e := syscall.RawSyscall6(unix.SYS_PPOLL, uintptr(p), uintptr(len(fds)), uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 		if e != unix.EINTR {
 			return nowaitResult("poll", int(n), errno(e))
 		}
@@ -55,7 +58,7 @@ func selectNow(nfd int, rin, win, r, w *unix.FdSet) (int, error) {
 	var ts unix.Timespec
 	for {
 		*r, *w = *rin, *win
-		n, _, e := unix.RawSyscall6(unix.SYS_PSELECT6, uintptr(nfd), uintptr(unsafe.Pointer(r)), uintptr(unsafe.Pointer(w)), 0, uintptr(unsafe.Pointer(&ts)), 0)
+		n, _, e := syscall.RawSyscall6(unix.SYS_PSELECT6, uintptr(nfd), uintptr(unsafe.Pointer(r)), uintptr(unsafe.Pointer(w)), 0, uintptr(unsafe.Pointer(&ts)), 0)
 		if e != unix.EINTR {
 			return nowaitResult("select", int(n), errno(e))
 		}
