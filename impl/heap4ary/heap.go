@@ -328,6 +328,7 @@ func (h *Heap) up(p int, e entry, top int) {
 // must not sort before p's parent.
 func sink(items []entry, pos []int32, p int) int {
 	n := len(items)
+	hole := &items[p] // the slot of p, written through without an index check per level
 	for {
 		c := firstChild(p)
 		if c+arity > n {
@@ -354,8 +355,12 @@ func sink(items []entry, pos []int32, p int) int {
 		if w := k[3%arity].when; arity > 3 && (w < mw || w == mw && k[3%arity].seq < ms) {
 			j = 3
 		}
-		put(items, pos, p, k[j])
-		p = c + j
+		x := &k[j]
+		*hole = *x
+		if x.id != deadID {
+			pos[x.id] = int32(p)
+		}
+		hole, p = x, c+j
 	}
 }
 
