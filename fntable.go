@@ -19,6 +19,7 @@ const fnShift = 10
 // grow, so spends about half the instructions on them it did.
 type fnTable struct {
 	chunks []*[fnChunk]func()
+	first  [4]*[fnChunk]func() // the backing of chunks up to 4 chunks: no allocation for the list
 }
 
 // at returns the callback cell of slot id, which must be below the
@@ -29,6 +30,9 @@ func (t *fnTable) at(id uint32) *func() {
 
 // reserve makes room for the callbacks of slots below n.
 func (t *fnTable) reserve(n int) {
+	if t.chunks == nil {
+		t.chunks = t.first[:0]
+	}
 	for len(t.chunks)*fnChunk < n {
 		t.chunks = append(t.chunks, new([fnChunk]func()))
 	}

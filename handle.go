@@ -110,6 +110,9 @@ func (c *core) alloc(fn func(), flags uint8) uint32 {
 		c.slots = c.slots[:n+1]
 		c.slots[n].gen = 1
 		id = uint32(n)
+		if n%fnChunk == 0 {
+			c.fns.reserve(n + 1) // the first slot of a chunk: its callbacks' chunk
+		}
 	}
 	c.slots[id].flags = flags | flagLive
 	*c.fns.at(id) = fn
@@ -117,8 +120,8 @@ func (c *core) alloc(fn func(), flags uint8) uint32 {
 }
 
 // grow, kept out of line, makes room for more slots: the table doubles (at
-// least 64 slots), in one allocation with no list of the new slots, and
-// the callback table takes the chunks it needs. On a closed loop it
+// least 64 slots), in one allocation with no list of the new slots (alloc
+// adds the callbacks' chunks as slots come into use). On a closed loop it
 // panics with ErrClosed instead.
 //
 //go:noinline
@@ -132,7 +135,6 @@ func (c *core) grow() {
 		panic("loopbench: more than 2^30 live timer and I/O handles")
 	}
 	c.slots = slices.Grow(c.slots, more)
-	c.fns.reserve(cap(c.slots))
 }
 
 // release frees slot id: its generation moves on, so every handle to it
