@@ -384,9 +384,21 @@ func (h *Heap) heapify(sorted bool) {
 	if sorted || n <= base+1 {
 		return
 	}
+	items, pos := h.items, h.pos
 	for p := parent(n - 1); p >= base; p-- {
-		e := h.items[p] // before sink overwrites it
-		h.up(sink(h.items, h.pos, p), e, p)
+		// The entry sifts down while a child sorts before it: most stop
+		// within a level or two, where sinking the hole to a leaf as a pop
+		// does would walk down and back up.
+		e, q := items[p], p
+		for c := firstChild(q); c < n; c = firstChild(q) {
+			m := c + minOf(items[c:min(c+arity, n)])
+			if !less(items[m], e) {
+				break
+			}
+			put(items, pos, q, items[m])
+			q = m
+		}
+		put(items, pos, q, e)
 	}
 }
 
