@@ -17,10 +17,11 @@ type Config struct {
 	// TimerCancel says who learns of a cancelled timer, and when. "eager"
 	// (the default): Cancel tells the timer queue at once, which takes the
 	// entry out by its own means: the wheel unlinks it (O(1)); a heap
-	// removes the earliest or the last entry at once (O(log n)) and marks
-	// any other dead in place (O(1)), a tombstone rebuilt away when
-	// tombstones outnumber live timers, so the timer's slot is free at
-	// once but its heap entry may stay. "lazy" (asyncio's policy): Cancel
+	// removes the last entry at once and marks any other dead in place,
+	// the earliest included (O(1) amortized), a tombstone popped when it
+	// reaches the top and rebuilt away when tombstones outnumber live
+	// timers, so the timer's slot is free at once but its heap entry may
+	// stay. "lazy" (asyncio's policy): Cancel
 	// marks the handle only; the queue still counts it, the loop drops
 	// cancelled timers when they reach the head, and rebuilds the queue
 	// when more than 100 timers are scheduled and more than half are

@@ -33,6 +33,7 @@ type timerQueue interface {
 	Push(when int64, id uint32)
 	Peek() (when int64, id uint32, ok bool)
 	Pop() (when int64, id uint32, ok bool)
+	PopBefore(end int64, ids []uint32) []uint32
 	Remove(id uint32) bool
 	Retain(keep func(id uint32) bool) int
 	Len() int
@@ -76,6 +77,7 @@ type core struct {
 	slotHead int
 
 	slots []slot
+	fns   fnTable // the slots' callbacks
 	free  []uint32
 
 	timers     timerQueue
@@ -217,11 +219,17 @@ func (c *core) compact() {
 	c.ncancelled = 0
 }
 
-// sweepCancelled is step 1 of the iteration (lazy mode only).
+// sweepCancelled is step 1 of the iteration (lazy mode only); it inlines
+// into the iteration, which so pays a call only with timers to sweep.
 func (c *core) sweepCancelled() {
-	if c.ncancelled == 0 {
-		return
+	if c.ncancelled != 0 {
+		c.sweep()
 	}
+}
+
+// sweep drops the cancelled timers at the head of the queue, or all of
+// them by a compaction when they are more than half of over 100.
+func (c *core) sweep() {
 	if n := c.timers.Len(); n > 100 && 2*c.ncancelled > n {
 		c.compact()
 		return
@@ -255,9 +263,20 @@ func (c *core) poll(ready int) ([]selectors.Event, error) {
 	return evs, nil
 }
 
-// selectTimeout is step 2 of the iteration.
+// selectTimeout is step 2 of the iteration. Its first case, callbacks
+// ready, inlines into poll.
 func (c *core) selectTimeout(ready int) time.Duration {
-	if ready > 0 || c.stopping || c.ts.pending() {
+	if ready > 0 {
+		return 0
+	}
+	return c.idleTimeout()
+}
+
+// idleTimeout is step 2 with no callback ready: 0 when stopping or with a
+// thread-safe callback pending, else the time until the earliest timer,
+// capped, or -1 (block) with no timer.
+func (c *core) idleTimeout() time.Duration {
+	if c.stopping || c.ts.pending() {
 		return 0
 	}
 	when, _, ok := c.timers.Peek()
@@ -267,23 +286,26 @@ func (c *core) selectTimeout(ready int) time.Duration {
 	return min(max(time.Duration(when)-c.time(), 0), maxSelectTimeout)
 }
 
-// popDue pops the next timer due before end (step 4), skipping and freeing
-// lazily cancelled ones. The caller queues the id it returns.
-func (c *core) popDue(end time.Duration) (uint32, bool) {
-	for {
-		when, id, ok := c.timers.Peek()
-		if !ok || when >= int64(end) {
-			return 0, false
-		}
-		c.timers.Pop()
+// queueDue is step 4 of the iteration: it queues the timers due before
+// end, in deadline order, and frees the lazily cancelled ones among them.
+// The timer queue appends the due ids to slotq itself, in one call; the
+// pass over them drops the cancelled ones in place.
+func (c *core) queueDue(end time.Duration) {
+	n := len(c.slotq)
+	due := c.timers.PopBefore(int64(end), c.slotq)
+	q := due[:n]
+	for _, id := range due[n:] {
 		s := &c.slots[id]
 		s.flags &^= flagHeap
-		if s.flags&flagCancelled == 0 {
-			return id, true
+		if s.flags&flagCancelled != 0 {
+			c.ncancelled--
+			c.release(id)
+			continue
 		}
-		c.ncancelled--
-		c.release(id)
+		s.flags |= flagQueued
+		q = append(q, id)
 	}
+	c.slotq = q
 }
 
 // --- run state --------------------------------------------------------------
@@ -377,7 +399,7 @@ func (c *core) close() error {
 	c.closed.Store(true)
 	err := errors.Join(c.ts.close(), c.sel.Close())
 	c.slotq = nil
-	c.slots, c.free, c.fds, c.events = nil, nil, nil, nil
+	c.slots, c.fns, c.free, c.fds, c.events = nil, fnTable{}, nil, nil, nil
 	c.timers = nil
 	return err
 }

@@ -28,8 +28,7 @@ func (c *core) runSlots() {
 	for c.slotHead < len(c.slotq) {
 		c.runSomeSlots()
 	}
-	clear(c.slotq)
-	c.slotq, c.slotHead = c.slotq[:0], 0
+	c.slotq, c.slotHead = c.slotq[:0], 0 // ids: nothing to clear for the collector
 }
 
 // runSomeSlots runs queued slots until one panics (reported) or none is
@@ -64,7 +63,7 @@ func (c *core) take(id uint32) func() {
 	c.cur = uint64(s.gen)<<32 | uint64(id)
 	switch {
 	case s.flags == flagLive:
-		fn := s.fn
+		fn := *c.fns.at(id)
 		c.release(id)
 		return fn
 	case s.flags&flagCancelled != 0:
@@ -73,7 +72,7 @@ func (c *core) take(id uint32) func() {
 		}
 		return nil
 	case s.flags&flagIO != 0:
-		return s.fn
+		return *c.fns.at(id)
 	case s.flags&flagTS == 0:
 		panic(fmt.Sprintf("loopbench: internal error: slot %d queued with flags %#x", id, s.flags))
 	}

@@ -108,15 +108,22 @@ func (c *core) ioReady(ev selectors.Event) (r, w uint32) {
 	return
 }
 
+// readyIO returns slot id, the reader (write false) or writer of fd, to
+// queue, or tsBit for none. The common case, a live callback not queued
+// yet, inlines into ioReady.
 func (c *core) readyIO(fd int, id uint32, write bool) uint32 {
-	s := &c.slots[id]
-	if s.flags&flagCancelled != 0 {
+	if s := &c.slots[id]; s.flags&(flagCancelled|flagQueued) == 0 {
+		s.flags |= flagQueued
+		return id
+	}
+	return c.notReadyIO(fd, id, write)
+}
+
+// notReadyIO is readyIO's other cases: a cancelled callback is removed
+// from the selector instead, a queued one is not queued twice.
+func (c *core) notReadyIO(fd int, id uint32, write bool) uint32 {
+	if c.slots[id].flags&flagCancelled != 0 {
 		c.removeIO(fd, write)
-		return tsBit
 	}
-	if s.flags&flagQueued != 0 {
-		return tsBit
-	}
-	s.flags |= flagQueued
-	return id
+	return tsBit
 }

@@ -19,9 +19,9 @@ const (
 	flagLive                        // allocated
 )
 
-// slot is one handle in the loop's table: 16 bytes.
+// slot is one handle in the loop's table: 8 bytes and no pointer; its
+// callback is in the loop's fnTable, under the same id.
 type slot struct {
-	fn    func()
 	gen   uint32
 	flags uint8
 }
@@ -110,15 +110,19 @@ func (c *core) alloc(fn func(), flags uint8) uint32 {
 		c.slots = c.slots[:n+1]
 		c.slots[n].gen = 1
 		id = uint32(n)
+		if n%fnChunk == 0 {
+			c.fns.reserve(n + 1) // the first slot of a chunk: its callbacks' chunk
+		}
 	}
-	s := &c.slots[id]
-	s.fn, s.flags = fn, flags|flagLive
+	c.slots[id].flags = flags | flagLive
+	*c.fns.at(id) = fn
 	return id
 }
 
 // grow, kept out of line, makes room for more slots: the table doubles (at
-// least 64 slots), in one allocation with no list of the new slots. On a
-// closed loop it panics with ErrClosed instead.
+// least 64 slots), in one allocation with no list of the new slots (alloc
+// adds the callbacks' chunks as slots come into use). On a closed loop it
+// panics with ErrClosed instead.
 //
 //go:noinline
 func (c *core) grow() {
@@ -137,8 +141,8 @@ func (c *core) grow() {
 // goes stale. A slot whose generation would wrap is retired instead of
 // reused, so a stale handle can never match a later one.
 func (c *core) release(id uint32) {
+	*c.fns.at(id) = nil
 	s := &c.slots[id]
-	s.fn = nil
 	s.gen++
 	s.flags = 0
 	if s.gen != math.MaxUint32 {
@@ -192,16 +196,16 @@ func (c *core) cancel(id, gen uint32) {
 func (c *core) cancelSlot(id uint32) {
 	s := &c.slots[id]
 	s.flags |= flagCancelled
-	s.fn = nil
-	if s.flags&flagHeap != 0 {
-		if c.lazy {
-			c.ncancelled++
-			return
-		}
+	if s.flags&flagHeap != 0 && !c.lazy {
 		c.timers.Remove(id)
 		s.flags &^= flagHeap
 	}
-	if s.flags&flagQueued == 0 {
+	if s.flags&(flagHeap|flagQueued) == 0 {
 		c.release(id)
+		return
+	}
+	*c.fns.at(id) = nil // the slot stays until the queue holding it lets go
+	if s.flags&flagHeap != 0 {
+		c.ncancelled++
 	}
 }

@@ -77,10 +77,7 @@ func (l *ringbufferLoop) runOnce() error {
 		}
 	}
 	if l.timers.Len() > 0 {
-		end := l.time() + clockResolution
-		for id, ok := l.popDue(end); ok; id, ok = l.popDue(end) {
-			l.queueSlot(id)
-		}
+		l.queueDue(l.time() + clockResolution)
 	}
 	for end := l.ready.Head() + uint64(l.ready.Len()); l.ready.Head() != end; {
 		l.runSome(end)

@@ -104,9 +104,15 @@ func (s *epollSel) Select(timeout time.Duration, buf []Event) ([]Event, error) {
 	if s.count > len(s.evs) {
 		s.evs = make([]unix.EpollEvent, s.count)
 	}
-	n, err := retry("epoll_wait", timeout, func(ms int) (int, error) {
-		return unix.EpollWait(s.epfd, s.evs, ms)
-	})
+	var n int
+	var err error
+	if timeout == 0 {
+		n, err = epollWaitNow(s.epfd, s.evs)
+	} else {
+		n, err = retry("epoll_wait", timeout, func(ms int) (int, error) {
+			return unix.EpollWait(s.epfd, s.evs, ms)
+		})
+	}
 	buf = buf[:0]
 	for _, e := range s.evs[:n] {
 		fd := int(e.Fd)

@@ -68,9 +68,15 @@ func (s *pollSel) Select(timeout time.Duration, buf []Event) ([]Event, error) {
 	if s.closed {
 		return buf[:0], s.errorf("select", -1, ErrClosed)
 	}
-	n, err := retry("poll", timeout, func(ms int) (int, error) {
-		return unix.Poll(s.pfds, ms)
-	})
+	var n int
+	var err error
+	if timeout == 0 {
+		n, err = pollNow(s.pfds)
+	} else {
+		n, err = retry("poll", timeout, func(ms int) (int, error) {
+			return unix.Poll(s.pfds, ms)
+		})
+	}
 	buf = buf[:0]
 	for i := 0; n > 0 && i < len(s.pfds); i++ {
 		p := &s.pfds[i]

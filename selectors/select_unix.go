@@ -83,15 +83,21 @@ func (s *selectSel) Select(timeout time.Duration, buf []Event) ([]Event, error) 
 		return buf[:0], s.errorf("select", -1, ErrClosed)
 	}
 	var r, w unix.FdSet
-	n, err := retry("select", timeout, func(ms int) (int, error) {
-		r, w = s.r, s.w
-		var tv *unix.Timeval
-		if ms >= 0 {
-			t := unix.NsecToTimeval(int64(ms) * int64(time.Millisecond))
-			tv = &t
-		}
-		return unix.Select(s.maxfd+1, &r, &w, nil, tv)
-	})
+	var n int
+	var err error
+	if timeout == 0 {
+		n, err = selectNow(s.maxfd+1, &s.r, &s.w, &r, &w)
+	} else {
+		n, err = retry("select", timeout, func(ms int) (int, error) {
+			r, w = s.r, s.w
+			var tv *unix.Timeval
+			if ms >= 0 {
+				t := unix.NsecToTimeval(int64(ms) * int64(time.Millisecond))
+				tv = &t
+			}
+			return unix.Select(s.maxfd+1, &r, &w, nil, tv)
+		})
+	}
 	buf = buf[:0]
 	if n == 0 {
 		return buf, err

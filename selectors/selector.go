@@ -131,6 +131,15 @@ func msTimeout(d time.Duration) int {
 	return int(min(ms, math.MaxInt32))
 }
 
+// nowaitResult is the result of a zero-timeout poll: n, or err as a
+// syscall error of name.
+func nowaitResult(name string, n int, err error) (int, error) {
+	if err != nil {
+		return 0, os.NewSyscallError(name, err)
+	}
+	return n, nil
+}
+
 // retry runs wait with the millisecond timeout for d, again on EINTR with
 // the time that remains, and wraps other errors as syscall errors of name.
 func retry(name string, d time.Duration, wait func(ms int) (int, error)) (int, error) {

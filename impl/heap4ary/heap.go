@@ -19,19 +19,24 @@
 // only a heap small enough for the first-level cache pays for the
 // mispredicted random comparisons (the op=schedule-fire benchmark at 10^3).
 //
-// Remove of a timer other than the earliest does not sift: it marks the
-// timer's entry dead where it stands (its deadline and place stay, so the
-// heap order holds), and the entry leaves when it comes to the top or when
-// dead entries outnumber live ones and the heap is rebuilt without them.
+// Remove does not sift: it marks the timer's entry dead where it stands
+// (its deadline and place stay, so the heap order holds), and the entry
+// leaves when Peek or Pop finds it at the top or when dead entries
+// outnumber live ones and the heap is rebuilt without them; the last entry
+// leaves at once, and so do the dead ones when the last live timer goes.
 // A random removal so touches the id index and the entry, where a sift
 // would also read the entry's parent and children and move the last entry
-// into the hole; below the caches each of those is a miss. The Go
-// runtime's timers are removed the same way.
+// into the hole; below the caches each of those is a miss. The earliest
+// timer is marked too: timers cancelled in the order they were scheduled
+// (timeouts that did not fire) would otherwise each sift the last entry
+// from the root to the bottom, for the next removal to do the same, where
+// marking leaves a rebuild of the live half now and then. The Go runtime's
+// timers are removed the same way.
 //
 // Costs: Push O(log n) (O(1) expected for random deadlines), Pop O(log n)
-// amortized, Remove O(1) amortized (O(log n) for the earliest), Peek O(1)
-// amortized, Len O(1), Retain O(n). After the slot array and the id index
-// have grown to the working size nothing allocates.
+// amortized, Remove O(1) amortized, Peek O(1) amortized, Len O(1), Retain
+// O(n). After the slot array and the id index have grown to the working
+// size nothing allocates.
 package heap4ary
 
 import (
@@ -64,8 +69,10 @@ func less(a, b entry) bool {
 	return a.when < b.when || (a.when == b.when && a.seq < b.seq)
 }
 
-// parent returns the parent slot of slot p (p > base).
-func parent(p int) int { return p/arity + arity - 2 }
+// parent returns the parent slot of slot p (p > base). The division is
+// unsigned: slots are never negative, and a signed one costs a shift and
+// two adds more where the compiler cannot see that.
+func parent(p int) int { return int(uint(p)/arity) + arity - 2 }
 
 // firstChild returns the slot of the first child of slot p.
 func firstChild(p int) int { return arity * (p - arity + 2) }
@@ -111,8 +118,13 @@ func (h *Heap) Push(when int64, id uint32) {
 	}
 	e := entry{when: when, seq: h.seq, id: id}
 	h.seq++
+	p := len(h.items)
 	h.items = append(h.items, e)
-	h.up(len(h.items)-1, e)
+	if p > base && less(e, h.items[parent(p)]) {
+		h.up(p, e, base)
+		return
+	}
+	h.pos[id] = int32(p) // where most timers stay: a later deadline than the parent's
 }
 
 // Peek returns the earliest timer without removing it; ok is false when
@@ -141,15 +153,34 @@ func (h *Heap) Pop() (when int64, id uint32, ok bool) {
 		return 0, 0, false
 	}
 	h.dropDeadTop()
+	top := h.popTop()
+	return top.when, top.id, true
+}
+
+// PopBefore removes the timers whose deadlines are before end, earliest
+// first, and appends their ids to ids. O(log n) a timer.
+func (h *Heap) PopBefore(end int64, ids []uint32) []uint32 {
+	for h.Len() > 0 {
+		h.dropDeadTop()
+		if h.items[base].when >= end {
+			break
+		}
+		ids = append(ids, h.popTop().id)
+	}
+	return ids
+}
+
+// popTop removes and returns the live entry at the top.
+func (h *Heap) popTop() entry {
 	top := h.items[base]
 	h.pos[top.id] = 0
 	n := len(h.items) - 1
 	last := h.items[n]
 	h.items = h.items[:n]
 	if n > base {
-		h.down(base, last)
+		h.up(sink(h.items, h.pos, base), last, base)
 	}
-	return top.when, top.id, true
+	return top
 }
 
 // minOf returns the index of the smallest entry in kids (the last,
@@ -164,40 +195,45 @@ func minOf(kids []entry) int {
 	return m
 }
 
-// Remove removes timer id and reports whether it was queued: the earliest
-// timer, or the last entry, leaves at once; any other is marked dead in
-// place (see the package doc). O(1) amortized, O(log n) for the earliest.
+// Remove removes timer id and reports whether it was queued: the last
+// entry leaves at once, any other is marked dead in place (see the package
+// doc). O(1) amortized.
 func (h *Heap) Remove(id uint32) bool {
 	if !h.Contains(id) {
 		return false
 	}
 	p := int(h.pos[id])
-	if p == base || p == len(h.items)-1 {
-		h.removeAt(p)
+	h.pos[id] = 0
+	if p == len(h.items)-1 {
+		h.items = h.items[:p]
 		return true
 	}
-	h.pos[id] = 0
 	h.items[p].id = deadID
 	h.dead++
-	if h.dead >= minRebuild && h.dead > h.Len() {
-		h.Retain(func(uint32) bool { return true })
+	switch live := h.Len(); {
+	case live == 0:
+		h.items, h.dead = h.items[:base], 0
+	case h.dead >= minRebuild && h.dead > live:
+		h.Retain(nil)
 	}
 	return true
 }
 
-// Retain keeps the timers for which keep returns true, drops the others and
-// the dead entries, and rebuilds the heap bottom-up. It returns how many
-// timers it dropped. O(n). keep is called once per timer and must not use
-// the heap.
+// Retain keeps the timers for which keep returns true (every timer when
+// keep is nil), drops the others and the dead entries, and rebuilds the
+// heap bottom-up. It returns how many timers it dropped. O(n). keep is
+// called once per timer and must not use the heap.
 func (h *Heap) Retain(keep func(id uint32) bool) (dropped int) {
 	if len(h.items) <= base {
 		return 0
 	}
 	kept := h.items[:base]
+	sorted := true
 	for _, e := range h.items[base:] {
 		switch {
 		case e.id == deadID:
-		case keep(e.id):
+		case keep == nil || keep(e.id):
+			sorted = sorted && (len(kept) == base || !less(e, kept[len(kept)-1]))
 			kept = append(kept, e)
 		default:
 			h.pos[e.id] = 0
@@ -207,7 +243,7 @@ func (h *Heap) Retain(keep func(id uint32) bool) (dropped int) {
 	h.dead = 0
 	clear(h.items[len(kept):])
 	h.items = kept
-	h.heapify()
+	h.heapify(sorted)
 	return dropped
 }
 
@@ -259,16 +295,17 @@ func (h *Heap) removeAt(p int) {
 		return
 	}
 	if p > base && less(last, h.items[parent(p)]) {
-		h.up(p, last)
+		h.up(p, last, base)
 	} else {
-		h.down(p, last)
+		h.up(sink(h.items, h.pos, p), last, p)
 	}
 }
 
-// up moves the hole at slot p towards the root until e fits, then stores e.
-func (h *Heap) up(p int, e entry) {
+// up moves the hole at slot p towards slot top, an ancestor, until e
+// fits, then stores e.
+func (h *Heap) up(p int, e entry, top int) {
 	items, pos := h.items, h.pos
-	for p > base {
+	for p > top {
 		q := parent(p)
 		x := items[q]
 		if !less(e, x) {
@@ -280,45 +317,51 @@ func (h *Heap) up(p int, e entry) {
 	put(items, pos, p, e)
 }
 
-// down moves the hole at slot p towards the leaves until e fits, then
-// stores e.
-func (h *Heap) down(p int, e entry) {
-	items, pos := h.items, h.pos
+// sink moves the hole at slot p down to a leaf, each level taking up its
+// smallest child, and returns the leaf's slot. The entry e that fills the
+// hole then moves up from there, back towards p, to where it fits:
+// h.up(sink(h.items, h.pos, p), e, p) sifts e down from p, Floyd's way. e
+// is most often the last entry, which belongs near the leaves, so this
+// makes one comparison per level fewer than testing e against the
+// smallest child at every level on the way down, and e seldom moves up
+// more than a level. The subtrees below p must be in heap order, and e
+// must not sort before p's parent.
+func sink(items []entry, pos []int32, p int) int {
 	n := len(items)
+	hole := &items[p] // the slot of p, written through without an index check per level
 	for {
 		c := firstChild(p)
-		if c >= n {
-			break
-		}
-		m := c
-		if c+arity <= n {
-			// A full group, written out (a call here would not be
-			// inlined): one predicted branch per comparison. The
-			// indexes are taken modulo arity so that this compiles at
-			// every arity; the comparisons past arity are constant-false.
-			k := (*[arity]entry)(items[c : c+arity])
-			j := 0
-			if less(k[1%arity], k[0]) {
-				j = 1
+		if c+arity > n {
+			if c < n {
+				m := c + minOf(items[c:n])
+				put(items, pos, p, items[m])
+				p = m
 			}
-			if arity > 2 && less(k[2%arity], k[j]) {
-				j = 2
-			}
-			if arity > 3 && less(k[3%arity], k[j]) {
-				j = 3
-			}
-			m += j
-		} else {
-			m += minOf(items[c:n])
+			return p
 		}
-		x := items[m]
-		if !less(x, e) {
-			break
+		// A full group, written out (a call here would not be inlined):
+		// one predicted branch per comparison, the smallest key so far
+		// kept in registers. The indexes are taken modulo arity so that
+		// this compiles at every arity; the comparisons past arity are
+		// constant-false.
+		k := (*[arity]entry)(items[c : c+arity])
+		j, mw, ms := 0, k[0].when, k[0].seq
+		if w := k[1%arity].when; w < mw || w == mw && k[1%arity].seq < ms {
+			j, mw, ms = 1, w, k[1%arity].seq
 		}
-		put(items, pos, p, x)
-		p = m
+		if w := k[2%arity].when; arity > 2 && (w < mw || w == mw && k[2%arity].seq < ms) {
+			j, mw, ms = 2, w, k[2%arity].seq
+		}
+		if w := k[3%arity].when; arity > 3 && (w < mw || w == mw && k[3%arity].seq < ms) {
+			j = 3
+		}
+		x := &k[j]
+		*hole = *x
+		if x.id != deadID {
+			pos[x.id] = int32(p)
+		}
+		hole, p = x, c+j
 	}
-	put(items, pos, p, e)
 }
 
 // put stores e in slot p and records the slot in the id index.
@@ -329,18 +372,33 @@ func put(items []entry, pos []int32, p int, e entry) {
 	}
 }
 
-// heapify restores heap order over all slots, bottom-up. O(n). It is
-// called with no dead entry.
-func (h *Heap) heapify() {
+// heapify restores heap order over all slots, bottom-up, unless sorted
+// says the entries are in (when, seq) order already, which a heap allows
+// (timers that outlive the cancelled ones in the order they were
+// scheduled). O(n). It is called with no dead entry.
+func (h *Heap) heapify(sorted bool) {
 	n := len(h.items)
 	for p := n - 1; p >= base; p-- {
 		h.pos[h.items[p].id] = int32(p)
 	}
-	if n <= base+1 {
+	if sorted || n <= base+1 {
 		return
 	}
+	items, pos := h.items, h.pos
 	for p := parent(n - 1); p >= base; p-- {
-		h.down(p, h.items[p])
+		// The entry sifts down while a child sorts before it: most stop
+		// within a level or two, where sinking the hole to a leaf as a pop
+		// does would walk down and back up.
+		e, q := items[p], p
+		for c := firstChild(q); c < n; c = firstChild(q) {
+			m := c + minOf(items[c:min(c+arity, n)])
+			if !less(items[m], e) {
+				break
+			}
+			put(items, pos, q, items[m])
+			q = m
+		}
+		put(items, pos, q, e)
 	}
 }
 
@@ -348,7 +406,7 @@ func (h *Heap) heapify() {
 // the FIFO tie-break exact when the 32-bit counter would wrap. A sorted
 // array is a valid heap. O(n log n), once per 2^32 pushes.
 func (h *Heap) renumber() {
-	h.Retain(func(uint32) bool { return true }) // without the dead
+	h.Retain(nil) // without the dead
 	live := h.items[base:]
 	slices.SortFunc(live, func(a, b entry) int {
 		switch {

@@ -93,26 +93,34 @@ func (r *Ring) Clear(pos uint64) bool {
 
 // Release clears the slots of the items popped since the last Release, so
 // the ring holds no reference to a callback that has left it. O(items
-// popped since then), one or two bulk clears.
+// popped since then): a few by plain stores, more by one or two bulk
+// clears. (clear of pointers calls into the runtime, a bulk write barrier
+// then memclr, which costs more than the stores of the one callback a
+// loop iteration often pops.)
 func (r *Ring) Release() {
-	// Slots of positions before tail-len have been reused by later pushes.
-	from := r.rel
-	if n := uint64(len(r.buf)); r.tail > n {
-		from = max(from, r.tail-n)
-	}
-	if from >= r.head {
-		r.rel = r.head
+	h, from := r.head, r.rel
+	r.rel = h
+	if from >= h {
 		return
 	}
-	mask := uint64(len(r.buf) - 1)
-	i, j := from&mask, r.head&mask
+	n := uint64(len(r.buf))
+	if r.tail > n {
+		from = max(from, r.tail-n) // slots of positions before tail-n were reused by later pushes
+	}
+	mask := n - 1
+	if h-from <= 16 {
+		for p := from; p < h; p++ {
+			r.buf[p&mask] = nil
+		}
+		return
+	}
+	i, j := from&mask, h&mask
 	if i < j {
 		clear(r.buf[i:j])
 	} else {
 		clear(r.buf[i:])
 		clear(r.buf[:j])
 	}
-	r.rel = r.head
 }
 
 // grow doubles the buffer, moving each queued item to the slot its

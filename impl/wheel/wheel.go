@@ -236,11 +236,29 @@ func (w *Wheel) Peek() (when int64, id uint32, ok bool) {
 func (w *Wheel) Pop() (when int64, id uint32, ok bool) {
 	when, id, ok = w.Peek()
 	if ok {
-		w.taken.removeAt(w, 0)
-		w.nodes[id].prev = tagNone
-		w.count--
+		w.popTaken(id)
 	}
 	return when, id, ok
+}
+
+// PopBefore removes the timers whose deadlines are before end, earliest
+// first, and appends their ids to ids.
+func (w *Wheel) PopBefore(end int64, ids []uint32) []uint32 {
+	for {
+		when, id, ok := w.Peek()
+		if !ok || when >= end {
+			return ids
+		}
+		w.popTaken(id)
+		ids = append(ids, id)
+	}
+}
+
+// popTaken removes id, the earliest timer, from the top of the taken heap.
+func (w *Wheel) popTaken(id uint32) {
+	w.taken.removeAt(w, 0)
+	w.nodes[id].prev = tagNone
+	w.count--
 }
 
 // advance moves elapsed to the start of the earliest occupied slot and

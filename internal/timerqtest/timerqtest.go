@@ -1,6 +1,7 @@
 // Package timerqtest is the conformance suite every timer queue runs. A
 // timer queue orders (when, id) pairs by deadline, equal deadlines in push
-// order, removes any queued id in O(log n), rebuilds without the timers a
+// order, pops them one by one or all those due before a deadline at once,
+// removes any queued id in O(log n), rebuilds without the timers a
 // predicate rejects, and checks its own invariants. The suite compares each
 // queue with a simple reference model and runs the queue's invariant checker
 // after every mutation. It also holds the shared fuzz target and benchmarks.
@@ -10,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -18,6 +20,7 @@ type Queue interface {
 	Push(when int64, id uint32)
 	Peek() (when int64, id uint32, ok bool)
 	Pop() (when int64, id uint32, ok bool)
+	PopBefore(end int64, ids []uint32) []uint32
 	Remove(id uint32) bool
 	Retain(keep func(id uint32) bool) int
 	Contains(id uint32) bool
@@ -229,7 +232,8 @@ func (m *model) find(id uint32) int {
 	return -1
 }
 
-// Replay interprets ops as a sequence of pushes, pops, removes and rebuilds,
+// Replay interprets ops as a sequence of pushes, pops, pops of the timers
+// due before a deadline, removes and rebuilds,
 // applies it to q and to the reference model, and fails on the first
 // difference or broken invariant. Ids are drawn from a small range so removes
 // often hit; deadlines from a small range so ties are frequent.
@@ -269,7 +273,17 @@ func replay(t *testing.T, q Queue, ops []byte, deadline func(op, arg byte) int64
 			when := deadline(op, arg)
 			q.Push(when, id)
 			m.push(when, id)
-		case 3, 4:
+		case 4:
+			end := deadline(op, arg)
+			got := q.PopBefore(end, nil)
+			var want []uint32
+			for len(m.items) > 0 && m.items[m.min()].when < end {
+				want = append(want, m.remove(m.min()).id)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("op %d: PopBefore(%d) = %v, model %v", i/2, end, got, want)
+			}
+		case 3:
 			w, qid, ok := q.Pop()
 			if len(m.items) == 0 {
 				if ok {
