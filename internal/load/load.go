@@ -177,6 +177,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	cfg = cfg.withDefaults()
 	rep := Report{Label: cfg.Label, Duration: cfg.Duration}
+	if cfg.Rate > 0 {
+		defer reserveProcs(cfg.Conns)()
+	}
 	conns, err := dialAll(cfg)
 	if err != nil {
 		return rep, err

@@ -41,3 +41,23 @@ func sleepFor(d time.Duration) {
 		}
 	}
 }
+
+// maxPacingProcs bounds the Ps reserveProcs asks for: each P costs the
+// runtime some memory and the collector a share of its workers. Past
+// maxPacingProcs-1 connections, sleeping connections may hold every P
+// (run more generator processes instead, loopbench merge).
+const maxPacingProcs = 256
+
+// procsFor is the GOMAXPROCS an open-loop run of conns connections needs:
+// a goroutine asleep in clock_nanosleep keeps its P (in a system call)
+// until the runtime's monitor takes it back, which it does only after
+// seeing the same call across two of its ticks (20 µs to 10 ms apart).
+// With fewer Ps than sleepers plus one, every P can be asleep while
+// answers wait unread and other connections' send times pass: measured
+// at 15,000 req/s over 10 connections with GOMAXPROCS=1 (a generator
+// pinned to one CPU), an uncorrected p50 of 612 µs against a server that
+// answers in 70. One P per connection and one for the rest lets a
+// sleeper hold only its own.
+func procsFor(conns, current int) int {
+	return max(current, min(conns+1, maxPacingProcs))
+}

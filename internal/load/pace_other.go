@@ -12,3 +12,7 @@ const PacingMethod = "runtime timer (kqueue)"
 // resolution, so its timers pace a schedule to within the scheduler's
 // wake-up latency.
 func sleepFor(d time.Duration) { time.Sleep(d) }
+
+// procsFor is the GOMAXPROCS an open-loop run of conns connections
+// needs: off Linux no wait holds a P, so the current one.
+func procsFor(conns, current int) int { return current }
