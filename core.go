@@ -170,9 +170,11 @@ func (c *core) time() time.Duration {
 
 // --- timers ---------------------------------------------------------------
 
-func (c *core) callAt(when time.Duration, fn func()) TimerHandle {
+// callAt schedules fn at loop time when; op names the public call in the
+// panic on a closed loop, the one check of the scheduling path.
+func (c *core) callAt(op string, when time.Duration, fn func()) TimerHandle {
 	if c.closed.Load() {
-		panic(closedError("CallAt"))
+		panic(closedError(op))
 	}
 	if fn == nil {
 		panic("loopbench: CallAt/CallLater with a nil func")

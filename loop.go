@@ -81,10 +81,7 @@ func (l *Loop) CallSoon(fn func()) Handle {
 // deadline past the clock's range (d near math.MaxInt64, or Never) is the
 // last instant it has: the timer never fires.
 func (l *Loop) CallLater(d time.Duration, fn func()) TimerHandle {
-	if l.c.closed.Load() {
-		panic(closedError("CallLater"))
-	}
-	return l.c.callAt(addClock(l.c.time(), d), fn)
+	return l.c.callAt("CallLater", addClock(l.c.time(), d), fn)
 }
 
 // addClock returns now+d, saturated at the largest time rather than
@@ -98,7 +95,7 @@ func addClock(now, d time.Duration) time.Duration {
 
 // CallAt schedules fn to run at loop time when (see Time).
 func (l *Loop) CallAt(when time.Duration, fn func()) TimerHandle {
-	return l.c.callAt(when, fn)
+	return l.c.callAt("CallAt", when, fn)
 }
 
 // CallSoonThreadsafe schedules fn from any goroutine and wakes the loop if
