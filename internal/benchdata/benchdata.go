@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
 )
 
@@ -208,6 +209,20 @@ func (s *Set) add(res *benchfmt.Result) {
 		smp.Values = append(smp.Values, v.Value)
 		smp.Iters = append(smp.Iters, res.Iters)
 	}
+}
+
+// Exact reports whether unit is exact by nature in this file: allocs/op
+// and B/op, which count, and units whose metadata says assume=exact (the
+// instruction gate's counts). Their spread is the work done, not the
+// machine's noise.
+func (s *Set) Exact(unit string) bool {
+	return ExactUnit(unit, s.Units)
+}
+
+// ExactUnit reports whether unit is exact by nature under the unit
+// metadata units (see Set.Exact).
+func ExactUnit(unit string, units benchfmt.UnitMetadataMap) bool {
+	return unit == "allocs/op" || unit == "B/op" || units.GetAssumption(unit) == benchmath.AssumeExact
 }
 
 // Better returns +1 when higher values of unit are better, -1 when lower

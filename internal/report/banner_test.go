@@ -70,3 +70,31 @@ func TestBusyAndNoisyBanners(t *testing.T) {
 		t.Fatalf("banners %q", rep.Banners)
 	}
 }
+
+// TestNoisyBannerSkipsExactUnits: allocs/op of a setup allocation
+// amortised over a varying b.N, and a unit marked assume=exact, spread
+// far past ±10 % while the times are steady: no noisy-run banner. The
+// same spread in a timed unit raises it.
+func TestNoisyBannerSkipsExactUnits(t *testing.T) {
+	write := func(unit string) string {
+		var b strings.Builder
+		b.WriteString("Unit instructions/op assume=exact\n")
+		for i := range 10 {
+			n := 1000 * (i + 1)
+			fmt.Fprintf(&b, "BenchmarkTimers/ready=ringbuffer/timers=heap4ary/selector=epoll/op=churn/p=1000 %d %g ns/op %g allocs/op %g %s\n",
+				n, 100+0.1*float64(i), 1/float64(n), 1+float64(i), unit)
+		}
+		p := filepath.Join(t.TempDir(), "raw.txt")
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if rep := readReport(t, write("instructions/op")); len(rep.Banners) != 0 {
+		t.Fatalf("exact units counted: %q", rep.Banners)
+	}
+	rep := readReport(t, write("cpu-ns/op"))
+	if len(rep.Banners) != 1 || !strings.HasPrefix(rep.Banners[0], "A noisy run: 1 of 1 cells") {
+		t.Fatalf("banners %q", rep.Banners)
+	}
+}

@@ -68,10 +68,14 @@ type KV struct{ Key, Value string }
 // Table is one workload in one unit.
 type Table struct {
 	Workload, Unit string
-	Better         int   // +1 when higher values are better, -1 when lower are
-	Cols           []Col // the first is the default variant when present: ratios are to it
-	Rows           []Row
-	cells          map[[2]int]*Cell
+	Better         int // +1 when higher values are better, -1 when lower are
+	// Exact says the unit counts (allocs/op, B/op, assume=exact): its
+	// spread is the work done, such as setup allocations amortised over a
+	// varying b.N, not the machine's noise.
+	Exact bool
+	Cols  []Col // the first is the default variant when present: ratios are to it
+	Rows  []Row
+	cells map[[2]int]*Cell
 }
 
 // Col is a column: a variant, a baseline or a peer.
@@ -129,6 +133,9 @@ func Read(paths []string, o Options) (*Report, error) {
 		}
 	}
 	rep.Tables = b.tables()
+	for _, t := range rep.Tables {
+		t.Exact = set.Exact(t.Unit)
+	}
 	rep.banners()
 	return rep, nil
 }

@@ -170,7 +170,7 @@ func pairSamples(base, head *benchdata.Set, heads map[sampleKey]*benchdata.Sampl
 			m.Groups = append(m.Groups, label)
 		}
 		m.Pairs = append(m.Pairs, Pair{Group: label, Name: b.Name, Unit: b.Unit, Better: head.Better(b.Unit),
-			ExactUnit: ExactUnit(b.Unit, base.Units) || ExactUnit(b.Unit, head.Units), Base: b.Values, Head: h.Values})
+			ExactUnit: base.Exact(b.Unit) || head.Exact(b.Unit), Base: b.Values, Head: h.Values})
 	}
 	return m
 }

@@ -38,7 +38,7 @@ import (
 	"slices"
 	"sort"
 
-	"golang.org/x/perf/benchfmt"
+	"github.com/loopbench/loopbench/internal/benchdata"
 	"golang.org/x/perf/benchmath"
 )
 
@@ -55,16 +55,10 @@ type Pair struct {
 	Group      string // the configuration group, "" when the files hold one
 	Name, Unit string
 	Better     int // +1 when higher is better, -1 when lower is
-	// ExactUnit says the unit is exact by nature (see ExactUnit): its
+	// ExactUnit says the unit is exact by nature (see benchdata.ExactUnit): its
 	// samples are compared without a test when they are constant.
 	ExactUnit  bool
 	Base, Head []float64
-}
-
-// ExactUnit reports whether unit is exact by nature: allocs/op and B/op,
-// which count, and units whose metadata says assume=exact.
-func ExactUnit(unit string, units benchfmt.UnitMetadataMap) bool {
-	return unit == "allocs/op" || unit == "B/op" || units.GetAssumption(unit) == benchmath.AssumeExact
 }
 
 // Status is the outcome of one comparison.
@@ -171,7 +165,7 @@ func Decide(pairs []Pair, o Options) *Verdict {
 		s1 := benchmath.NewSample(slices.Clone(p.Base), th)
 		s2 := benchmath.NewSample(slices.Clone(p.Head), th)
 		c := Comparison{Pair: p, P: math.NaN(), Threshold: math.NaN(), MinEffect: max(o.MinEffect, o.Floors.Get(p.Group, p.Name, p.Unit))}
-		exactUnit := p.ExactUnit || p.Unit == "allocs/op" || p.Unit == "B/op"
+		exactUnit := p.ExactUnit || benchdata.ExactUnit(p.Unit, nil)
 		c.Exact = exactUnit && constant(s1.Values) && constant(s2.Values)
 		if c.Exact {
 			c.BaseSum = benchmath.AssumeExact.Summary(s1, o.Confidence)
