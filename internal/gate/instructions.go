@@ -43,10 +43,25 @@ func runInstructions(ctx context.Context, cfg Config, res *Result, sides []*Side
 	results := v.Measure(ctx, tasks, o, func(done, total int) {
 		fmt.Fprintf(cfg.Log, "round %d of %d processes under callgrind\n", done, total)
 	})
-	if ctx.Err() != nil {
-		return errorf("interrupted: nothing written")
+	interrupted := ctx.Err() != nil
+	n, err := writeSides(cfg, runConfig(cfg, v), sides, results, owner, interrupted, res)
+	if err != nil {
+		return err
 	}
-	run := runConfig(cfg, v)
+	if interrupted {
+		return errorf("interrupted: %d of %d benchmarks (both sides) measured on every repeat and count, kept in %s", n, len(tasks), cfg.Out)
+	}
+	if cfg.Baseline != "" {
+		return useBaseline(cfg.Baseline, res)
+	}
+	return nil
+}
+
+// writeSides writes each measured side's results to its file and returns
+// how many it wrote. After an interrupt (partial) a benchmark not measured
+// on every repeat and count is left out rather than failing the side, so
+// that nothing measured is lost.
+func writeSides(cfg Config, run [][2]string, sides []*Side, results []callgrind.Result, owner []*Side, partial bool, res *Result) (int, error) {
 	// A benchmark not deterministic on one side is judged on neither: the
 	// other side's count alone would read as a benchmark only it has.
 	unjudged := map[string]bool{}
@@ -55,28 +70,30 @@ func runInstructions(ctx context.Context, cfg Config, res *Result, sides []*Side
 			unjudged[r.Name] = true
 		}
 	}
+	written := 0
 	for _, s := range sides {
 		if s.err != nil || (s.Name == "base" && cfg.Baseline != "") {
 			continue
 		}
 		var mine []callgrind.Result
 		for i, r := range results {
-			if owner[i] == s {
-				if r.Err != nil {
-					return errorf("%s: %v", s.Name, r.Err)
-				}
+			if owner[i] != s {
+				continue
+			}
+			if r.Err != nil && !partial {
+				return written, errorf("%s: %v", s.Name, r.Err)
+			}
+			if r.Err == nil {
 				mine = append(mine, r)
 			}
 		}
 		if err := writeCounts(s, run, mine, unjudged, res); err != nil {
-			return err
+			return written, err
 		}
+		written += len(mine)
 		s.Runs = 1
 	}
-	if cfg.Baseline != "" {
-		return useBaseline(cfg.Baseline, res)
-	}
-	return nil
+	return written, nil
 }
 
 // listTasks lists each measured side's benchmarks natively for the

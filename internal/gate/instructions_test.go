@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,6 +65,47 @@ func TestMemoryValues(t *testing.T) {
 	for _, c := range cases {
 		if got := units(c.r); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.r, got, c.want)
+		}
+	}
+}
+
+// TestWriteSidesKeepsWhatWasMeasured: after an interrupt the benchmarks
+// measured on every repeat and count are written and the unfinished one
+// left out; without an interrupt an unmeasured benchmark fails the gate.
+func TestWriteSidesKeepsWhatWasMeasured(t *testing.T) {
+	dir := t.TempDir()
+	base := &Side{Name: "base", Commit: "b", Path: filepath.Join(dir, "base.txt")}
+	head := &Side{Name: "head", Commit: "h", Path: filepath.Join(dir, "head.txt")}
+	done := func(name string) callgrind.Result {
+		return callgrind.Result{Task: callgrind.Task{Name: name, Iters: [2]int{10, 110}}, PerOp: []callgrind.Counts{{Ir: 100}, {Ir: 100}}, Deterministic: true}
+	}
+	unfinished := callgrind.Result{Task: callgrind.Task{Name: "B"}, Err: errors.New("B: not measured")}
+	results := []callgrind.Result{done("A"), done("B"), done("A"), unfinished}
+	owner := []*Side{base, base, head, head}
+	sides := []*Side{base, head}
+	if _, err := writeSides(Config{}, nil, sides, results, owner, false, &Result{}); err == nil || !strings.Contains(err.Error(), "head: B: not measured") {
+		t.Fatalf("uninterrupted: %v", err)
+	}
+	n, err := writeSides(Config{}, nil, sides, results, owner, true, &Result{})
+	if err != nil || n != 3 {
+		t.Fatalf("interrupted: wrote %d, %v", n, err)
+	}
+	for _, c := range []struct {
+		path string
+		want []string
+	}{{base.Path, []string{"BenchmarkA", "BenchmarkB"}}, {head.Path, []string{"BenchmarkA"}}} {
+		b, err := os.ReadFile(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Count(string(b), "\nBenchmark")
+		for _, w := range c.want {
+			if !strings.Contains(string(b), w+" ") {
+				t.Errorf("%s lacks %s:\n%s", c.path, w, b)
+			}
+		}
+		if got != len(c.want) {
+			t.Errorf("%s: %d benchmark lines, want %d:\n%s", c.path, got, len(c.want), b)
 		}
 	}
 }
