@@ -58,7 +58,7 @@ func runInstructions(ctx context.Context, cfg Config, res *Result, sides []*Side
 }
 
 // writeSides writes each measured side's results to its file and returns
-// how many it wrote. After an interrupt (partial) a benchmark not measured
+// how many benchmark lines it wrote. After an interrupt (partial) a benchmark not measured
 // on every repeat and count is left out rather than failing the side, so
 // that nothing measured is lost.
 func writeSides(cfg Config, run [][2]string, sides []*Side, results []callgrind.Result, owner []*Side, partial bool, res *Result) (int, error) {
@@ -77,20 +77,22 @@ func writeSides(cfg Config, run [][2]string, sides []*Side, results []callgrind.
 		}
 		var mine []callgrind.Result
 		for i, r := range results {
-			if owner[i] != s {
-				continue
-			}
-			if r.Err != nil && !partial {
-				return written, errorf("%s: %v", s.Name, r.Err)
-			}
-			if r.Err == nil {
+			switch {
+			case owner[i] != s:
+			case r.Err == nil:
 				mine = append(mine, r)
+			case !partial:
+				return written, errorf("%s: %v", s.Name, r.Err)
 			}
 		}
 		if err := writeCounts(s, run, mine, unjudged, res); err != nil {
 			return written, err
 		}
-		written += len(mine)
+		for _, r := range mine {
+			if !unjudged[r.Name] { // writeCounts leaves these out
+				written++
+			}
+		}
 		s.Runs = 1
 	}
 	return written, nil
