@@ -23,6 +23,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -93,6 +94,9 @@ func Parse(r io.Reader) (Counts, error) {
 			v, err := strconv.ParseFloat(summary[i], 64)
 			if err != nil {
 				return Counts{}, fmt.Errorf("summary %s: %q: %v", name, summary[i], err)
+			}
+			if !(v >= 0) || math.IsInf(v, 0) {
+				return Counts{}, fmt.Errorf("summary %s: %q is not a count", name, summary[i])
 			}
 			*p = v
 		}

@@ -3,6 +3,7 @@ package callgrind
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -10,7 +11,8 @@ import (
 )
 
 // FuzzParse parses arbitrary files as callgrind output: never a panic;
-// what it accepts has instruction counts, and written back as an events
+// what it accepts has instruction counts, every count finite and not
+// negative, and written back as an events
 // line and a summary line it parses to the same counts. Seeds: the
 // callgrind files in testdata, whole, cut, and with the totals line only.
 func FuzzParse(f *testing.F) {
@@ -34,6 +36,11 @@ func FuzzParse(f *testing.F) {
 		}
 		if c.Ir == 0 {
 			t.Fatalf("Parse accepted %+v, without instructions", c)
+		}
+		for _, v := range []float64{c.Ir, c.Dr, c.Dw, c.I1mr, c.D1mr, c.D1mw, c.ILmr, c.DLmr, c.DLmw, c.SysCount} {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				t.Fatalf("Parse accepted %+v: a count must be finite and not negative", c)
+			}
 		}
 		out := summaryText(c)
 		back, err := Parse(strings.NewReader(out))
