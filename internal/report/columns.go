@@ -10,8 +10,8 @@ import (
 
 // dimPreference orders the configuration keys that can name a run's
 // column: of several keys that split the results alike, the first here is
-// kept ("side=head" over "commit=…" over "command=…"), and .file last.
-var dimPreference = []string{"side", "commit", "date", "seed"}
+// kept ("machine=…" over "side=head" over "commit=…"), and .file last.
+var dimPreference = []string{MachineKey, "side", "commit", "date"}
 
 func dimRank(k string) int {
 	if i := slices.Index(dimPreference, k); i >= 0 {

@@ -41,6 +41,9 @@ type Options struct {
 	// Peers are the /impl values that name other loops (asyncio, libev...),
 	// shown as peers, not as baselines.
 	Peers []string
+	// Layout is the columns and rows asked for; empty fields are chosen
+	// by what differs between the inputs.
+	Layout Layout
 }
 
 // Report is what the files held, summarized.
@@ -119,13 +122,15 @@ func Read(paths []string, o Options) (*Report, error) {
 		return rep, err
 	}
 	results := set.Raw
+	addMachine(results)
 	dims := distinctDims(rep.configDims(results), results)
-	by, err := newProjections(dims, results)
+	by, err := newProjections(o.Layout, dims, results)
 	if err != nil {
 		return rep, err
 	}
 	b := newBuilder(by.col, by.row, o)
 	b.short = shortConfigValues(dims, results)
+	b.ord = newOrdering(parseParts(o.Default), results)
 	for _, res := range results {
 		rowKey, colKey := by.row.Project(res), by.col.Project(res)
 		for i, tk := range by.table.ProjectValues(res) {
@@ -178,40 +183,8 @@ func shortConfigValues(dims []string, results []*benchfmt.Result) map[string]map
 }
 
 // projections sort results as benchstat does: into tables by name and
-// unit, columns by the configuration keys that split runs, GOMAXPROCS
-// when one benchmark ran at several, and the variant keys, and rows by
-// the rest of the name.
+// unit, columns and rows as newProjections chooses.
 type projections struct{ table, col, row *benchproc.Projection }
-
-// newProjections returns the projections of results whose runs the
-// configuration keys dims split.
-func newProjections(dims []string, results []*benchfmt.Result) (projections, error) {
-	var parser benchproc.ProjectionParser
-	tableBy, _, err := parser.ParseWithUnit(".name", nil)
-	if err != nil {
-		return projections{}, err
-	}
-	colKeys := slices.Clone(dims)
-	procsSplit := gomaxprocsSplits(results)
-	if procsSplit {
-		colKeys = append(colKeys, "/gomaxprocs")
-	}
-	for _, k := range VariantKeys {
-		colKeys = append(colKeys, "/"+k)
-	}
-	colBy, err := parser.Parse(strings.Join(colKeys, ","), nil)
-	if err != nil {
-		return projections{}, err
-	}
-	if !procsSplit {
-		// Out of the rows: a Go benchmark's "-2" and a peer program's
-		// name without one are one case.
-		if _, err := parser.Parse("/gomaxprocs", nil); err != nil {
-			return projections{}, err
-		}
-	}
-	return projections{table: tableBy, col: colBy, row: parser.Residue()}, nil
-}
 
 // gomaxprocsSplits reports whether one benchmark ran at several
 // GOMAXPROCS (go test -cpu), which then makes columns.
@@ -257,10 +230,15 @@ func (rep *Report) configDims(results []*benchfmt.Result) []string {
 		}
 	}
 	var dims []string
+	_, machineSplit := values[MachineKey]
 	for _, k := range order {
 		vals := values[k]
 		if describesRun(k) && len(vals) > 1 {
-			rep.Varying = append(rep.Varying, KV{k, strings.Join(vals, " | ")})
+			// Of several runs' metadata only whether a machine was busy
+			// heads the report; each raw.txt keeps the rest.
+			if k == "machine-busy" || k == "interrupted" {
+				rep.Varying = append(rep.Varying, KV{k, strings.Join(vals, " | ")})
+			}
 			continue
 		}
 		if len(vals) == 1 || describesRun(k) {
@@ -279,7 +257,7 @@ func (rep *Report) configDims(results []*benchfmt.Result) []string {
 			}
 			seen[name] = v
 		}
-		if split && !describesRun(k) {
+		if split && !describesRun(k) && !(machineSplit && slices.Contains(MachineKeys, k)) {
 			dims = append(dims, k)
 		}
 		if !strings.HasPrefix(k, ".") || split {

@@ -100,6 +100,9 @@ func (t *Table) scale() (benchunit.Scaler, string) {
 			}
 		}
 	}
+	if t.Counts() {
+		return benchunit.Scaler{Factor: 1}, t.Unit
+	}
 	s := benchunit.CommonScale(centers, benchunit.ClassOf(t.Unit))
 	return s, scaledUnit(t.Unit, s.Prefix)
 }

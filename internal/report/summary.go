@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -59,7 +61,7 @@ func (t *Table) format(bold bool) [][]string {
 				row = append(row, "-")
 				continue
 			}
-			s := scale.Format(c.Summary.Center) + " " + c.spread()
+			s := t.formatValue(scale, c.Summary.Center) + " " + c.spread()
 			switch m := c.mark(); {
 			case m == "":
 			case bold && c.Significant:
@@ -117,19 +119,23 @@ func mdEscape(cells []string) []string {
 // WriteText writes the tables as aligned text.
 func (rep *Report) WriteText(w io.Writer) error { return rep.WriteTextWidth(w, 0) }
 
+// MaxWidth is the widest line of the printed summary: its tables keep the
+// columns that fit, its prose is wrapped (the files keep every column).
+const MaxWidth = 120
+
 // WriteTextWidth writes the tables as aligned text for a terminal width
-// columns wide: a table keeps the columns that fit, the first (the
-// default variant) always, and says how many more summary.md has. Width 0
-// keeps every column.
+// columns wide: prose wrapped to it, a table keeps the columns that fit,
+// the first (the default variant) always, and says how many more
+// summary.md has. Width 0 keeps every column and wraps nothing.
 func (rep *Report) WriteTextWidth(w io.Writer, width int) error {
 	var b strings.Builder
 	for _, ban := range rep.Banners {
-		fmt.Fprintf(&b, "!! %s\n", ban)
+		b.WriteString(wrap("!! "+ban, width))
 	}
 	for _, c := range rep.Checks {
-		fmt.Fprintln(&b, c)
+		b.WriteString(wrap(c, width))
 	}
-	fmt.Fprintln(&b, Note)
+	b.WriteString(wrap(Note, width))
 	for _, t := range rep.Tables {
 		fmt.Fprintf(&b, "\n%s\n", t.Title())
 		rows := append([][]string{t.Header()}, t.Strings()...)
@@ -142,6 +148,9 @@ func (rep *Report) WriteTextWidth(w io.Writer, width int) error {
 		if hidden := len(rows[0]) - keep; hidden > 0 {
 			fmt.Fprintf(&b, "(%d more columns in summary.md and report.html)\n", hidden)
 		}
+	}
+	if width > 0 {
+		b.WriteString("\n" + wrap(TestNote, width))
 	}
 	rep.writeWarnings(&b)
 	_, err := io.WriteString(w, b.String())
@@ -177,4 +186,63 @@ func (rep *Report) writeWarnings(b *strings.Builder) {
 	for _, w := range rep.Warnings {
 		fmt.Fprintf(b, "  %s\n", w)
 	}
+}
+
+// wrap breaks s into lines of at most width runes at spaces (a word
+// longer than width stays whole), each ended by a newline; width 0
+// leaves s on one line.
+func wrap(s string, width int) string {
+	if width <= 0 {
+		return s + "\n"
+	}
+	var b strings.Builder
+	n := 0
+	for _, word := range strings.Fields(s) {
+		l := utf8.RuneCountInString(word)
+		if n > 0 && n+1+l > width {
+			b.WriteByte('\n')
+			n = 0
+		}
+		if n > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(word)
+		n += l
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+// Counts reports whether the table's unit counts (allocs/op, B/op,
+// syscalls/op, instructions: Exact units): its values are printed and
+// plotted as plain numbers, never on an SI scale taken from another cell
+// (one allocation is 1, not 1000000000n next to a setup allocation
+// amortised over b.N).
+func (t *Table) Counts() bool {
+	return t.Exact || strings.HasPrefix(t.Unit, "syscalls/")
+}
+
+// formatValue formats v on the row's scale, or plainly for counts.
+func (t *Table) formatValue(scale benchunit.Scaler, v float64) string {
+	if t.Counts() {
+		return plainCount(v)
+	}
+	return scale.Format(v)
+}
+
+// plainCount formats a count: whole from 100 on, two decimals below
+// (trailing zeros dropped), two significant digits under 1.
+func plainCount(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0"
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 1:
+		s := strconv.FormatFloat(v, 'f', 2, 64)
+		return strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+	}
+	return strconv.FormatFloat(v, 'g', 2, 64)
 }
