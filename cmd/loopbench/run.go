@@ -292,17 +292,21 @@ func measureCase(c bench.Case, d time.Duration) (bench.Result, error) {
 }
 
 // machineConfig is the configuration benchfmt lines describe the machine
-// with.
+// with: the system, the CPU, the host, its cores and memory, the kernel,
+// Go, GOMAXPROCS and the commit.
 func machineConfig() [][2]string {
-	return [][2]string{
+	out := [][2]string{
 		{"goos", runtime.GOOS},
 		{"goarch", runtime.GOARCH},
 		{"cpu", cpuModel()},
+	}
+	out = append(out, machine.Description()...)
+	return append(out, [][2]string{
 		{"kernel", readTrim("/proc/sys/kernel/osrelease")},
 		{"go", runtime.Version()},
 		{"gomaxprocs", fmt.Sprint(runtime.GOMAXPROCS(0))},
 		{"commit", commit()},
-	}
+	}...)
 }
 
 func writeConfig(w io.Writer) {

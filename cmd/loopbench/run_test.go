@@ -150,7 +150,8 @@ func TestListGolden(t *testing.T) {
 	golden(t, "list.golden", out.String())
 }
 
-// TestRunRecordsAndRefuses: raw.txt records the command; a second run
+// TestRunRecordsAndRefuses: raw.txt records the command and the machine
+// (host, cores, CPU, kernel, Go, GOMAXPROCS, commit); a second run
 // into the same -out is refused; default counts give intervals, -quick
 // says it does not.
 func TestRunRecordsAndRefuses(t *testing.T) {
@@ -163,6 +164,12 @@ func TestRunRecordsAndRefuses(t *testing.T) {
 	raw, _ := os.ReadFile(filepath.Join(dir, "raw.txt"))
 	if !strings.Contains(string(raw), "\ncommand: loopbench run -count 1 -workloads ReadyQueue -out "+dir+"\n") {
 		t.Fatalf("raw.txt does not record the command:\n%s", raw)
+	}
+	host, _ := os.Hostname()
+	for _, line := range []string{"\nmachine-host: " + host + "\n", "\nmachine-cores: ", "\ncpu: ", "\nkernel: ", "\ngo: ", "\ngomaxprocs: ", "\ncommit: "} {
+		if !strings.Contains(string(raw), line) {
+			t.Errorf("raw.txt does not describe the machine with %q:\n%s", line, raw)
+		}
 	}
 	if _, errs, code := runOut(args...); code != 2 || !strings.Contains(errs, "exists and is not empty") {
 		t.Fatalf("second run into %s: exit %d %s", dir, code, errs)
