@@ -12,7 +12,6 @@ import (
 	"golang.org/x/perf/benchunit"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
@@ -118,14 +117,6 @@ func scaledUnit(unit, prefix string) string {
 	return prefix + " " + unit
 }
 
-func colStyle(t *Table, j int) (color.Color, []vg.Length) {
-	if t.Cols[j].Baseline {
-		gray := uint8(90 + 40*(j%3))
-		return color.RGBA{gray, gray, gray, 255}, []vg.Length{vg.Points(5), vg.Points(3)}
-	}
-	return plotutil.Color(j), nil
-}
-
 func legendName(c Col) string {
 	switch {
 	case c.Baseline:
@@ -154,7 +145,7 @@ func (t *Table) scalingFigure(key string) (Figure, error) {
 	if len(plots) == 0 {
 		return t.barFigure()
 	}
-	svg, err := tile(plots, fmt.Sprintf("%s: %s", t.Workload, ax.unit), legend.entries, 3.2*vg.Inch)
+	svg, err := tile(plots, fmt.Sprintf("%s: %s (%s)", t.Workload, ax.unit, t.BetterText()), legend.entries, 3.2*vg.Inch)
 	caption := fmt.Sprintf("%s, %s against %s: one line per variant, whiskers the 95 %% interval, log-log; dashed lines are baselines.", t.Workload, ax.unit, ax.xLabel)
 	return Figure{Name: t.FileName(), Caption: caption, SVG: svg}, err
 }
@@ -232,9 +223,9 @@ func (l *legendSet) add(j int, name string, thumbs []plot.Thumbnailer) {
 // legend. It returns nil when no column has one.
 func (t *Table) scalingPlot(pn *scalingPanel, ax scalingAxes, legend *legendSet) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = pn.label
+	setPanelTitle(p, pn.label)
 	p.X.Label.Text = ax.xLabel
-	p.Y.Label.Text = ax.unit
+	p.Y.Label.Text = ax.unit + ", " + t.BetterText()
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = compactLogTicks{}, compactLogTicks{}
 	drawn := false
@@ -292,14 +283,14 @@ func (t *Table) addScalingLine(p *plot.Plot, j int, pts plotter.XYs, errs plotte
 	if err != nil {
 		return nil, err
 	}
-	col, dashes := colStyle(t, j)
-	line.Color, line.Dashes, points.Color = col, dashes, col
-	points.Shape = plotutil.Shape(j)
+	st := t.colStyles()[j]
+	line.Color, line.Dashes, points.Color = st.color, st.dashes, st.color
+	points.Shape = st.shape
 	bars, err := plotter.NewYErrorBars(errorXYs{pts, errs})
 	if err != nil {
 		return nil, err
 	}
-	bars.Color = col
+	bars.Color = st.color
 	p.Add(line, points, bars)
 	return []plot.Thumbnailer{line, points}, nil
 }
@@ -355,6 +346,7 @@ type errorXYs struct {
 func (t *Table) barFigure() (Figure, error) {
 	rows := min(len(t.Rows), maxPanels)
 	s, unit := t.scale()
+	styles := t.colStyles()
 	var plots []*plot.Plot
 	names := make([]string, len(t.Cols))
 	for j, c := range t.Cols {
@@ -362,8 +354,8 @@ func (t *Table) barFigure() (Figure, error) {
 	}
 	for i := range rows {
 		p := plot.New()
-		p.Title.Text = t.Rows[i].Label
-		p.X.Label.Text = unit
+		setPanelTitle(p, t.Rows[i].Label)
+		p.X.Label.Text = unit + ", " + t.BetterText()
 		for j := range t.Cols {
 			cell := t.Cell(i, j)
 			if cell == nil {
@@ -375,8 +367,7 @@ func (t *Table) barFigure() (Figure, error) {
 			if err != nil {
 				return Figure{}, err
 			}
-			col, _ := colStyle(t, j)
-			bar.Color, bar.XMin, bar.Horizontal = col, y, true
+			bar.Color, bar.XMin, bar.Horizontal = styles[j].color, y, true
 			bar.LineStyle.Width = 0
 			lo, hi := clampCI(cell.Summary.Lo/s.Factor, v, cell.Summary.Hi/s.Factor)
 			whisk, err := plotter.NewXErrorBars(xErrorXYs{plotter.XYs{{X: v, Y: y}}, plotter.XErrors{{Low: v - lo, High: hi - v}}})
@@ -391,7 +382,7 @@ func (t *Table) barFigure() (Figure, error) {
 		plots = append(plots, p)
 	}
 	height := vg.Length(len(t.Cols))*0.2*vg.Inch + 1.1*vg.Inch
-	svg, err := tile(plots, fmt.Sprintf("%s: %s", t.Workload, unit), nil, height)
+	svg, err := tile(plots, fmt.Sprintf("%s: %s (%s)", t.Workload, unit, t.BetterText()), nil, height)
 	caption := fmt.Sprintf("%s, %s per variant: bars the median, whiskers the 95 %% interval; gray bars are baselines.", t.Workload, unit)
 	return Figure{Name: t.FileName(), Caption: caption, SVG: svg}, err
 }
@@ -470,4 +461,28 @@ func drawLegend(dc draw.Canvas, entries []legendEntry, w, h vg.Length) {
 		c.Max.Y = dc.Min.Y + h - 0.05*vg.Inch
 		l.Draw(c)
 	}
+}
+
+// panelTitleWidth is the most characters of a panel title's line: two
+// panels side by side must not run into each other.
+const panelTitleWidth = 44
+
+// setPanelTitle titles a panel with label, broken at its "/" into lines
+// of at most panelTitleWidth characters.
+func setPanelTitle(p *plot.Plot, label string) {
+	var lines []string
+	cur := ""
+	for i, seg := range strings.Split(label, "/") {
+		if i > 0 {
+			seg = "/" + seg
+		}
+		if cur != "" && len([]rune(cur+seg)) > panelTitleWidth {
+			lines = append(lines, cur)
+			cur = strings.TrimPrefix(seg, "/")
+			continue
+		}
+		cur += seg
+	}
+	p.Title.Text = strings.Join(append(lines, cur), "\n")
+	p.Title.TextStyle.Font.Size = vg.Points(11)
 }

@@ -17,11 +17,16 @@ const Note = "Each cell: the median over the runs ± the 95 % confidence interva
 
 // Title is the table's heading: "Timers: sec/op (lower is better)".
 func (t *Table) Title() string {
-	better := "lower is better"
+	return fmt.Sprintf("%s: %s (%s)", t.Workload, t.Unit, t.BetterText())
+}
+
+// BetterText is "lower is better" or "higher is better": on every table
+// and every plot's value axis.
+func (t *Table) BetterText() string {
 	if t.Better > 0 {
-		better = "higher is better"
+		return "higher is better"
 	}
-	return fmt.Sprintf("%s: %s (%s)", t.Workload, t.Unit, better)
+	return "lower is better"
 }
 
 // Header is the table's first line: "case" and the columns.
