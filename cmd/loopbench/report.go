@@ -29,7 +29,9 @@ directory DIR:
                ratio to the row's first cell, the machines on top
   *.svg        plots: scaling curves on log-log axes where the cases sweep
                a size (pending timers, registered fds, timers from cold),
-               else bars with interval whiskers; one series per column
+               else bars with interval whiskers; one series per column;
+               where the columns are commits, a trend: a line per
+               variant over the commits, in the order given
   report.html  one self-contained page with every table and plot
   sweeps.svg   when the files hold load sweeps (load -sweep, peers -sweep,
                merge of sweeps): every server at one -percentile against

@@ -38,7 +38,8 @@ var xLabels = map[[2]string]string{
 // maxPanels bounds the panels of one figure.
 const maxPanels = 12
 
-// Figures draws the report's plots: a table whose cases sweep a size
+// Figures draws the report's plots: a table over commits gets a trend
+// (trendFigure); a table whose cases sweep a size
 // gets scaling curves on log-log axes, one line per column and one panel
 // per value of its other keys; any other table gets bars per column with
 // their 95 % interval as whiskers, one panel per case.
@@ -47,7 +48,9 @@ func (rep *Report) Figures() ([]Figure, error) {
 	for _, t := range rep.Tables {
 		var f Figure
 		var err error
-		if key := t.sweepKey(); key != "" {
+		if t.trend() {
+			f, err = t.trendFigure()
+		} else if key := t.sweepKey(); key != "" {
 			f, err = t.scalingFigure(key)
 		} else {
 			f, err = t.barFigure()
@@ -215,6 +218,14 @@ func (l *legendSet) add(j int, name string, thumbs []plot.Thumbnailer) {
 		return
 	}
 	l.seen[j] = true
+	l.entries = append(l.entries, legendEntry{name, thumbs})
+}
+
+// addNamed adds an entry unless the legend has one of that name.
+func (l *legendSet) addNamed(name string, thumbs []plot.Thumbnailer) {
+	if slices.ContainsFunc(l.entries, func(e legendEntry) bool { return e.name == name }) {
+		return
+	}
 	l.entries = append(l.entries, legendEntry{name, thumbs})
 }
 
