@@ -53,7 +53,10 @@ type Report struct {
 	Config []KV // configuration with one value over every result
 	// Varying lists configuration keys with several values, each with its
 	// values.
-	Varying  []KV
+	Varying []KV
+	// Machines describes each machine when the results come from
+	// several (their columns are named by Machine.Label).
+	Machines []*Machine
 	Tables   []*Table
 	Warnings []string // lines that could not be read, and the like
 	Results  int
@@ -124,6 +127,7 @@ func Read(paths []string, o Options) (*Report, error) {
 	results := set.Raw
 	addMachine(results)
 	dims := distinctDims(rep.configDims(results), results)
+	rep.machines(results)
 	by, err := newProjections(o.Layout, dims, results)
 	if err != nil {
 		return rep, err
@@ -229,15 +233,28 @@ func (rep *Report) configDims(results []*benchfmt.Result) []string {
 			}
 		}
 	}
+	for _, k := range order {
+		// A key some results lack varies: "" stands for its absence.
+		if carried(k, results) < len(results) && !slices.Contains(values[k], "") {
+			values[k] = append(values[k], "")
+		}
+	}
 	var dims []string
 	_, machineSplit := values[MachineKey]
 	for _, k := range order {
 		vals := values[k]
+		if machineSplit && slices.Contains(MachineKeys, k) {
+			// Report.Machines describes each machine.
+			if len(vals) == 1 {
+				rep.Config = append(rep.Config, KV{k, vals[0]})
+			}
+			continue
+		}
 		if describesRun(k) && len(vals) > 1 {
 			// Of several runs' metadata only whether a machine was busy
 			// heads the report; each raw.txt keeps the rest.
 			if k == "machine-busy" || k == "interrupted" {
-				rep.Varying = append(rep.Varying, KV{k, strings.Join(vals, " | ")})
+				rep.Varying = append(rep.Varying, KV{k, strings.Join(shown(vals), " | ")})
 			}
 			continue
 		}
@@ -260,9 +277,31 @@ func (rep *Report) configDims(results []*benchfmt.Result) []string {
 		if split && !describesRun(k) && !(machineSplit && slices.Contains(MachineKeys, k)) {
 			dims = append(dims, k)
 		}
-		if !strings.HasPrefix(k, ".") || split {
-			rep.Varying = append(rep.Varying, KV{k, strings.Join(vals, ", ")})
+		if (!strings.HasPrefix(k, ".") || split) && k != MachineKey {
+			rep.Varying = append(rep.Varying, KV{k, strings.Join(shown(vals), ", ")})
 		}
 	}
 	return dims
+}
+
+// carried counts the results that carry key.
+func carried(key string, results []*benchfmt.Result) int {
+	n := 0
+	for _, r := range results {
+		if _, ok := r.ConfigIndex(key); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// shown names each value for a reader: "-" for a key some results lack.
+func shown(vals []string) []string {
+	out := slices.Clone(vals)
+	for i, v := range out {
+		if v == "" {
+			out[i] = "-"
+		}
+	}
+	return out
 }

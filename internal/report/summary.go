@@ -95,6 +95,9 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	for _, kv := range rep.Varying {
 		fmt.Fprintf(&b, "- %s: %s (varies)\n", kv.Key, kv.Value)
 	}
+	for _, m := range rep.Machines {
+		fmt.Fprintf(&b, "- machine %s\n", m)
+	}
 	fmt.Fprintf(&b, "- results: %d benchmark lines from %s\n", rep.Results, strings.Join(rep.Files, ", "))
 	for _, c := range rep.Checks {
 		fmt.Fprintf(&b, "- %s\n", c)
@@ -139,6 +142,9 @@ func (rep *Report) WriteTextWidth(w io.Writer, width int) error {
 	}
 	for _, c := range rep.Checks {
 		b.WriteString(wrap(c, width))
+	}
+	for _, m := range rep.Machines {
+		b.WriteString(wrap("machine "+m.Label+": "+m.Desc, width))
 	}
 	b.WriteString(wrap(Note, width))
 	for _, t := range rep.Tables {
