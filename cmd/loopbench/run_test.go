@@ -100,6 +100,22 @@ func TestRunGolden(t *testing.T) {
 	}
 }
 
+// TestRunPlan: a run says what it will measure and about how long it
+// takes, from its counts: -quick's 232 cases × 3 rounds × 100 ms are 70 s
+// of timed loops and about three minutes in all (186 s measured on a
+// quiet 2-core machine).
+func TestRunPlan(t *testing.T) {
+	got := plan(232, 3, 100*time.Millisecond)
+	if want := "232 cases × 3 rounds × 100ms: 1m10s of timed loops, about 3m10s in all with calibration and setup"; got != want {
+		t.Errorf("plan: %q, want %q", got, want)
+	}
+	stubMeasure(t)
+	_, errs, code := runOut("run", "-count", "1", "-benchtime", "5ms", "-workloads", "ReadyQueue", "-out", filepath.Join(t.TempDir(), "p"))
+	if code != 0 || !strings.Contains(errs, "2 cases × 1 rounds × 5ms") {
+		t.Errorf("exit %d, stderr %q: no plan", code, errs)
+	}
+}
+
 func TestRunUsage(t *testing.T) {
 	cases := []struct {
 		args []string
