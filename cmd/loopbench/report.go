@@ -41,9 +41,10 @@ directory DIR:
 It prints the tables, as many columns as fit in 120 (the files hold all).
 Results are grouped as benchstat groups them (golang.org/x/perf
 benchproc): a table per benchmark name and unit. Columns: by default the
-machine when the inputs come from several (host, CPU, cores, memory,
-kernel, Go or GOMAXPROCS differ), else the commit, the gate side or the
-file when those differ, else the variant; -col and -row take benchstat's
+machine when the inputs come from several (host, CPU, cores or memory
+differ), else the commit, the gate side or the file when those differ
+(a kernel, Go or GOMAXPROCS changed on one host is named beside its
+commit), else the variant; -col and -row take benchstat's
 projections (/ready, /timers, goos, .file...) and the names machine,
 commit and variant. A run's metadata (seed, command, the machine's state
 per round) never makes a row or a column.

@@ -287,6 +287,9 @@ func colLabel(c benchproc.Key, varying map[string]bool, short map[string]map[str
 		if kv := keyParts(c); len(kv) > 0 {
 			return joinParts(kv)
 		}
+		if len(varying) > 0 {
+			return "(none)" // the others have a value of the column keys
+		}
 		return "value"
 	}
 	return strings.Join(parts, "/")

@@ -51,9 +51,9 @@ func TestRowsSortedNumerically(t *testing.T) {
 		labels = append(labels, r.Label)
 	}
 	want := []string{
-		"ringbuffer/heap4ary/epoll/op=churn/p=1000",
-		"ringbuffer/heap4ary/epoll/op=churn/p=10000",
-		"ringbuffer/heap4ary/epoll/op=churn/p=100000",
+		"ringbuffer/heap4ary/epoll/p=1000",
+		"ringbuffer/heap4ary/epoll/p=10000",
+		"ringbuffer/heap4ary/epoll/p=100000",
 	}
 	if !slices.Equal(labels[:3], want) {
 		t.Errorf("rows %q, want first %q", labels, want)

@@ -43,8 +43,10 @@ func describesRun(key string) bool { return slices.Contains(metaKeys, key) }
 // addMachine sets MachineKey on every result to the values of the
 // machine keys that tell the results' machines apart, each key kept only
 // when the keys before it do not already determine it. It sets nothing
-// when every result comes from one machine.
-func addMachine(results []*benchfmt.Result) {
+// when every result comes from one machine, and reports whether the
+// machines differ in hardware (host, CPU, cores or memory), not only in
+// software.
+func addMachine(results []*benchfmt.Result) (hardware bool) {
 	var keys []string
 	for _, k := range MachineKeys {
 		if distinct(k, results) > 1 && !determined(k, keys, results) {
@@ -52,21 +54,27 @@ func addMachine(results []*benchfmt.Result) {
 		}
 	}
 	if len(keys) == 0 {
-		return
+		return false
 	}
 	for _, r := range results {
 		var vals []string
 		for _, k := range keys {
-			if v := r.GetConfig(k); v != "" {
-				vals = append(vals, v)
+			v := r.GetConfig(k)
+			if v == "" {
+				v = "-" // the run did not record it
 			}
+			vals = append(vals, v)
 		}
 		r.SetConfig(MachineKey, strings.Join(vals, " "))
 		if i, ok := r.ConfigIndex(MachineKey); ok {
 			r.Config[i].File = true // a file key: in benchproc's .config
 		}
 	}
+	return slices.ContainsFunc(keys, func(k string) bool { return slices.Contains(hardwareKeys, k) })
 }
+
+// hardwareKeys are the MachineKeys that name hardware.
+var hardwareKeys = []string{"machine-host", "host", "cpu", "machine-cores", "machine-memory"}
 
 // distinct counts key's values over results ("" for a result without
 // it).
@@ -181,7 +189,7 @@ func newProjections(lay Layout, dims []string, results []*benchfmt.Result) (proj
 		return projections{}, err
 	}
 	if len(colKeys) == 0 {
-		colKeys = slices.Clone(dims)
+		colKeys = coarsest(dims, results)
 		if procsSplit {
 			colKeys = append(colKeys, "/gomaxprocs")
 		}
@@ -254,4 +262,18 @@ func checkKeys(keys []string, what string, results []*benchfmt.Result) error {
 		}
 	}
 	return nil
+}
+
+// coarsest drops, from the last, each of dims that the others kept
+// determine: over commits of one host whose kernel changed once, the
+// machine follows the commit and the columns are the commits.
+func coarsest(dims []string, results []*benchfmt.Result) []string {
+	kept := slices.Clone(dims)
+	for i := len(kept) - 1; i >= 0 && len(kept) > 1; i-- {
+		others := slices.Delete(slices.Clone(kept), i, i+1)
+		if determined(kept[i], others, results) {
+			kept = others
+		}
+	}
+	return kept
 }

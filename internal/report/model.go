@@ -81,7 +81,10 @@ type Table struct {
 	Exact bool
 	Cols  []Col // the first is the default variant when present: ratios are to it
 	Rows  []Row
-	cells map[[2]int]*Cell
+	// Common are the parts every row's name shares ("ready=ringbuffer"
+	// when one ready queue ran): in the title, not in each row's label.
+	Common []KV
+	cells  map[[2]int]*Cell
 }
 
 // Col is a column: a variant, a baseline or a peer.
@@ -125,8 +128,8 @@ func Read(paths []string, o Options) (*Report, error) {
 		return rep, err
 	}
 	results := set.Raw
-	addMachine(results)
-	dims := distinctDims(rep.configDims(results), results)
+	hardware := addMachine(results)
+	dims := distinctDims(rep.configDims(results), results, hardware)
 	rep.machines(results)
 	by, err := newProjections(o.Layout, dims, results)
 	if err != nil {

@@ -38,8 +38,12 @@ func newOrdering(def []KV, results []*benchfmt.Result) ordering {
 	return o
 }
 
-// compare orders two lists of parts.
+// compare orders two lists of parts; an empty list (a column without
+// the keys the others have) comes last.
 func (o ordering) compare(a, b []KV) int {
+	if (len(a) == 0) != (len(b) == 0) {
+		return cmp.Compare(len(b), len(a))
+	}
 	for i := range min(len(a), len(b)) {
 		if a[i].Key != b[i].Key {
 			// A baseline (impl=…) after the loop's variants.
@@ -83,17 +87,26 @@ func (o ordering) value(key, x, y string) int {
 	return strings.Compare(x, y)
 }
 
-// shortenRowLabels names a variant's parts in the rows bare, as the
-// columns do: "ringbuffer/heap4ary/epoll/op=churn", not "ready=…".
+// shortenRowLabels labels the rows by the parts that differ between
+// them, a variant's parts bare as the columns name them
+// ("heap4ary/op=churn", not "timers=heap4ary/op=churn"); the parts every
+// row shares go to Table.Common, which the title shows.
 func (t *Table) shortenRowLabels() {
-	for i, r := range t.Rows {
-		parts := slices.Clone(r.Parts)
-		for j, p := range parts {
-			if slices.Contains(bareKeys, p.Key) {
-				parts[j].Key = ""
+	if len(t.Rows) > 1 {
+		for _, p := range t.Rows[0].Parts {
+			if !slices.ContainsFunc(t.Rows[1:], func(r Row) bool { return !slices.Contains(r.Parts, p) }) {
+				t.Common = append(t.Common, p)
 			}
 		}
-		if l := joinParts(parts); l != "" {
+	}
+	for i, r := range t.Rows {
+		var parts []KV
+		for _, p := range r.Parts {
+			if !slices.Contains(t.Common, p) {
+				parts = append(parts, p)
+			}
+		}
+		if l := joinParts(bare(parts)); l != "" {
 			t.Rows[i].Label = l
 		}
 	}

@@ -72,7 +72,7 @@ func TestColumnsAndRows(t *testing.T) {
 	if !tb.Cols[3].Baseline || tb.Cols[0].Baseline {
 		t.Fatalf("baseline flags %+v", tb.Cols)
 	}
-	if len(tb.Rows) != 3 || tb.Rows[0].Label != "op=schedule-cancel/p=1000" {
+	if len(tb.Rows) != 3 || tb.Rows[0].Label != "p=1000" || !strings.HasSuffix(tb.Title(), "; every row op=schedule-cancel") {
 		t.Fatalf("Timers rows %+v", tb.Rows)
 	}
 	if c := tb.Cell(0, 0); c == nil || len(c.Values) != 6 {

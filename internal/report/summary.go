@@ -17,7 +17,11 @@ const Note = "Each cell: the median over the runs ± the 95 % confidence interva
 
 // Title is the table's heading: "Timers: sec/op (lower is better)".
 func (t *Table) Title() string {
-	return fmt.Sprintf("%s: %s (%s)", t.Workload, t.Unit, t.BetterText())
+	s := fmt.Sprintf("%s: %s (%s)", t.Workload, t.Unit, t.BetterText())
+	if len(t.Common) > 0 {
+		s += "; every row " + joinParts(bare(t.Common))
+	}
+	return s
 }
 
 // BetterText is "lower is better" or "higher is better": on every table

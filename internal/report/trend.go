@@ -17,16 +17,24 @@ import (
 var trendKeys = []string{"commit", "date"}
 
 // trend reports whether t's columns are runs in history order: two or
-// more, each named by trendKeys alone.
+// more, each named by a trendKeys key and at most the machine besides (a
+// kernel upgraded between two commits makes another machine).
 func (t *Table) trend() bool {
 	if len(t.Cols) < 2 {
 		return false
 	}
 	for _, c := range t.Cols {
+		history := false
 		for _, p := range c.Parts {
-			if !slices.Contains(trendKeys, p.Key) {
+			switch {
+			case slices.Contains(trendKeys, p.Key):
+				history = true
+			case p.Key != MachineKey:
 				return false
 			}
+		}
+		if !history {
+			return false
 		}
 	}
 	return true

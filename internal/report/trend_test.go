@@ -65,3 +65,29 @@ func TestTrendOverCommits(t *testing.T) {
 		}
 	}
 }
+
+// TestTrendAcrossAKernelUpgrade: the machine's kernel changed between two
+// of the commits: the columns are commit and machine, still a trend; a
+// report of two machines at one commit is not.
+func TestTrendAcrossAKernelUpgrade(t *testing.T) {
+	paths := writeCommits(t, []string{"cccccccccccc1", "aaaaaaaaaaaa2", "bbbbbbbbbbbb3"})
+	b, _ := os.ReadFile(paths[2])
+	os.WriteFile(paths[2], append([]byte("kernel: 6.19\n"), b...), 0o644)
+	rep, err := Read(paths, Options{Default: def})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb := find(t, rep, "Timers", "sec/op"); !tb.trend() || len(tb.Cols) != 3 || strings.Contains(tb.Cols[2].Label, "6.19") {
+		t.Errorf("columns %+v are not a trend of the three commits", tb.Cols)
+	}
+	if len(rep.Machines) != 2 {
+		t.Errorf("machines %v, want the two kernels described", rep.Machines)
+	}
+	rep, err = Read(hosts, Options{Default: def})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb := find(t, rep, "Timers", "sec/op"); tb.trend() {
+		t.Errorf("two machines' columns %+v taken for a trend", tb.Cols)
+	}
+}
