@@ -148,7 +148,7 @@ func (t *Table) scalingFigure(key string) (Figure, error) {
 	if len(plots) == 0 {
 		return t.barFigure()
 	}
-	svg, err := tile(plots, fmt.Sprintf("%s: %s (%s)", t.Workload, ax.unit, t.BetterText()), legend.entries, 3.2*vg.Inch)
+	svg, err := tile(plots, t.titleIn(ax.unit), legend.entries, 3.2*vg.Inch)
 	caption := fmt.Sprintf("%s, %s against %s: one line per variant, whiskers the 95 %% interval, log-log; dashed lines are baselines.", t.Workload, ax.unit, ax.xLabel)
 	return Figure{Name: t.FileName(), Caption: caption, SVG: svg}, err
 }
@@ -180,15 +180,22 @@ type scalingPanel struct {
 // scalingPanels groups the rows by their keys other than key, in the order
 // they first occur, at most maxPanels of them.
 func (t *Table) scalingPanels(key string) []*scalingPanel {
+	return t.panels(func(p KV) bool { return p.Key != key })
+}
+
+// panels groups the rows by their parts that inPanel keeps, but for those
+// every row shares (the title has them), in the order they first occur,
+// at most maxPanels of them; a panel's title names the parts bare.
+func (t *Table) panels(inPanel func(KV) bool) []*scalingPanel {
 	var panels []*scalingPanel
 	for i, r := range t.Rows {
 		var rest []KV
 		for _, p := range r.Parts {
-			if p.Key != key {
+			if inPanel(p) && !slices.Contains(t.Common, p) {
 				rest = append(rest, p)
 			}
 		}
-		label := joinParts(rest)
+		label := joinParts(bare(rest))
 		k := slices.IndexFunc(panels, func(p *scalingPanel) bool { return p.label == label })
 		if k < 0 {
 			panels = append(panels, &scalingPanel{label: label})
@@ -196,10 +203,7 @@ func (t *Table) scalingPanels(key string) []*scalingPanel {
 		}
 		panels[k].rows = append(panels[k].rows, i)
 	}
-	if len(panels) > maxPanels {
-		panels = panels[:maxPanels]
-	}
-	return panels
+	return panels[:min(len(panels), maxPanels)]
 }
 
 // legendSet is a figure's legend: one entry per column, in the order the
@@ -393,7 +397,7 @@ func (t *Table) barFigure() (Figure, error) {
 		plots = append(plots, p)
 	}
 	height := vg.Length(len(t.Cols))*0.2*vg.Inch + 1.1*vg.Inch
-	svg, err := tile(plots, fmt.Sprintf("%s: %s (%s)", t.Workload, unit, t.BetterText()), nil, height)
+	svg, err := tile(plots, t.titleIn(unit), nil, height)
 	caption := fmt.Sprintf("%s, %s per variant: bars the median, whiskers the 95 %% interval; gray bars are baselines.", t.Workload, unit)
 	return Figure{Name: t.FileName(), Caption: caption, SVG: svg}, err
 }

@@ -16,8 +16,11 @@ import (
 const Note = "Each cell: the median over the runs ± the 95 % confidence interval of the median (benchmath, as benchstat; (n=…) where the runs are too few for one), and its ratio to the first column, the default variant where there is one, or ~ where the test cannot tell them apart. Go baselines in the same binary are marked (baseline), other event loops (peer)."
 
 // Title is the table's heading: "Timers: sec/op (lower is better)".
-func (t *Table) Title() string {
-	s := fmt.Sprintf("%s: %s (%s)", t.Workload, t.Unit, t.BetterText())
+func (t *Table) Title() string { return t.titleIn(t.Unit) }
+
+// titleIn is the title with the values in unit (a figure's scaled unit).
+func (t *Table) titleIn(unit string) string {
+	s := fmt.Sprintf("%s: %s (%s)", t.Workload, unit, t.BetterText())
 	if len(t.Common) > 0 {
 		s += "; every row " + joinParts(bare(t.Common))
 	}

@@ -46,27 +46,15 @@ func (t *Table) trend() bool {
 // variant keys), whiskers the 95 % interval.
 func (t *Table) trendFigure() (Figure, error) {
 	s, unit := t.scale()
-	var panels []*scalingPanel
-	var labels [][]KV
+	panels := t.panels(func(p KV) bool { return !slices.Contains(VariantKeys, p.Key) })
+	labels := make([][]KV, len(t.Rows))
 	for i, r := range t.Rows {
-		var rest, variant []KV
 		for _, p := range r.Parts {
-			if slices.Contains(VariantKeys, p.Key) {
-				variant = append(variant, p)
-			} else {
-				rest = append(rest, p)
+			if slices.Contains(VariantKeys, p.Key) && !slices.Contains(t.Common, p) {
+				labels[i] = append(labels[i], p)
 			}
 		}
-		label := joinParts(rest)
-		k := slices.IndexFunc(panels, func(p *scalingPanel) bool { return p.label == label })
-		if k < 0 {
-			panels = append(panels, &scalingPanel{label: label})
-			k = len(panels) - 1
-		}
-		panels[k].rows = append(panels[k].rows, i)
-		labels = append(labels, variant)
 	}
-	panels = panels[:min(len(panels), maxPanels)]
 	ss := make([]series, len(t.Rows))
 	for i := range t.Rows {
 		ss[i] = series{parts: labels[i], baseline: partValue(labels[i], "impl") != ""}
@@ -85,7 +73,7 @@ func (t *Table) trendFigure() (Figure, error) {
 		}
 		plots = append(plots, p)
 	}
-	svg, err := tile(plots, fmt.Sprintf("%s: %s (%s)", t.Workload, unit, t.BetterText()), legend.entries, 3.2*vg.Inch)
+	svg, err := tile(plots, t.titleIn(unit), legend.entries, 3.2*vg.Inch)
 	caption := fmt.Sprintf("%s, %s over the commits in the order given: one line per variant, whiskers the 95 %% interval; gray dashed lines are baselines.", t.Workload, unit)
 	return Figure{Name: t.FileName(), Caption: caption, SVG: svg}, err
 }
