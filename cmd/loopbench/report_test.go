@@ -58,8 +58,9 @@ func TestReportRunDirectories(t *testing.T) {
 }
 
 // TestReportRefuses: a missing path, a directory without raw.txt, an
-// -out that is not empty or is an input's directory, and an unknown
-// -col key are each one line, exit 2, naming the path once.
+// -out that is not empty or is an input's directory, an unknown -col key
+// and run metadata as a row are each one line, exit 2, naming the path
+// once.
 func TestReportRefuses(t *testing.T) {
 	dir := t.TempDir()
 	a := copyRun(t, dir, "vm-a")
@@ -74,6 +75,7 @@ func TestReportRefuses(t *testing.T) {
 		{[]string{"-out", dir, a}, "exists and is not empty"},
 		{[]string{"-out", a, filepath.Join(a, "raw.txt")}, "holds the input"},
 		{[]string{"-out", filepath.Join(dir, "o"), "-col", "machine,(", a}, "-col"},
+		{[]string{"-out", filepath.Join(dir, "o"), "-row", "seed", a}, "-row seed: run metadata"},
 	} {
 		_, errs, code := runOut(append([]string{"report"}, tc.args...)...)
 		if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, tc.want) {

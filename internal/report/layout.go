@@ -238,11 +238,15 @@ func newProjections(lay Layout, dims []string, results []*benchfmt.Result) (proj
 	return projections{table: tableBy, col: colBy, row: rowBy}, nil
 }
 
-// checkKeys refuses a key no result has: a configuration key none
-// carries, a name key in no benchmark's name. The machine key stands for
+// checkKeys refuses run metadata (seed, command, the machine's state per
+// round) and a key no result has: a configuration key none carries, a
+// name key in no benchmark's name. The machine key stands for
 // one machine when the results come from one.
 func checkKeys(keys []string, what string, results []*benchfmt.Result) error {
 	for _, k := range keys {
+		if describesRun(k) {
+			return &LayoutError{fmt.Sprintf("%s %s: run metadata (how a run went), never a row or a column", what, k)}
+		}
 		if k == MachineKey || k == "/gomaxprocs" || (strings.HasPrefix(k, ".") && !strings.HasPrefix(k, ".file")) {
 			continue
 		}
