@@ -113,7 +113,7 @@ func (t *Table) shortenRowLabels() {
 }
 
 // bareKeys are the variant keys whose values name themselves.
-var bareKeys = []string{"ready", "timers", "selector"}
+var bareKeys = []string{"ready", "timers", "selector", MachineKey}
 
 // isImpl is 1 for the baseline key, else 0.
 func isImpl(key string) int {
