@@ -189,15 +189,7 @@ func newProjections(lay Layout, dims []string, results []*benchfmt.Result) (proj
 		return projections{}, err
 	}
 	if len(colKeys) == 0 {
-		colKeys = coarsest(dims, results)
-		if procsSplit {
-			colKeys = append(colKeys, "/gomaxprocs")
-		}
-		if len(dims) == 0 {
-			for _, k := range VariantKeys {
-				colKeys = append(colKeys, "/"+k)
-			}
-		}
+		colKeys = autoCols(dims, procsSplit, results)
 	}
 	chosen := append(configKeysOf(colKeys), configKeysOf(rowKeys)...)
 	for _, d := range dims {
@@ -280,4 +272,20 @@ func coarsest(dims []string, results []*benchfmt.Result) []string {
 		}
 	}
 	return kept
+}
+
+// autoCols are the columns by what differs: the runs (the coarsest of
+// dims), else the variants; GOMAXPROCS too when one benchmark ran at
+// several.
+func autoCols(dims []string, procsSplit bool, results []*benchfmt.Result) []string {
+	cols := coarsest(dims, results)
+	if procsSplit {
+		cols = append(cols, "/gomaxprocs")
+	}
+	if len(dims) == 0 {
+		for _, k := range VariantKeys {
+			cols = append(cols, "/"+k)
+		}
+	}
+	return cols
 }

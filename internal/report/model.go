@@ -223,25 +223,7 @@ func splitProcs(name string) (string, string) {
 // benchmark has several values (two commits, two gate sides, two files of
 // one benchmark), so that its results are never pooled.
 func (rep *Report) configDims(results []*benchfmt.Result) []string {
-	values := map[string][]string{}
-	var order []string
-	for _, res := range results {
-		for _, c := range res.Config {
-			v := string(c.Value)
-			if _, ok := values[c.Key]; !ok {
-				order = append(order, c.Key)
-			}
-			if !slices.Contains(values[c.Key], v) {
-				values[c.Key] = append(values[c.Key], v)
-			}
-		}
-	}
-	for _, k := range order {
-		// A key some results lack varies: "" stands for its absence.
-		if carried(k, results) < len(results) && !slices.Contains(values[k], "") {
-			values[k] = append(values[k], "")
-		}
-	}
+	values, order := configValues(results)
 	var dims []string
 	_, machineSplit := values[MachineKey]
 	for _, k := range order {
@@ -307,4 +289,29 @@ func shown(vals []string) []string {
 		}
 	}
 	return out
+}
+
+// configValues returns each configuration key's values in the order seen,
+// and the keys in the order first seen. A key some results lack varies:
+// "" stands for its absence.
+func configValues(results []*benchfmt.Result) (map[string][]string, []string) {
+	values := map[string][]string{}
+	var order []string
+	for _, res := range results {
+		for _, c := range res.Config {
+			v := string(c.Value)
+			if _, ok := values[c.Key]; !ok {
+				order = append(order, c.Key)
+			}
+			if !slices.Contains(values[c.Key], v) {
+				values[c.Key] = append(values[c.Key], v)
+			}
+		}
+	}
+	for _, k := range order {
+		if carried(k, results) < len(results) && !slices.Contains(values[k], "") {
+			values[k] = append(values[k], "")
+		}
+	}
+	return values, order
 }

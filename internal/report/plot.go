@@ -183,29 +183,6 @@ func (t *Table) scalingPanels(key string) []*scalingPanel {
 	return t.panels(func(p KV) bool { return p.Key != key })
 }
 
-// panels groups the rows by their parts that inPanel keeps, but for those
-// every row shares (the title has them), in the order they first occur,
-// at most maxPanels of them; a panel's title names the parts bare.
-func (t *Table) panels(inPanel func(KV) bool) []*scalingPanel {
-	var panels []*scalingPanel
-	for i, r := range t.Rows {
-		var rest []KV
-		for _, p := range r.Parts {
-			if inPanel(p) && !slices.Contains(t.Common, p) {
-				rest = append(rest, p)
-			}
-		}
-		label := joinParts(bare(rest))
-		k := slices.IndexFunc(panels, func(p *scalingPanel) bool { return p.label == label })
-		if k < 0 {
-			panels = append(panels, &scalingPanel{label: label})
-			k = len(panels) - 1
-		}
-		panels[k].rows = append(panels[k].rows, i)
-	}
-	return panels[:min(len(panels), maxPanels)]
-}
-
 // legendSet is a figure's legend: one entry per column, in the order the
 // columns are first drawn in any panel.
 type legendSet struct {
@@ -476,28 +453,4 @@ func drawLegend(dc draw.Canvas, entries []legendEntry, w, h vg.Length) {
 		c.Max.Y = dc.Min.Y + h - 0.05*vg.Inch
 		l.Draw(c)
 	}
-}
-
-// panelTitleWidth is the most characters of a panel title's line: two
-// panels side by side must not run into each other.
-const panelTitleWidth = 44
-
-// setPanelTitle titles a panel with label, broken at its "/" into lines
-// of at most panelTitleWidth characters.
-func setPanelTitle(p *plot.Plot, label string) {
-	var lines []string
-	cur := ""
-	for i, seg := range strings.Split(label, "/") {
-		if i > 0 {
-			seg = "/" + seg
-		}
-		if cur != "" && len([]rune(cur+seg)) > panelTitleWidth {
-			lines = append(lines, cur)
-			cur = strings.TrimPrefix(seg, "/")
-			continue
-		}
-		cur += seg
-	}
-	p.Title.Text = strings.Join(append(lines, cur), "\n")
-	p.Title.TextStyle.Font.Size = vg.Points(11)
 }
