@@ -2,6 +2,9 @@ package report
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -75,5 +78,35 @@ func TestSummaryWidth(t *testing.T) {
 				t.Errorf("%v: a line of %d columns: %q", files, n, l)
 			}
 		}
+	}
+}
+
+// TestOneColumnOrderPerWorkload: the tables of one workload list their
+// columns in one order, whatever order the (shuffled) results came in.
+func TestOneColumnOrderPerWorkload(t *testing.T) {
+	var b strings.Builder
+	line := func(sel, rest, vals string) {
+		fmt.Fprintf(&b, "BenchmarkEcho/ready=ringbuffer/timers=heap4ary/selector=%s/%s-2 1 %s\n", sel, rest, vals)
+	}
+	for range 6 {
+		line("select", "conns=1", "100 ns/op")
+		line("poll", "conns=1", "100 ns/op")
+		line("epoll", "conns=1", "100 ns/op")
+		line("poll", "conns=10", "100 ns/op 5 req/s")
+		line("select", "conns=10", "100 ns/op 5 req/s")
+		line("epoll", "conns=10", "100 ns/op 5 req/s")
+	}
+	path := filepath.Join(t.TempDir(), "raw.txt")
+	os.WriteFile(path, []byte("Unit req/s better=higher\n"+b.String()), 0o644)
+	rep, err := Read([]string{path}, Options{Default: def})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var orders []string
+	for _, tb := range rep.Tables {
+		orders = append(orders, strings.Join(tb.Header(), " | "))
+	}
+	if len(orders) != 2 || orders[0] != orders[1] {
+		t.Errorf("one workload's tables order their columns differently: %q", orders)
 	}
 }
