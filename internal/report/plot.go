@@ -149,7 +149,7 @@ func (t *Table) scalingFigure(key string) (Figure, error) {
 		return t.barFigure()
 	}
 	svg, err := tile(plots, t.titleIn(ax.unit), legend.entries, 3.2*vg.Inch)
-	caption := fmt.Sprintf("%s, %s against %s: one line per variant, whiskers the 95 %% interval, log-log; dashed lines are baselines.", t.Workload, ax.unit, ax.xLabel)
+	caption := fmt.Sprintf("%s, %s against %s: one line per %s, whiskers the 95 %% interval, log-log; dashed lines are baselines.", t.Workload, ax.unit, ax.xLabel, t.colKind())
 	return Figure{Name: t.FileName(), Caption: caption, SVG: svg}, err
 }
 
@@ -375,7 +375,7 @@ func (t *Table) barFigure() (Figure, error) {
 	}
 	height := vg.Length(len(t.Cols))*0.2*vg.Inch + 1.1*vg.Inch
 	svg, err := tile(plots, t.titleIn(unit), nil, height)
-	caption := fmt.Sprintf("%s, %s per variant: bars the median, whiskers the 95 %% interval; gray bars are baselines.", t.Workload, unit)
+	caption := fmt.Sprintf("%s, %s per %s: bars the median, whiskers the 95 %% interval; gray bars are baselines.", t.Workload, unit, t.colKind())
 	return Figure{Name: t.FileName(), Caption: caption, SVG: svg}, err
 }
 
@@ -453,4 +453,15 @@ func drawLegend(dc draw.Canvas, entries []legendEntry, w, h vg.Length) {
 		c.Max.Y = dc.Min.Y + h - 0.05*vg.Inch
 		l.Draw(c)
 	}
+}
+
+// colKind names what the columns are, for captions: "machine", "commit"
+// or "variant" (also for columns of any other key).
+func (t *Table) colKind() string {
+	for _, k := range []string{MachineKey, "commit"} {
+		if len(t.Cols) > 0 && !slices.ContainsFunc(t.Cols, func(c Col) bool { return partValue(c.Parts, k) == "" }) {
+			return k
+		}
+	}
+	return "variant"
 }

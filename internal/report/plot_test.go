@@ -55,6 +55,9 @@ func TestPlotsSayWhichIsBetter(t *testing.T) {
 				t.Errorf("%s: a count on an SI scale: %q", f.Name, s)
 			}
 		}
+		if strings.HasPrefix(f.Name, "Timers") && !strings.Contains(f.Caption, "per machine") && strings.Contains(f.Caption, "per ") {
+			t.Errorf("%s: caption %q does not say the series are the machines", f.Name, f.Caption)
+		}
 		if n < 2 {
 			t.Errorf("%s: %d texts say which is better, want the title and each panel's axis; texts %q", f.Name, n, texts)
 		}
