@@ -110,3 +110,19 @@ func TestOneColumnOrderPerWorkload(t *testing.T) {
 		t.Errorf("one workload's tables order their columns differently: %q", orders)
 	}
 }
+
+// TestWarningsWrapped: a long unreadable line's message is wrapped to the
+// summary's width too.
+func TestWarningsWrapped(t *testing.T) {
+	rep := &Report{Warnings: []string{strings.Repeat("results/some/long/path/raw.txt:12: ", 6) + "missing value"}}
+	var b bytes.Buffer
+	rep.WriteTextWidth(&b, MaxWidth)
+	for _, l := range strings.Split(b.String(), "\n") {
+		if n := utf8.RuneCountInString(l); n > MaxWidth {
+			t.Errorf("a line of %d columns: %q", n, l)
+		}
+	}
+	if !strings.Contains(b.String(), "missing value") {
+		t.Errorf("the warning is lost:\n%s", b.String())
+	}
+}

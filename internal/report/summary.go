@@ -118,7 +118,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "\n%s\n", TestNote)
 	}
-	rep.writeWarnings(&b)
+	rep.writeWarnings(&b, 0)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -170,7 +170,7 @@ func (rep *Report) WriteTextWidth(w io.Writer, width int) error {
 	if width > 0 {
 		b.WriteString("\n" + wrap(TestNote, width))
 	}
-	rep.writeWarnings(&b)
+	rep.writeWarnings(&b, width)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -196,13 +196,17 @@ func fitColumns(rows [][]string, width int) int {
 	return n
 }
 
-func (rep *Report) writeWarnings(b *strings.Builder) {
+// writeWarnings lists the lines that could not be read, each wrapped to
+// width (0: not wrapped).
+func (rep *Report) writeWarnings(b *strings.Builder, width int) {
 	if len(rep.Warnings) == 0 {
 		return
 	}
 	fmt.Fprintf(b, "\nLines that could not be read (%d):\n", len(rep.Warnings))
 	for _, w := range rep.Warnings {
-		fmt.Fprintf(b, "  %s\n", w)
+		for _, l := range strings.SplitAfter(strings.TrimSuffix(wrap(w, max(width-2, 0)), "\n"), "\n") {
+			b.WriteString("  " + strings.TrimSuffix(l, "\n") + "\n")
+		}
 	}
 }
 
