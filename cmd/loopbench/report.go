@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/internal/report"
@@ -14,37 +16,49 @@ import (
 	"golang.org/x/perf/benchproc"
 )
 
-const reportUsage = `usage: loopbench report [-o DIR] [-filter EXPR] FILE...
+const reportUsage = `usage: loopbench report [-out DIR] [-col KEYS] [-row KEYS] [-filter EXPR] RUN...
 
-Reads benchmark results (any benchfmt: loopbench run's raw.txt,
-scripts/bench.sh output, plain go test -bench output, gate files, peer
-results) and writes, to DIR:
+Reads benchmark results (a run directory stands for its raw.txt; any
+benchfmt file: loopbench run's raw.txt, scripts/bench.sh output, plain go
+test -bench output, gate files, peer results) and writes, to a new
+directory DIR:
 
-  summary.md   per workload and unit one table: rows the cases, columns the
-               variants (the default first) and the baselines, each cell the
+  summary.md   per workload and unit one table: rows the cases, columns
+               what differs between the inputs (see -col), each cell the
                median ± the 95 % confidence interval of the median and its
-               ratio to the default, the machine's configuration on top
+               ratio to the row's first cell, the machines on top
   *.svg        plots: scaling curves on log-log axes where the cases sweep
                a size (pending timers, registered fds, timers from cold),
-               else bars per variant with interval whiskers
+               else bars with interval whiskers; one series per column;
+               where the columns are commits, a trend: a line per
+               variant over the commits, in the order given
   report.html  one self-contained page with every table and plot
   sweeps.svg   when the files hold load sweeps (load -sweep, peers -sweep,
                merge of sweeps): every server at one -percentile against
                the offered rate, knees marked; sweep-N.svg each sweep at
                every percentile; sweeps.md the knees (also printed)
 
-It prints the tables. Results are grouped as benchstat groups them (golang.
-org/x/perf benchproc): a table per benchmark name and unit, columns by the
-keys /impl, /ready, /timers, /selector, /cancel and by any configuration
-(commit, side, file) under which one benchmark has several values.
+It prints the tables, as many columns as fit in 120 (the files hold all).
+Results are grouped as benchstat groups them (golang.org/x/perf
+benchproc): a table per benchmark name and unit. Columns: by default the
+machine when the inputs come from several (host, CPU, cores or memory
+differ), else the commit, the gate side or the file when those differ
+(a kernel, Go or GOMAXPROCS changed on one host is named beside its
+commit), else the variant; -col and -row take benchstat's
+projections (/ready, /timers, goos, .file...) and the names machine,
+commit and variant. A run's metadata (seed, command, the machine's state
+per round) never makes a row or a column.
 
 Exit status: 0 ok; 1 some lines could not be read (the report covers the
 rest, and the message names the first); 2 a usage error, a missing file,
-or no benchmark result at all.
+a directory without raw.txt, an -out that exists and is not empty, or no
+benchmark result at all.
 
 Examples:
-  loopbench report results/2026-11-23-host-abc1234/raw.txt
-  loopbench report -o /tmp/peers results/run/raw.txt results/run/peers.txt
+  loopbench report results/2026-11-23-host-abc1234
+  loopbench report -out /tmp/two results/2026-11-25-hostA-f39ffab results/2026-11-25-hostB-f39ffab
+  loopbench report -col commit -filter '.name:Timers' results/*-vm-*
+  loopbench report -out /tmp/peers results/run/raw.txt results/run/peers.txt
 
 Flags:
 `
@@ -52,7 +66,10 @@ Flags:
 func runReport(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprint(stderr, reportUsage); fs.PrintDefaults() }
-	out := fs.String("o", "", "output directory (default: the first file's directory when it is raw.txt, else FILE.report)")
+	out := fs.String("out", "", "new or empty directory of the report (default report-<date> in the current directory, with -2, -3... when taken)")
+	fs.StringVar(out, "o", "", "the same as -out")
+	col := fs.String("col", "", "columns: machine, commit, variant or benchstat projection keys, comma-separated (default: what differs between the inputs)")
+	row := fs.String("row", "", "rows: keys as for -col (default: the rest of the benchmark name)")
 	filterExpr := fs.String("filter", "", "use only the results this benchstat filter matches")
 	pct := fs.String("percentile", "p99", "the percentile of sweeps.svg: p50, p90, p99, p99.9 or max")
 	fs.SetOutput(stderr)
@@ -63,7 +80,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		return usageError{err.Error()}
 	}
 	if fs.NArg() == 0 {
-		return usageError{"want at least one results file"}
+		return usageError{"want at least one run directory or results file"}
 	}
 	var filter *benchproc.Filter
 	if *filterExpr != "" {
@@ -77,33 +94,89 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if report.PercentileIndex(*pct) < 0 {
 		return usageError{fmt.Sprintf("-percentile %q: want one of %s", *pct, strings.Join(report.SweepPercentiles, ", "))}
 	}
-	dir := *out
-	if dir == "" {
-		dir = defaultReportDir(fs.Arg(0))
+	files, err := reportInputs(fs.Args())
+	if err != nil {
+		return err
 	}
-	err := writeReport(stdout, stderr, fs.Args(), dir, filter, "")
+	dir, err := reportDir(*out, files)
+	if err != nil {
+		return err
+	}
+	lay := report.Layout{Col: *col, Row: *row}
+	err = writeReportAs(stdout, stderr, files, dir, filter, "", lay)
 	if exitCode(err) == 2 {
 		return err
 	}
-	if serr := writeSweepReport(stdout, stderr, fs.Args(), dir, *pct); serr != nil && err == nil {
+	if serr := writeSweepReport(stdout, stderr, files, dir, *pct); serr != nil && err == nil {
 		err = serr
 	}
 	return err
 }
 
-// defaultReportDir is where a report of path goes: next to a raw.txt, else
-// in path.report.
-func defaultReportDir(path string) string {
-	if filepath.Base(path) == "raw.txt" {
-		return filepath.Dir(path)
+// reportInputs resolves report's arguments: a directory stands for its
+// raw.txt. A missing path, or a directory without raw.txt, is a usage
+// error naming it once.
+func reportInputs(args []string) ([]string, error) {
+	var files []string
+	for _, a := range args {
+		fi, err := os.Stat(a)
+		if err != nil {
+			return nil, usageError{fmt.Sprintf("%s: no such file or directory", a)}
+		}
+		if fi.IsDir() {
+			raw := filepath.Join(a, "raw.txt")
+			if _, err := os.Stat(raw); err != nil {
+				return nil, usageError{fmt.Sprintf("%s is a directory without raw.txt: name a run directory or a results file", a)}
+			}
+			a = raw
+		}
+		files = append(files, a)
 	}
-	return strings.TrimSuffix(path, filepath.Ext(path)) + ".report"
+	return files, nil
+}
+
+// reportDir returns the directory a report of files goes to: out, which
+// must be new or empty (an input's directory never is), or a new
+// report-<date> in the current directory.
+func reportDir(out string, files []string) (string, error) {
+	if out == "" {
+		return newDir("report-" + time.Now().UTC().Format("2006-01-02")), nil
+	}
+	for _, f := range files {
+		if sameDir(out, filepath.Dir(f)) {
+			return "", usageError{fmt.Sprintf("-out %s holds the input %s: name a new directory", out, f)}
+		}
+	}
+	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
+		return "", usageError{fmt.Sprintf("-out %s exists and is not empty: name a new directory", out)}
+	}
+	return out, nil
+}
+
+// sameDir reports whether a and b name one directory.
+func sameDir(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	if err1 != nil || err2 != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return os.SameFile(fa, fb)
 }
 
 // writeReport reads files, writes the report to dir and prints its
-// tables; run and report share it.
+// tables, laid out by what differs between the files; run and peers
+// share it.
 func writeReport(stdout, stderr io.Writer, files []string, dir string, filter *benchproc.Filter, title string) error {
-	rep, err := report.Read(files, report.Options{Filter: filter, Default: loopbench.Config{}.String(), Title: title, Peers: peers.Names})
+	return writeReportAs(stdout, stderr, files, dir, filter, title, report.Layout{})
+}
+
+// writeReportAs is writeReport with the columns and rows lay asks for.
+func writeReportAs(stdout, stderr io.Writer, files []string, dir string, filter *benchproc.Filter, title string, lay report.Layout) error {
+	rep, err := report.Read(files, report.Options{Filter: filter, Default: loopbench.Config{}.String(), Title: title, Peers: peers.Names, Layout: lay})
+	var le *report.LayoutError
+	if errors.As(err, &le) {
+		return usageError{le.Error()}
+	}
 	if err != nil {
 		if len(rep.Warnings) > 0 {
 			err = fmt.Errorf("%w (%d lines could not be read, the first: %s)", err, len(rep.Warnings), rep.Warnings[0])
@@ -113,7 +186,7 @@ func writeReport(stdout, stderr io.Writer, files []string, dir string, filter *b
 	if _, err := rep.WriteDir(dir); err != nil {
 		return err
 	}
-	if err := rep.WriteTextWidth(stdout, termWidth(stdout)); err != nil {
+	if err := rep.WriteTextWidth(stdout, summaryWidth(stdout)); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "report: %s\n", filepath.Join(dir, "report.html"))
@@ -121,4 +194,13 @@ func writeReport(stdout, stderr io.Writer, files []string, dir string, filter *b
 		return fmt.Errorf("%d lines could not be read, the first: %s; the report covers the rest", n, rep.Warnings[0])
 	}
 	return nil
+}
+
+// summaryWidth is the width of the printed tables: the terminal's, at
+// most report.MaxWidth, and report.MaxWidth in a pipe.
+func summaryWidth(w io.Writer) int {
+	if tw := termWidth(w); tw > 0 {
+		return min(tw, report.MaxWidth)
+	}
+	return report.MaxWidth
 }

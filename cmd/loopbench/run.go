@@ -64,7 +64,7 @@ Flags:
 func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
-	quick := fs.Bool("quick", false, "a short pass: fewer sizes, -count 3, -benchtime 100ms unless given (no confidence intervals: 6 rounds are needed)")
+	quick := fs.Bool("quick", false, "a short pass: fewer sizes, -count 3, -benchtime 100ms unless given (no confidence intervals: 6 rounds are needed; about 3 minutes on 2 cores)")
 	count := fs.Int("count", 6, "rounds over every case (3 with -quick); 6 or more give 95% confidence intervals")
 	benchtime := fs.Duration("benchtime", 200*time.Millisecond, "time per measurement (100ms with -quick)")
 	variants := fs.String("variants", "", "comma-separated variants (as 'loopbench list' prints them); default: all")
@@ -170,6 +170,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	writeConfig(raw)
 	fmt.Fprintf(raw, "command: loopbench run %s\nseed: %d\n", strings.Join(quoteArgs(rc.args), " "), rc.seed)
 	bench.WriteUnits(raw)
+	fmt.Fprintln(stderr, "loopbench run: "+plan(len(cases), rc.count, rc.benchtime))
 	if rc.quick && rc.count < 6 {
 		fmt.Fprintf(stderr, "loopbench run: -quick: %d rounds give no confidence intervals (6 are needed); use it to try things, not to decide\n", rc.count)
 	}
@@ -202,6 +203,21 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return runErr
 	}
 	return repErr
+}
+
+// wholeRunFactor is how much longer a run takes than its timed loops:
+// each measurement first runs its case at growing b.N until one run
+// lasts -benchtime (as go test does), collects garbage before each, and
+// sets the case up (10⁵ to 10⁶ timers, sockets, child processes). A
+// -quick run of 232 cases × 3 rounds × 100 ms (70 s of timed loops) took
+// 186 s on a quiet 2-core machine: 2.7 times.
+const wholeRunFactor = 2.7
+
+// plan says how much a run will measure and about how long it takes.
+func plan(cases, count int, benchtime time.Duration) string {
+	timed := time.Duration(cases*count) * benchtime
+	return fmt.Sprintf("%d cases × %d rounds × %v: %v of timed loops, about %v in all with calibration and setup",
+		cases, count, benchtime, timed.Round(time.Second), (time.Duration(float64(timed) * wholeRunFactor)).Round(10*time.Second))
 }
 
 // readMachine samples the machine's state around each round; tests
@@ -292,17 +308,21 @@ func measureCase(c bench.Case, d time.Duration) (bench.Result, error) {
 }
 
 // machineConfig is the configuration benchfmt lines describe the machine
-// with.
+// with: the system, the CPU, the host, its cores and memory, the kernel,
+// Go, GOMAXPROCS and the commit.
 func machineConfig() [][2]string {
-	return [][2]string{
+	out := [][2]string{
 		{"goos", runtime.GOOS},
 		{"goarch", runtime.GOARCH},
 		{"cpu", cpuModel()},
+	}
+	out = append(out, machine.Description()...)
+	return append(out, [][2]string{
 		{"kernel", readTrim("/proc/sys/kernel/osrelease")},
 		{"go", runtime.Version()},
 		{"gomaxprocs", fmt.Sprint(runtime.GOMAXPROCS(0))},
 		{"commit", commit()},
-	}
+	}...)
 }
 
 func writeConfig(w io.Writer) {

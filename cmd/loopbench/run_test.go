@@ -100,6 +100,22 @@ func TestRunGolden(t *testing.T) {
 	}
 }
 
+// TestRunPlan: a run says what it will measure and about how long it
+// takes, from its counts: -quick's 232 cases × 3 rounds × 100 ms are 70 s
+// of timed loops and about three minutes in all (186 s measured on a
+// quiet 2-core machine).
+func TestRunPlan(t *testing.T) {
+	got := plan(232, 3, 100*time.Millisecond)
+	if want := "232 cases × 3 rounds × 100ms: 1m10s of timed loops, about 3m10s in all with calibration and setup"; got != want {
+		t.Errorf("plan: %q, want %q", got, want)
+	}
+	stubMeasure(t)
+	_, errs, code := runOut("run", "-count", "1", "-benchtime", "5ms", "-workloads", "ReadyQueue", "-out", filepath.Join(t.TempDir(), "p"))
+	if code != 0 || !strings.Contains(errs, "2 cases × 1 rounds × 5ms") {
+		t.Errorf("exit %d, stderr %q: no plan", code, errs)
+	}
+}
+
 func TestRunUsage(t *testing.T) {
 	cases := []struct {
 		args []string
@@ -150,7 +166,8 @@ func TestListGolden(t *testing.T) {
 	golden(t, "list.golden", out.String())
 }
 
-// TestRunRecordsAndRefuses: raw.txt records the command; a second run
+// TestRunRecordsAndRefuses: raw.txt records the command and the machine
+// (host, cores, CPU, kernel, Go, GOMAXPROCS, commit); a second run
 // into the same -out is refused; default counts give intervals, -quick
 // says it does not.
 func TestRunRecordsAndRefuses(t *testing.T) {
@@ -163,6 +180,12 @@ func TestRunRecordsAndRefuses(t *testing.T) {
 	raw, _ := os.ReadFile(filepath.Join(dir, "raw.txt"))
 	if !strings.Contains(string(raw), "\ncommand: loopbench run -count 1 -workloads ReadyQueue -out "+dir+"\n") {
 		t.Fatalf("raw.txt does not record the command:\n%s", raw)
+	}
+	host, _ := os.Hostname()
+	for _, line := range []string{"\nmachine-host: " + host + "\n", "\nmachine-cores: ", "\ncpu: ", "\nkernel: ", "\ngo: ", "\ngomaxprocs: ", "\ncommit: "} {
+		if !strings.Contains(string(raw), line) {
+			t.Errorf("raw.txt does not describe the machine with %q:\n%s", line, raw)
+		}
 	}
 	if _, errs, code := runOut(args...); code != 2 || !strings.Contains(errs, "exists and is not empty") {
 		t.Fatalf("second run into %s: exit %d %s", dir, code, errs)

@@ -1,6 +1,8 @@
-// Package machine samples how busy this machine is while something is
-// measured: the load average, the CPU time other processes used, the time
-// the hypervisor stole, and the frequency governor. A measurement taken
+// Package machine describes this machine (its host name, cores and
+// memory, recorded with every run so that reports can set machines side
+// by side) and samples how busy it is while something is measured: the
+// load average, the CPU time other processes used, the time the
+// hypervisor stole, and the frequency governor. A measurement taken
 // while other work ran is noise, and a report says so only if the run
 // recorded it.
 package machine

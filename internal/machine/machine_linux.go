@@ -57,3 +57,12 @@ func Governor() string {
 	}
 	return strings.TrimSpace(string(b))
 }
+
+// memory is MemTotal of /proc/meminfo, in bytes.
+func memory() (uint64, bool) {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0, false
+	}
+	return parseMemTotal(string(b))
+}

@@ -65,3 +65,24 @@ func TestWaitIdle(t *testing.T) {
 		t.Fatalf("gave up: idle %v after %d samples, want 6", idle, calls)
 	}
 }
+
+// TestDescription: the host, cores and memory lines, memory out of
+// /proc/meminfo's MemTotal in binary units.
+func TestDescription(t *testing.T) {
+	d := Description()
+	if len(d) < 2 || d[0][0] != "machine-host" || d[0][1] == "" || d[1][0] != "machine-cores" || d[1][1] == "0" {
+		t.Fatalf("description %q", d)
+	}
+	b, ok := parseMemTotal("MemFree:  10 kB\nMemTotal:        8131168 kB\n")
+	if !ok || FormatBytes(b) != "7.8 GiB" {
+		t.Errorf("MemTotal 8131168 kB read as %d (%s), %v", b, FormatBytes(b), ok)
+	}
+	if _, ok := parseMemTotal("MemFree: 1 kB\n"); ok {
+		t.Error("no MemTotal read as one")
+	}
+	for b, want := range map[uint64]string{512: "512 B", 1536: "1.5 KiB", 1 << 40: "1.0 TiB"} {
+		if got := FormatBytes(b); got != want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", b, got, want)
+		}
+	}
+}

@@ -14,12 +14,6 @@ const (
 	WideShare = 0.20
 )
 
-// describesRun reports whether a configuration key records how the run
-// went rather than what was run: it never splits results into columns.
-func describesRun(key string) bool {
-	return key == "interrupted" || strings.HasPrefix(key, "machine-")
-}
-
 // banners sets rep.Banners: what a reader must know before any figure.
 func (rep *Report) banners() {
 	for _, kv := range append(rep.Config, rep.Varying...) {

@@ -14,6 +14,7 @@ import (
 type builder struct {
 	colBy, rowBy *benchproc.Projection
 	short        map[string]map[string]string // column keys' values by what differs
+	ord          ordering
 	o            Options
 	byKey        map[benchproc.Key]*rawTable
 	order        []benchproc.Key
@@ -119,12 +120,22 @@ func (b *builder) build(raw *rawTable, rows []benchproc.Key) *Table {
 	}
 	kinds := colKinds{def: parseParts(b.o.Default), peers: b.o.Peers}
 	cols := presentCols(raw, rows)
-	slices.SortStableFunc(cols, func(x, y benchproc.Key) int { return kinds.rank(x) - kinds.rank(y) })
+	slices.SortStableFunc(cols, func(x, y benchproc.Key) int {
+		if d := kinds.rank(x) - kinds.rank(y); d != 0 {
+			return d
+		}
+		return b.ord.compare(keyParts(x), keyParts(y))
+	})
 	t.Cols = b.columns(cols, kinds)
 	rowVarying := varyingFields(rows)
+	rows = slices.Clone(rows)
+	slices.SortStableFunc(rows, func(x, y benchproc.Key) int {
+		return b.ord.compare(rowOf(x, rowVarying).Parts, rowOf(y, rowVarying).Parts)
+	})
 	for _, r := range rows {
 		t.Rows = append(t.Rows, rowOf(r, rowVarying))
 	}
+	t.shortenRowLabels()
 	b.summarize(t, raw, rows, cols)
 	t.compareRows()
 	return t
@@ -154,7 +165,12 @@ type colKinds struct {
 }
 
 // impl returns the column's /impl, "" for a variant of the loop.
-func (k colKinds) impl(c benchproc.Key) string { return c.Get(fieldNamed(c, "/impl")) }
+func (k colKinds) impl(c benchproc.Key) string {
+	if f := fieldNamed(c, "/impl"); f != nil {
+		return c.Get(f)
+	}
+	return ""
+}
 
 // isDefault reports whether the column is the default variant.
 func (k colKinds) isDefault(c benchproc.Key) bool {
@@ -258,7 +274,7 @@ func colLabel(c benchproc.Key, varying map[string]bool, short map[string]map[str
 			continue
 		}
 		switch f.Name {
-		case "/ready", "/timers", "/selector":
+		case "/ready", "/timers", "/selector", MachineKey:
 			parts = append(parts, v)
 		default:
 			if sv, ok := short[f.Name][v]; ok {
@@ -270,6 +286,9 @@ func colLabel(c benchproc.Key, varying map[string]bool, short map[string]map[str
 	if len(parts) == 0 {
 		if kv := keyParts(c); len(kv) > 0 {
 			return joinParts(kv)
+		}
+		if len(varying) > 0 {
+			return "(none)" // the others have a value of the column keys
 		}
 		return "value"
 	}

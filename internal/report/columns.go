@@ -10,25 +10,35 @@ import (
 
 // dimPreference orders the configuration keys that can name a run's
 // column: of several keys that split the results alike, the first here is
-// kept ("side=head" over "commit=…" over "command=…"), and .file last.
-var dimPreference = []string{"side", "commit", "date", "seed"}
+// kept ("machine=…" over "side=head" over "commit=…"), and .file last.
+// Where the machines differ only in software (kernel, Go, GOMAXPROCS on
+// one host), softPreference puts the commit first: an upgrade is part of
+// the history.
+var (
+	dimPreference  = []string{MachineKey, "side", "commit", "date"}
+	softPreference = []string{"side", "commit", "date", MachineKey}
+)
 
-func dimRank(k string) int {
-	if i := slices.Index(dimPreference, k); i >= 0 {
+func dimRank(pref []string, k string) int {
+	if i := slices.Index(pref, k); i >= 0 {
 		return i
 	}
 	if k == ".file" {
-		return len(dimPreference) + 2
+		return len(pref) + 2
 	}
-	return len(dimPreference) + 1
+	return len(pref) + 1
 }
 
 // distinctDims keeps one key of each set of dims that split the results
-// into the same groups (two files of two runs differ in .file, commit,
+// into the same groups, the machine first when hardware is set (two files of two runs differ in .file, commit,
 // command and seed at once: one of them names the columns).
-func distinctDims(dims []string, results []*benchfmt.Result) []string {
+func distinctDims(dims []string, results []*benchfmt.Result, hardware bool) []string {
+	pref := softPreference
+	if hardware {
+		pref = dimPreference
+	}
 	order := slices.Clone(dims)
-	slices.SortStableFunc(order, func(a, b string) int { return dimRank(a) - dimRank(b) })
+	slices.SortStableFunc(order, func(a, b string) int { return dimRank(pref, a) - dimRank(pref, b) })
 	var kept []string
 	for _, d := range order {
 		if !slices.ContainsFunc(kept, func(k string) bool { return samePartition(k, d, results) }) {

@@ -40,6 +40,7 @@ figcaption { font-size: .85rem; color: #555; }
 {{end}}<dl>
 {{range .Config}}<dt>{{.Key}}</dt><dd>{{.Value}}</dd>
 {{end}}{{range .Varying}}<dt>{{.Key}}</dt><dd>{{.Value}} (varies)</dd>
+{{end}}{{range .Machines}}<dt>machine {{.Label}}</dt><dd>{{.Desc}}</dd>
 {{end}}<dt>results</dt><dd>{{.Results}} benchmark lines from {{.Files}}</dd>
 {{range .Checks}}<dt>check</dt><dd>{{.}}</dd>
 {{end}}</dl>

@@ -41,6 +41,9 @@ type Options struct {
 	// Peers are the /impl values that name other loops (asyncio, libev...),
 	// shown as peers, not as baselines.
 	Peers []string
+	// Layout is the columns and rows asked for; empty fields are chosen
+	// by what differs between the inputs.
+	Layout Layout
 }
 
 // Report is what the files held, summarized.
@@ -50,7 +53,10 @@ type Report struct {
 	Config []KV // configuration with one value over every result
 	// Varying lists configuration keys with several values, each with its
 	// values.
-	Varying  []KV
+	Varying []KV
+	// Machines describes each machine when the results come from
+	// several (their columns are named by Machine.Label).
+	Machines []*Machine
 	Tables   []*Table
 	Warnings []string // lines that could not be read, and the like
 	Results  int
@@ -75,7 +81,10 @@ type Table struct {
 	Exact bool
 	Cols  []Col // the first is the default variant when present: ratios are to it
 	Rows  []Row
-	cells map[[2]int]*Cell
+	// Common are the parts every row's name shares ("ready=ringbuffer"
+	// when one ready queue ran): in the title, not in each row's label.
+	Common []KV
+	cells  map[[2]int]*Cell
 }
 
 // Col is a column: a variant, a baseline or a peer.
@@ -119,13 +128,16 @@ func Read(paths []string, o Options) (*Report, error) {
 		return rep, err
 	}
 	results := set.Raw
-	dims := distinctDims(rep.configDims(results), results)
-	by, err := newProjections(dims, results)
+	hardware := addMachine(results)
+	dims := distinctDims(rep.configDims(results), results, hardware)
+	rep.machines(results)
+	by, err := newProjections(o.Layout, dims, results)
 	if err != nil {
 		return rep, err
 	}
 	b := newBuilder(by.col, by.row, o)
 	b.short = shortConfigValues(dims, results)
+	b.ord = newOrdering(parseParts(o.Default), results)
 	for _, res := range results {
 		rowKey, colKey := by.row.Project(res), by.col.Project(res)
 		for i, tk := range by.table.ProjectValues(res) {
@@ -178,40 +190,8 @@ func shortConfigValues(dims []string, results []*benchfmt.Result) map[string]map
 }
 
 // projections sort results as benchstat does: into tables by name and
-// unit, columns by the configuration keys that split runs, GOMAXPROCS
-// when one benchmark ran at several, and the variant keys, and rows by
-// the rest of the name.
+// unit, columns and rows as newProjections chooses.
 type projections struct{ table, col, row *benchproc.Projection }
-
-// newProjections returns the projections of results whose runs the
-// configuration keys dims split.
-func newProjections(dims []string, results []*benchfmt.Result) (projections, error) {
-	var parser benchproc.ProjectionParser
-	tableBy, _, err := parser.ParseWithUnit(".name", nil)
-	if err != nil {
-		return projections{}, err
-	}
-	colKeys := slices.Clone(dims)
-	procsSplit := gomaxprocsSplits(results)
-	if procsSplit {
-		colKeys = append(colKeys, "/gomaxprocs")
-	}
-	for _, k := range VariantKeys {
-		colKeys = append(colKeys, "/"+k)
-	}
-	colBy, err := parser.Parse(strings.Join(colKeys, ","), nil)
-	if err != nil {
-		return projections{}, err
-	}
-	if !procsSplit {
-		// Out of the rows: a Go benchmark's "-2" and a peer program's
-		// name without one are one case.
-		if _, err := parser.Parse("/gomaxprocs", nil); err != nil {
-			return projections{}, err
-		}
-	}
-	return projections{table: tableBy, col: colBy, row: parser.Residue()}, nil
-}
 
 // gomaxprocsSplits reports whether one benchmark ran at several
 // GOMAXPROCS (go test -cpu), which then makes columns.
@@ -243,24 +223,24 @@ func splitProcs(name string) (string, string) {
 // benchmark has several values (two commits, two gate sides, two files of
 // one benchmark), so that its results are never pooled.
 func (rep *Report) configDims(results []*benchfmt.Result) []string {
-	values := map[string][]string{}
-	var order []string
-	for _, res := range results {
-		for _, c := range res.Config {
-			v := string(c.Value)
-			if _, ok := values[c.Key]; !ok {
-				order = append(order, c.Key)
-			}
-			if !slices.Contains(values[c.Key], v) {
-				values[c.Key] = append(values[c.Key], v)
-			}
-		}
-	}
+	values, order := configValues(results)
 	var dims []string
+	_, machineSplit := values[MachineKey]
 	for _, k := range order {
 		vals := values[k]
+		if machineSplit && slices.Contains(MachineKeys, k) {
+			// Report.Machines describes each machine.
+			if len(vals) == 1 {
+				rep.Config = append(rep.Config, KV{k, vals[0]})
+			}
+			continue
+		}
 		if describesRun(k) && len(vals) > 1 {
-			rep.Varying = append(rep.Varying, KV{k, strings.Join(vals, " | ")})
+			// Of several runs' metadata only whether a machine was busy
+			// heads the report; each raw.txt keeps the rest.
+			if k == "machine-busy" || k == "interrupted" {
+				rep.Varying = append(rep.Varying, KV{k, strings.Join(shown(vals), " | ")})
+			}
 			continue
 		}
 		if len(vals) == 1 || describesRun(k) {
@@ -279,12 +259,59 @@ func (rep *Report) configDims(results []*benchfmt.Result) []string {
 			}
 			seen[name] = v
 		}
-		if split && !describesRun(k) {
+		if split && !describesRun(k) && !(machineSplit && slices.Contains(MachineKeys, k)) {
 			dims = append(dims, k)
 		}
-		if !strings.HasPrefix(k, ".") || split {
-			rep.Varying = append(rep.Varying, KV{k, strings.Join(vals, ", ")})
+		if (!strings.HasPrefix(k, ".") || split) && k != MachineKey {
+			rep.Varying = append(rep.Varying, KV{k, strings.Join(shown(vals), ", ")})
 		}
 	}
 	return dims
+}
+
+// carried counts the results that carry key.
+func carried(key string, results []*benchfmt.Result) int {
+	n := 0
+	for _, r := range results {
+		if _, ok := r.ConfigIndex(key); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// shown names each value for a reader: "-" for a key some results lack.
+func shown(vals []string) []string {
+	out := slices.Clone(vals)
+	for i, v := range out {
+		if v == "" {
+			out[i] = "-"
+		}
+	}
+	return out
+}
+
+// configValues returns each configuration key's values in the order seen,
+// and the keys in the order first seen. A key some results lack varies:
+// "" stands for its absence.
+func configValues(results []*benchfmt.Result) (map[string][]string, []string) {
+	values := map[string][]string{}
+	var order []string
+	for _, res := range results {
+		for _, c := range res.Config {
+			v := string(c.Value)
+			if _, ok := values[c.Key]; !ok {
+				order = append(order, c.Key)
+			}
+			if !slices.Contains(values[c.Key], v) {
+				values[c.Key] = append(values[c.Key], v)
+			}
+		}
+	}
+	for _, k := range order {
+		if carried(k, results) < len(results) && !slices.Contains(values[k], "") {
+			values[k] = append(values[k], "")
+		}
+	}
+	return values, order
 }

@@ -12,7 +12,6 @@ import (
 	"golang.org/x/perf/benchunit"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
@@ -39,7 +38,8 @@ var xLabels = map[[2]string]string{
 // maxPanels bounds the panels of one figure.
 const maxPanels = 12
 
-// Figures draws the report's plots: a table whose cases sweep a size
+// Figures draws the report's plots: a table over commits gets a trend
+// (trendFigure); a table whose cases sweep a size
 // gets scaling curves on log-log axes, one line per column and one panel
 // per value of its other keys; any other table gets bars per column with
 // their 95 % interval as whiskers, one panel per case.
@@ -48,7 +48,9 @@ func (rep *Report) Figures() ([]Figure, error) {
 	for _, t := range rep.Tables {
 		var f Figure
 		var err error
-		if key := t.sweepKey(); key != "" {
+		if t.trend() {
+			f, err = t.trendFigure()
+		} else if key := t.sweepKey(); key != "" {
 			f, err = t.scalingFigure(key)
 		} else {
 			f, err = t.barFigure()
@@ -100,6 +102,9 @@ func (t *Table) scale() (benchunit.Scaler, string) {
 			}
 		}
 	}
+	if t.Counts() {
+		return benchunit.Scaler{Factor: 1}, t.Unit
+	}
 	s := benchunit.CommonScale(centers, benchunit.ClassOf(t.Unit))
 	return s, scaledUnit(t.Unit, s.Prefix)
 }
@@ -113,14 +118,6 @@ func scaledUnit(unit, prefix string) string {
 		return unit
 	}
 	return prefix + " " + unit
-}
-
-func colStyle(t *Table, j int) (color.Color, []vg.Length) {
-	if t.Cols[j].Baseline {
-		gray := uint8(90 + 40*(j%3))
-		return color.RGBA{gray, gray, gray, 255}, []vg.Length{vg.Points(5), vg.Points(3)}
-	}
-	return plotutil.Color(j), nil
 }
 
 func legendName(c Col) string {
@@ -151,8 +148,8 @@ func (t *Table) scalingFigure(key string) (Figure, error) {
 	if len(plots) == 0 {
 		return t.barFigure()
 	}
-	svg, err := tile(plots, fmt.Sprintf("%s: %s", t.Workload, ax.unit), legend.entries, 3.2*vg.Inch)
-	caption := fmt.Sprintf("%s, %s against %s: one line per variant, whiskers the 95 %% interval, log-log; dashed lines are baselines.", t.Workload, ax.unit, ax.xLabel)
+	svg, err := tile(plots, t.titleIn(ax.unit), legend.entries, 3.2*vg.Inch)
+	caption := fmt.Sprintf("%s, %s against %s: one line per %s, whiskers the 95 %% interval, log-log; dashed lines are baselines.", t.Workload, ax.unit, ax.xLabel, t.colKind())
 	return Figure{Name: t.FileName(), Caption: caption, SVG: svg}, err
 }
 
@@ -183,26 +180,7 @@ type scalingPanel struct {
 // scalingPanels groups the rows by their keys other than key, in the order
 // they first occur, at most maxPanels of them.
 func (t *Table) scalingPanels(key string) []*scalingPanel {
-	var panels []*scalingPanel
-	for i, r := range t.Rows {
-		var rest []KV
-		for _, p := range r.Parts {
-			if p.Key != key {
-				rest = append(rest, p)
-			}
-		}
-		label := joinParts(rest)
-		k := slices.IndexFunc(panels, func(p *scalingPanel) bool { return p.label == label })
-		if k < 0 {
-			panels = append(panels, &scalingPanel{label: label})
-			k = len(panels) - 1
-		}
-		panels[k].rows = append(panels[k].rows, i)
-	}
-	if len(panels) > maxPanels {
-		panels = panels[:maxPanels]
-	}
-	return panels
+	return t.panels(func(p KV) bool { return p.Key != key })
 }
 
 // legendSet is a figure's legend: one entry per column, in the order the
@@ -224,14 +202,22 @@ func (l *legendSet) add(j int, name string, thumbs []plot.Thumbnailer) {
 	l.entries = append(l.entries, legendEntry{name, thumbs})
 }
 
+// addNamed adds an entry unless the legend has one of that name.
+func (l *legendSet) addNamed(name string, thumbs []plot.Thumbnailer) {
+	if slices.ContainsFunc(l.entries, func(e legendEntry) bool { return e.name == name }) {
+		return
+	}
+	l.entries = append(l.entries, legendEntry{name, thumbs})
+}
+
 // scalingPlot draws one panel of a scaling figure, a line per column that
 // has a positive value in its rows, and adds the columns it draws to the
 // legend. It returns nil when no column has one.
 func (t *Table) scalingPlot(pn *scalingPanel, ax scalingAxes, legend *legendSet) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = pn.label
+	setPanelTitle(p, pn.label)
 	p.X.Label.Text = ax.xLabel
-	p.Y.Label.Text = ax.unit
+	p.Y.Label.Text = ax.unit + ", " + t.BetterText()
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = compactLogTicks{}, compactLogTicks{}
 	drawn := false
@@ -289,14 +275,14 @@ func (t *Table) addScalingLine(p *plot.Plot, j int, pts plotter.XYs, errs plotte
 	if err != nil {
 		return nil, err
 	}
-	col, dashes := colStyle(t, j)
-	line.Color, line.Dashes, points.Color = col, dashes, col
-	points.Shape = plotutil.Shape(j)
+	st := t.colStyles()[j]
+	line.Color, line.Dashes, points.Color = st.color, st.dashes, st.color
+	points.Shape = st.shape
 	bars, err := plotter.NewYErrorBars(errorXYs{pts, errs})
 	if err != nil {
 		return nil, err
 	}
-	bars.Color = col
+	bars.Color = st.color
 	p.Add(line, points, bars)
 	return []plot.Thumbnailer{line, points}, nil
 }
@@ -352,6 +338,7 @@ type errorXYs struct {
 func (t *Table) barFigure() (Figure, error) {
 	rows := min(len(t.Rows), maxPanels)
 	s, unit := t.scale()
+	styles := t.colStyles()
 	var plots []*plot.Plot
 	names := make([]string, len(t.Cols))
 	for j, c := range t.Cols {
@@ -359,8 +346,8 @@ func (t *Table) barFigure() (Figure, error) {
 	}
 	for i := range rows {
 		p := plot.New()
-		p.Title.Text = t.Rows[i].Label
-		p.X.Label.Text = unit
+		setPanelTitle(p, t.Rows[i].Label)
+		p.X.Label.Text = unit + ", " + t.BetterText()
 		for j := range t.Cols {
 			cell := t.Cell(i, j)
 			if cell == nil {
@@ -372,8 +359,7 @@ func (t *Table) barFigure() (Figure, error) {
 			if err != nil {
 				return Figure{}, err
 			}
-			col, _ := colStyle(t, j)
-			bar.Color, bar.XMin, bar.Horizontal = col, y, true
+			bar.Color, bar.XMin, bar.Horizontal = styles[j].color, y, true
 			bar.LineStyle.Width = 0
 			lo, hi := clampCI(cell.Summary.Lo/s.Factor, v, cell.Summary.Hi/s.Factor)
 			whisk, err := plotter.NewXErrorBars(xErrorXYs{plotter.XYs{{X: v, Y: y}}, plotter.XErrors{{Low: v - lo, High: hi - v}}})
@@ -388,8 +374,8 @@ func (t *Table) barFigure() (Figure, error) {
 		plots = append(plots, p)
 	}
 	height := vg.Length(len(t.Cols))*0.2*vg.Inch + 1.1*vg.Inch
-	svg, err := tile(plots, fmt.Sprintf("%s: %s", t.Workload, unit), nil, height)
-	caption := fmt.Sprintf("%s, %s per variant: bars the median, whiskers the 95 %% interval; gray bars are baselines.", t.Workload, unit)
+	svg, err := tile(plots, t.titleIn(unit), nil, height)
+	caption := fmt.Sprintf("%s, %s per %s: bars the median, whiskers the 95 %% interval; gray bars are baselines.", t.Workload, unit, t.colKind())
 	return Figure{Name: t.FileName(), Caption: caption, SVG: svg}, err
 }
 
@@ -467,4 +453,15 @@ func drawLegend(dc draw.Canvas, entries []legendEntry, w, h vg.Length) {
 		c.Max.Y = dc.Min.Y + h - 0.05*vg.Inch
 		l.Draw(c)
 	}
+}
+
+// colKind names what the columns are, for captions: "machine", "commit"
+// or "variant" (also for columns of any other key).
+func (t *Table) colKind() string {
+	for _, k := range []string{MachineKey, "commit"} {
+		if len(t.Cols) > 0 && !slices.ContainsFunc(t.Cols, func(c Col) bool { return partValue(c.Parts, k) == "" }) {
+			return k
+		}
+	}
+	return "variant"
 }

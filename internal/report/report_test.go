@@ -72,7 +72,7 @@ func TestColumnsAndRows(t *testing.T) {
 	if !tb.Cols[3].Baseline || tb.Cols[0].Baseline {
 		t.Fatalf("baseline flags %+v", tb.Cols)
 	}
-	if len(tb.Rows) != 3 || tb.Rows[0].Label != "op=schedule-cancel/p=1000" {
+	if len(tb.Rows) != 3 || tb.Rows[0].Label != "p=1000" || !strings.HasSuffix(tb.Title(), "; every row op=schedule-cancel") {
 		t.Fatalf("Timers rows %+v", tb.Rows)
 	}
 	if c := tb.Cell(0, 0); c == nil || len(c.Values) != 6 {
@@ -150,12 +150,12 @@ func TestFiguresAndHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][]string{
-		"CallSoon-sec-op.svg":           {"ns/op", "ringbuffer", "deque", "impl=chan (baseline)"},
-		"Timers-sec-op.svg":             {"ns/op", "pending timers (p)", "heap4ary", "heap2ary", "impl=afterfunc (baseline)"},
-		"Timers-cpu-sec-timer.svg":      {"cpu-ns/timer", "timers scheduled from cold (k)", "heap4ary", "impl=afterfunc (baseline)"},
-		"Echo-req-s.svg":                {"k req/s", "epoll", "poll", "impl=gonet (baseline)"},
-		"Echo-rtt-p99-sec.svg":          {"rtt-p99-µs", "epoll", "impl=gonet (baseline)"},
-		"Timers-schedule-sec-timer.svg": {"schedule-ns/timer"},
+		"CallSoon-sec-op.svg":           {"ns/op, lower is better", "ringbuffer", "deque", "impl=chan (baseline)"},
+		"Timers-sec-op.svg":             {"ns/op, lower is better", "pending timers (p)", "heap4ary", "heap2ary", "impl=afterfunc (baseline)"},
+		"Timers-cpu-sec-timer.svg":      {"cpu-ns/timer, lower is better", "timers scheduled from cold (k)", "heap4ary", "impl=afterfunc (baseline)"},
+		"Echo-req-s.svg":                {"k req/s, higher is better", "epoll", "poll", "impl=gonet (baseline)"},
+		"Echo-rtt-p99-sec.svg":          {"rtt-p99-µs, lower is better", "epoll", "impl=gonet (baseline)"},
+		"Timers-schedule-sec-timer.svg": {"schedule-ns/timer, lower is better"},
 	}
 	for name, texts := range want {
 		doc, err := os.ReadFile(filepath.Join(dir, name))

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -14,12 +16,24 @@ import (
 const Note = "Each cell: the median over the runs ± the 95 % confidence interval of the median (benchmath, as benchstat; (n=…) where the runs are too few for one), and its ratio to the first column, the default variant where there is one, or ~ where the test cannot tell them apart. Go baselines in the same binary are marked (baseline), other event loops (peer)."
 
 // Title is the table's heading: "Timers: sec/op (lower is better)".
-func (t *Table) Title() string {
-	better := "lower is better"
-	if t.Better > 0 {
-		better = "higher is better"
+func (t *Table) Title() string { return t.titleIn(t.Unit) }
+
+// titleIn is the title with the values in unit (a figure's scaled unit).
+func (t *Table) titleIn(unit string) string {
+	s := fmt.Sprintf("%s: %s (%s)", t.Workload, unit, t.BetterText())
+	if len(t.Common) > 0 {
+		s += "; every row " + joinParts(bare(t.Common))
 	}
-	return fmt.Sprintf("%s: %s (%s)", t.Workload, t.Unit, better)
+	return s
+}
+
+// BetterText is "lower is better" or "higher is better": on every table
+// and every plot's value axis.
+func (t *Table) BetterText() string {
+	if t.Better > 0 {
+		return "higher is better"
+	}
+	return "lower is better"
 }
 
 // Header is the table's first line: "case" and the columns.
@@ -59,7 +73,7 @@ func (t *Table) format(bold bool) [][]string {
 				row = append(row, "-")
 				continue
 			}
-			s := scale.Format(c.Summary.Center) + " " + c.spread()
+			s := t.formatValue(scale, c.Summary.Center) + " " + c.spread()
 			switch m := c.mark(); {
 			case m == "":
 			case bold && c.Significant:
@@ -88,6 +102,9 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	for _, kv := range rep.Varying {
 		fmt.Fprintf(&b, "- %s: %s (varies)\n", kv.Key, kv.Value)
 	}
+	for _, m := range rep.Machines {
+		fmt.Fprintf(&b, "- machine %s\n", m)
+	}
 	fmt.Fprintf(&b, "- results: %d benchmark lines from %s\n", rep.Results, strings.Join(rep.Files, ", "))
 	for _, c := range rep.Checks {
 		fmt.Fprintf(&b, "- %s\n", c)
@@ -101,7 +118,7 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "\n%s\n", TestNote)
 	}
-	rep.writeWarnings(&b)
+	rep.writeWarnings(&b, 0)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -117,19 +134,26 @@ func mdEscape(cells []string) []string {
 // WriteText writes the tables as aligned text.
 func (rep *Report) WriteText(w io.Writer) error { return rep.WriteTextWidth(w, 0) }
 
+// MaxWidth is the widest line of the printed summary: its tables keep the
+// columns that fit, its prose is wrapped (the files keep every column).
+const MaxWidth = 120
+
 // WriteTextWidth writes the tables as aligned text for a terminal width
-// columns wide: a table keeps the columns that fit, the first (the
-// default variant) always, and says how many more summary.md has. Width 0
-// keeps every column.
+// columns wide: prose wrapped to it, a table keeps the columns that fit,
+// the first (the default variant) always, and says how many more
+// summary.md has. Width 0 keeps every column and wraps nothing.
 func (rep *Report) WriteTextWidth(w io.Writer, width int) error {
 	var b strings.Builder
 	for _, ban := range rep.Banners {
-		fmt.Fprintf(&b, "!! %s\n", ban)
+		b.WriteString(wrap("!! "+ban, width))
 	}
 	for _, c := range rep.Checks {
-		fmt.Fprintln(&b, c)
+		b.WriteString(wrap(c, width))
 	}
-	fmt.Fprintln(&b, Note)
+	for _, m := range rep.Machines {
+		b.WriteString(wrap("machine "+m.Label+": "+m.Desc, width))
+	}
+	b.WriteString(wrap(Note, width))
 	for _, t := range rep.Tables {
 		fmt.Fprintf(&b, "\n%s\n", t.Title())
 		rows := append([][]string{t.Header()}, t.Strings()...)
@@ -143,7 +167,10 @@ func (rep *Report) WriteTextWidth(w io.Writer, width int) error {
 			fmt.Fprintf(&b, "(%d more columns in summary.md and report.html)\n", hidden)
 		}
 	}
-	rep.writeWarnings(&b)
+	if width > 0 {
+		b.WriteString("\n" + wrap(TestNote, width))
+	}
+	rep.writeWarnings(&b, width)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -169,12 +196,75 @@ func fitColumns(rows [][]string, width int) int {
 	return n
 }
 
-func (rep *Report) writeWarnings(b *strings.Builder) {
+// writeWarnings lists the lines that could not be read, each wrapped to
+// width (0: not wrapped).
+func (rep *Report) writeWarnings(b *strings.Builder, width int) {
 	if len(rep.Warnings) == 0 {
 		return
 	}
 	fmt.Fprintf(b, "\nLines that could not be read (%d):\n", len(rep.Warnings))
 	for _, w := range rep.Warnings {
-		fmt.Fprintf(b, "  %s\n", w)
+		for _, l := range strings.SplitAfter(strings.TrimSuffix(wrap(w, max(width-2, 0)), "\n"), "\n") {
+			b.WriteString("  " + strings.TrimSuffix(l, "\n") + "\n")
+		}
 	}
+}
+
+// wrap breaks s into lines of at most width runes at spaces (a word
+// longer than width stays whole), each ended by a newline; width 0
+// leaves s on one line.
+func wrap(s string, width int) string {
+	if width <= 0 {
+		return s + "\n"
+	}
+	var b strings.Builder
+	n := 0
+	for _, word := range strings.Fields(s) {
+		l := utf8.RuneCountInString(word)
+		if n > 0 && n+1+l > width {
+			b.WriteByte('\n')
+			n = 0
+		}
+		if n > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(word)
+		n += l
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+// Counts reports whether the table's unit counts (allocs/op, B/op,
+// syscalls/op, instructions: Exact units): its values are printed and
+// plotted as plain numbers, never on an SI scale taken from another cell
+// (one allocation is 1, not 1000000000n next to a setup allocation
+// amortised over b.N).
+func (t *Table) Counts() bool {
+	return t.Exact || strings.HasPrefix(t.Unit, "syscalls/")
+}
+
+// formatValue formats v on the row's scale, or plainly for counts.
+func (t *Table) formatValue(scale benchunit.Scaler, v float64) string {
+	if t.Counts() {
+		return plainCount(v)
+	}
+	return scale.Format(v)
+}
+
+// plainCount formats a count: whole from 100 on, two decimals below
+// (trailing zeros dropped), two significant digits under 1.
+func plainCount(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0"
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 1:
+		s := strconv.FormatFloat(v, 'f', 2, 64)
+		return strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+	}
+	return strconv.FormatFloat(v, 'g', 2, 64)
 }

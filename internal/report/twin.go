@@ -11,6 +11,9 @@ import (
 // every run that has both.
 const TwinOp = "op=cold-fire"
 
+// twinPart is TwinOp as a row's part.
+var twinPart = KV{"op", "cold-fire"}
+
 // twinCheck compares, in every table, each cold-fire cell of a cancel=lazy
 // column with the same row of the column that differs from it only in
 // the cancel mode. A difference the U test finds between identical code is
@@ -29,7 +32,7 @@ func (rep *Report) twinCheck() {
 			}
 			for i, row := range t.Rows {
 				lazy, eager := t.Cell(i, j), t.Cell(i, k)
-				if lazy == nil || eager == nil || !strings.Contains(row.Label, TwinOp) {
+				if lazy == nil || eager == nil || !slices.Contains(row.Parts, twinPart) {
 					continue
 				}
 				pairs++
