@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/loopbench/loopbench/internal/gate"
 	"github.com/loopbench/loopbench/internal/gate/gatetest"
 )
 
@@ -51,6 +53,22 @@ func TestGateEndToEnd(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "look after 2 rounds") || !strings.Contains(out, "REGRESSION Work steps/op") {
 		t.Fatalf("sequential: exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
+	// -format json: one object with the verdict, the exit code and what
+	// the gate ran.
+	out, errs, code = runOut("gate", "-base", fast, "-head", slow, "-pkg", ".", "-count", "2", "-benchtime", "50x", "-format", "json", "-out", filepath.Join(r.Dir, "json"))
+	var rep jsonReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.Exit != 1 || rep.Gate == nil || rep.Gate.Metric != "wall" ||
+		rep.Gate.BaseRuns != 2 || rep.Gate.HeadRuns != 2 || len(rep.Gate.Files) != 3 || !hasRegression(rep, "Work", "steps/op") {
+		t.Fatalf("-format json: exit %d, %v\nstderr %s\nstdout %s", code, err, errs, out)
+	}
+	// A gate that fails before measuring leaves no directory behind, nor
+	// the parent it created.
+	if _, errs, code := runOut("gate", "-base", "no-such-rev", "-pkg", ".", "-count", "2", "-out", filepath.Join(r.Dir, "fresh", "out")); code != 2 || !strings.Contains(errs, "unknown revision") {
+		t.Fatalf("unknown revision: exit %d %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir, "fresh")); !os.IsNotExist(err) {
+		t.Fatalf("a failed gate left its directory: %v", err)
+	}
 	// A second gate into the same -out is refused.
 	if _, errs, code := runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "2", "-out", filepath.Join(r.Dir, "aa")); code != 2 || !strings.Contains(errs, "exists and is not empty") {
 		t.Fatalf("reused -out: exit %d %s", code, errs)
@@ -87,5 +105,33 @@ func TestGateUsage(t *testing.T) {
 	t.Chdir(t.TempDir())
 	if _, errs, code := runOut("gate", "-count", "2"); code != 2 || !strings.Contains(errs, "not a git checkout") {
 		t.Errorf("outside a checkout: exit %d, %q", code, errs)
+	}
+}
+
+func hasRegression(r jsonReport, name, unit string) bool {
+	for _, c := range r.Comparisons {
+		if c.Name == name && c.Unit == unit && c.Verdict == "regression" {
+			return true
+		}
+	}
+	return false
+}
+
+// TestHoldings: after a failed gate, what each side's file holds, read
+// back from the files; a side without a file is left out.
+func TestHoldings(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base.txt")
+	os.WriteFile(base, []byte("side: base\nBenchmarkA-2\t10\t5 ns/op\nBenchmarkA-2\t10\t5 ns/op\nBenchmarkB-2\t10\t5 ns/op\n"), 0o644)
+	head := filepath.Join(dir, "head.txt")
+	os.WriteFile(head, []byte("side: head\n"), 0o644)
+	res := &gate.Result{Base: &gate.Side{Name: "base", Path: base}, Head: &gate.Side{Name: "head", Path: head}}
+	want := " (" + base + " holds 2 benchmarks, up to 2 runs each; " + head + " holds no results)"
+	if got := holdings(res); got != want {
+		t.Fatalf("holdings = %q, want %q", got, want)
+	}
+	res.Head.Path = filepath.Join(dir, "missing.txt")
+	if got := holdings(res); !strings.HasSuffix(got, "up to 2 runs each)") {
+		t.Fatalf("with no head file: %q", got)
 	}
 }
