@@ -215,8 +215,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	created := missingDirs(out)
 	res, err := gate.Run(ctx, cfg)
 	if err != nil {
-		removeEmpty(created)
-		return g.output(stdout, res, nil, exitError{2, fmt.Errorf("%v%s", err, holdings(res))})
+		return g.output(stdout, res, nil, failedGate(res, created, err))
 	}
 	w := stdout
 	if g.format == "json" {

@@ -41,15 +41,43 @@ func (g gateFlags) output(stdout io.Writer, res *gate.Result, j *judgment, err e
 	return err
 }
 
-// holdings says, after a failed gate, what each side's file holds: the
-// benchmark lines and benchmarks in it, read back from the file.
-func holdings(res *gate.Result) string {
+// failedGate is the exit of a gate that could not finish: err with what
+// each side's file holds. When no file holds a result and the gate
+// created the output directory (created, from missingDirs), it removes
+// the gate's files and the directories, so a failed gate leaves nothing.
+func failedGate(res *gate.Result, created []string, err error) error {
+	held, measured := holdings(res)
+	if !measured && len(created) > 0 {
+		for _, p := range gateFiles(res) {
+			if filepath.Dir(filepath.Clean(p)) == created[0] { // never a -baseline elsewhere
+				os.Remove(p)
+			}
+		}
+		held = ""
+	}
+	removeEmpty(created)
+	return exitError{2, fmt.Errorf("%v%s", err, held)}
+}
+
+// gateFiles are the files a gate may have written.
+func gateFiles(res *gate.Result) []string {
 	if res == nil {
-		return ""
+		return nil
+	}
+	return []string{res.Base.Path, res.Head.Path, res.GatePath}
+}
+
+// holdings says, after a failed gate, what each side's file holds (the
+// benchmarks and runs in it, read back from the file), and whether any
+// holds a result.
+func holdings(res *gate.Result) (string, bool) {
+	if res == nil {
+		return "", false
 	}
 	var parts []string
+	measured := false
 	for _, s := range []*gate.Side{res.Base, res.Head} {
-		if s.Path == "" {
+		if s == nil || s.Path == "" {
 			continue
 		}
 		set, err := benchdata.ReadFile(s.Path, nil)
@@ -66,12 +94,13 @@ func holdings(res *gate.Result) string {
 			names[x.Name] = true
 			lines = max(lines, len(x.Values))
 		}
+		measured = true
 		parts = append(parts, fmt.Sprintf("%s holds %d benchmarks, up to %d runs each", s.Path, len(names), lines))
 	}
 	if len(parts) == 0 {
-		return ""
+		return "", measured
 	}
-	return " (" + strings.Join(parts, "; ") + ")"
+	return " (" + strings.Join(parts, "; ") + ")", measured
 }
 
 // missingDirs returns dir and those of its parents that do not exist yet,

@@ -69,6 +69,15 @@ func TestGateEndToEnd(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(r.Dir, "fresh")); !os.IsNotExist(err) {
 		t.Fatalf("a failed gate left its directory: %v", err)
 	}
+	// So does one whose -bench matches nothing below the top level: its
+	// first run finds no benchmark, exit 2, and its files, holding no
+	// results, go with the directory.
+	if _, errs, code := runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "2", "-benchtime", "5x", "-bench", "Work/nosuchmode", "-out", filepath.Join(r.Dir, "fresh", "out")); code != 2 || !strings.Contains(errs, `-bench "Work/nosuchmode" matched no benchmark`) {
+		t.Fatalf("sub-benchmark matching nothing: exit %d %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir, "fresh")); !os.IsNotExist(err) {
+		t.Fatalf("a gate that measured nothing left its directory: %v", err)
+	}
 	// A second gate into the same -out is refused.
 	if _, errs, code := runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "2", "-out", filepath.Join(r.Dir, "aa")); code != 2 || !strings.Contains(errs, "exists and is not empty") {
 		t.Fatalf("reused -out: exit %d %s", code, errs)
@@ -127,11 +136,15 @@ func TestHoldings(t *testing.T) {
 	os.WriteFile(head, []byte("side: head\n"), 0o644)
 	res := &gate.Result{Base: &gate.Side{Name: "base", Path: base}, Head: &gate.Side{Name: "head", Path: head}}
 	want := " (" + base + " holds 2 benchmarks, up to 2 runs each; " + head + " holds no results)"
-	if got := holdings(res); got != want {
-		t.Fatalf("holdings = %q, want %q", got, want)
+	if got, measured := holdings(res); got != want || !measured {
+		t.Fatalf("holdings = %q %v, want %q", got, measured, want)
 	}
 	res.Head.Path = filepath.Join(dir, "missing.txt")
-	if got := holdings(res); !strings.HasSuffix(got, "up to 2 runs each)") {
+	if got, _ := holdings(res); !strings.HasSuffix(got, "up to 2 runs each)") {
 		t.Fatalf("with no head file: %q", got)
+	}
+	res.Base.Path = head
+	if got, measured := holdings(res); measured || !strings.HasSuffix(got, "holds no results)") {
+		t.Fatalf("nothing measured: %q %v", got, measured)
 	}
 }
