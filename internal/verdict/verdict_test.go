@@ -32,10 +32,11 @@ func aaRun(r *rand.Rand, k, n int, sigma float64) []Pair {
 // TestAAFamilyWiseRate: 1000 simulated A/A runs of 150 benchmarks with 30 %
 // lognormal noise, n = 10 a side: the runs with any false alarm are at
 // most alpha. Without Holm's correction nearly every run would alarm,
-// which the test checks too, so it can fail.
+// which the test checks too, so it can fail. (200 runs under -short and
+// the race detector, which slows it tenfold.)
 func TestAAFamilyWiseRate(t *testing.T) {
 	runs := 1000
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		runs = 200
 	}
 	r := rand.New(rand.NewPCG(2026, 11))
