@@ -25,7 +25,7 @@ func (g gateFlags) output(stdout io.Writer, res *gate.Result, j *judgment, err e
 			metric = "instructions"
 		}
 		r.Gate = &jsonGate{Metric: metric, BaseRev: baseName(res, g), BaseCommit: res.Base.Commit, HeadRev: orTree(res.Head.Rev), HeadCommit: res.Head.Commit,
-			Rounds: res.Rounds, BaseRuns: res.Base.Runs, HeadRuns: res.Head.Runs, Seed: g.seed}
+			Rounds: res.Rounds, BaseRuns: res.Base.Runs, HeadRuns: res.Head.Runs, Seed: g.seed, Files: []string{}}
 		for _, p := range []string{res.Base.Path, res.Head.Path, res.GatePath} {
 			if _, serr := os.Stat(p); p != "" && serr == nil {
 				r.Gate.Files = append(r.Gate.Files, p)

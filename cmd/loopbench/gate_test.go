@@ -20,6 +20,10 @@ func TestGateEndToEnd(t *testing.T) {
 	r := gatetest.New(t)
 	fast := r.CommitWork("100")
 	slow := r.CommitWork("2000")
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(r.Dir)
 	out, errs, code := runOut("gate", "-base", fast, "-head", slow, "-pkg", ".", "-count", "3", "-benchtime", "50x", "-seed", "7", "-out", filepath.Join(r.Dir, "ab"))
 	if code != 1 || !strings.Contains(out, "REGRESSION Work steps/op +1900.00% (exact)") || !strings.Contains(errs, "regressions beyond the minimum effect") {
@@ -63,9 +67,11 @@ func TestGateEndToEnd(t *testing.T) {
 	}
 	// A gate that fails before measuring leaves no directory behind, nor
 	// the parent it created.
-	if _, errs, code := runOut("gate", "-base", "no-such-rev", "-pkg", ".", "-count", "2", "-out", filepath.Join(r.Dir, "fresh", "out")); code != 2 || !strings.Contains(errs, "unknown revision") {
+	out, errs, code = runOut("gate", "-head", "no-such-rev", "-seed", "1", "-pkg", ".", "-count", "2", "-format", "json", "-out", filepath.Join(r.Dir, "fresh", "out"))
+	if code != 2 || !strings.Contains(errs, "unknown revision") {
 		t.Fatalf("unknown revision: exit %d %s", code, errs)
 	}
+	jsonError := out
 	if _, err := os.Stat(filepath.Join(r.Dir, "fresh")); !os.IsNotExist(err) {
 		t.Fatalf("a failed gate left its directory: %v", err)
 	}
@@ -82,6 +88,8 @@ func TestGateEndToEnd(t *testing.T) {
 	if _, errs, code := runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "2", "-out", filepath.Join(r.Dir, "aa")); code != 2 || !strings.Contains(errs, "exists and is not empty") {
 		t.Fatalf("reused -out: exit %d %s", code, errs)
 	}
+	t.Chdir(wd)
+	golden(t, "gate_json_error.golden", jsonError)
 }
 
 func TestGateUsage(t *testing.T) {
