@@ -65,9 +65,9 @@ type Options struct {
 	MinEffect  float64 // smallest relative change that counts: 0.05 is 5 %
 	Floors     Floors  // per-benchmark noise floors, from `gate -aa`; may be nil
 	Confidence float64 // of the summaries' intervals; 0 means 0.95
-	// RequireEquivalence makes a tested change past the minimum effect
-	// that its samples are too few to test undecided (exit 3) rather than
-	// a pass.
+	// RequireEquivalence makes a tested comparison that is neither
+	// significant nor placed within the minimum effect by both sides'
+	// intervals undecided (exit 3) rather than a pass.
 	RequireEquivalence bool
 }
 
@@ -76,8 +76,9 @@ type Pair struct {
 	Group      string // the configuration group, "" when the files hold one
 	Name, Unit string
 	Better     int // +1 when higher is better, -1 when lower is
-	// ExactUnit says the unit is exact by nature (see benchdata.ExactUnit): its
-	// samples are compared without a test when they are constant.
+	// ExactUnit says the unit's metadata marks it exact (see
+	// benchdata.ExactUnit): its samples are compared without a test (see
+	// RuleOf).
 	ExactUnit  bool
 	Base, Head []float64
 }
@@ -89,7 +90,7 @@ const (
 	Same      Status = iota // no significant change, or none past the minimum effect
 	Improved                // significantly better, past the minimum effect
 	Regressed               // significantly worse, past the minimum effect
-	Undecided               // worse past the minimum effect, too few samples to test
+	Undecided               // the samples cannot tell (see the package comment)
 )
 
 func (s Status) String() string {
@@ -99,6 +100,9 @@ func (s Status) String() string {
 // Comparison is the verdict on one Pair.
 type Comparison struct {
 	Pair
+	// BaseSum and HeadSum are, for the U test, each side's center and
+	// confidence interval; for the rules without a test, its median and
+	// its range (Lo the smallest value, Hi the largest).
 	BaseSum, HeadSum benchmath.Summary
 	Delta            float64 // head/base - 1 of the centers; ±Inf when base is 0
 	Rule             Rule    // how it was judged
