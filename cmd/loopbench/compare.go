@@ -16,16 +16,32 @@ loopbench run and loopbench gate write them) benchmark by benchmark and
 unit by unit, and prints one table row per comparison and every regression
 on its own line at the end. The verdict is gate's:
 
-  - Units exact by nature (allocs/op, B/op, and units whose Unit line
-    says assume=exact, as gate -metric instructions writes) are compared
-    exactly when every value on each side is equal: equal is unchanged,
-    any increase of allocs/op is a regression. Exactness is never inferred
-    from the values: go test -bench's one sample a side is undecided.
+  - allocs/op and B/op are integers amortised over b.N, which carry a
+    share of setup that differs between processes: equal medians are
+    equal; medians or smallest values less than one allocation (8 B) per
+    op apart are ~; a whole allocation more per op is a regression, and
+    B/op counts past -min-effect. Never undecided.
+  - Units whose Unit line says assume=exact (as gate -metric instructions
+    writes) are compared exactly when every value on each side is equal;
+    when repeats disagree, on their ranges: a regression when head's
+    smallest is above base's largest by more than -min-effect, ~ when
+    the ranges lie within it, else undecided. Exactness is never
+    inferred from the values: one timing a side is two samples of noise.
   - Every other benchmark and unit takes a Mann-Whitney U test, as
     benchstat, with the family-wise error held at -alpha over all the
-    run's tests (Holm-Bonferroni), and a change counts only when it also
-    passes -min-effect (or the benchmark's -floor) in the unit's worse
-    direction.
+    run's tests (Holm-Bonferroni), the p-value never below what the
+    sample sizes can reach; a change counts only when it also passes
+    -min-effect (or the benchmark's -floor) in the unit's worse
+    direction. A change that is not significant passes, and the output
+    says the smallest slowdown the tests could have flagged (none at one
+    sample a side); -require-equivalence makes it undecided instead
+    unless the intervals place it within -min-effect.
+
+-format json prints one object instead of the table: per comparison the
+verdict, rule, centers and ranges in the file's units (sec/op in
+seconds, unrounded), delta, p, Holm level, minimum effect, detectable
+slowdown and note; the exit code and message; the undecided, set-aside
+and one-side lists. Numbers that are not finite are null.
 
 Results are matched as benchstat's tables match them: by name, unit and
 the configuration keys both files give, except the keys that name a run
@@ -40,9 +56,10 @@ usage error.
 Exit status: 0 no regression; 1 a regression (also when a file has
 malformed lines besides: both are reported, the regression first); 2 a
 usage error or nothing to compare (a missing, empty or malformed file, no
-benchmark in common, different setups, several runs in one file); 3 too
-few samples to decide at the corrected level, ties counted (the message
-says how many would do).
+benchmark in common, different setups, several runs in one file); 3
+undecided: counts whose repeats disagree across the minimum effect, or,
+with -require-equivalence, too few samples to decide at the corrected
+level, ties counted (the message says how many would do).
 
 Example:
   loopbench compare -min-effect 5% results/base/raw.txt results/head/raw.txt
@@ -82,6 +99,18 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = judge(stdout, fs.Arg(0), fs.Arg(1), o, filter, vf.force)
+	j, err := judge(fs.Arg(0), fs.Arg(1), o, filter, vf.force)
+	if err == nil {
+		err = j.exit()
+	}
+	if vf.format == "json" {
+		if werr := newJSONReport("compare", j, err).write(stdout); werr != nil {
+			return exitError{2, werr}
+		}
+		return err
+	}
+	if j != nil {
+		j.text(stdout)
+	}
 	return err
 }

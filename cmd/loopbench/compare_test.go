@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -78,16 +79,21 @@ func TestCompareSameDistribution(t *testing.T) {
 }
 
 // TestCompareTooFewSamples: two samples a side cannot reach the level, so
-// a change past the minimum effect is undecided: exit 3, with the samples
-// that would do.
+// with -require-equivalence a change past the minimum effect is
+// undecided: exit 3, with the samples that would do. By default it
+// passes, saying that no slowdown could have been flagged.
 func TestCompareTooFewSamples(t *testing.T) {
 	base := synth(t, "base.txt", 5, 2, 1.0, machineA)
 	head := synth(t, "head.txt", 6, 2, 1.5, machineA)
-	out, errs, code := runOut("compare", base, head)
+	out, errs, code := runOut("compare", "-require-equivalence", base, head)
 	if code != 3 || !strings.Contains(errs, "5 per side would do") {
 		t.Fatalf("exit %d, stderr %q\n%s", code, errs, out)
 	}
 	golden(t, "compare_undecided.golden", out)
+	out, errs, code = runOut("compare", base, head)
+	if code != 0 || !strings.Contains(out, "The tests could not flag every slowdown") {
+		t.Fatalf("default: exit %d, stderr %q\n%s", code, errs, out)
+	}
 }
 
 const goTestFile = `goos: linux
@@ -139,8 +145,12 @@ func TestCompareCases(t *testing.T) {
 	otherCPU := file("othercpu.txt", strings.ReplaceAll(runFile, "cpu: Test CPU", "cpu: Other CPU"))
 	twoCommits := file("twocommits.txt", runFile+strings.ReplaceAll(runFile, "commit: 0123456789abcdef", "commit: fedcba9876543210"))
 	malformed := file("malformed.txt", runFile+"BenchmarkCallSoon/ready=ringbuffer/batch=1000-2\t100000\t7.0\n")
-	// go test -bench's default: one sample a side. A 30 % slower timing is
-	// undecided (exit 3), never an exact regression.
+	// go test -bench's default: one sample a side. A 30 % slower timing
+	// passes, saying no slowdown could have been flagged (undecided, exit
+	// 3, with -require-equivalence), never an exact regression; B/op 1
+	// against 2 is setup amortised over b.N, not a regression.
+	oneBBase := file("oneb_base.txt", "goos: linux\nBenchmarkX-2\t1000\t100 ns/op\t1 B/op\t0 allocs/op\n")
+	oneBHead := file("oneb_head.txt", "goos: linux\nBenchmarkX-2\t1000\t100 ns/op\t2 B/op\t0 allocs/op\n")
 	oneBase := file("one_base.txt", "goos: linux\nBenchmarkX-2\t1000\t100 ns/op\t0 allocs/op\n")
 	oneHead := file("one_head.txt", "goos: linux\nBenchmarkX-2\t1000\t130 ns/op\t0 allocs/op\n")
 	// A regression and a malformed line: exit 1, both reported.
@@ -161,7 +171,9 @@ func TestCompareCases(t *testing.T) {
 		{"several_commits_filtered", []string{"-filter", "commit:0123456789abcdef", base, twoCommits}, 0},
 		{"malformed", []string{base, malformed}, 2},
 		{"regression_and_malformed", []string{base, slowMalformed}, 1},
-		{"one_sample_each", []string{oneBase, oneHead}, 3},
+		{"one_sample_each", []string{oneBase, oneHead}, 0},
+		{"one_sample_each_equivalence", []string{"-require-equivalence", oneBase, oneHead}, 3},
+		{"one_sample_B/op", []string{oneBBase, oneBHead}, 0},
 		{"bare_effect", []string{"-min-effect", "5", base, base}, 2},
 		{"empty", []string{base, empty}, 2},
 		{"no_benchmarks", []string{nobench, base}, 2},
@@ -183,4 +195,34 @@ func TestCompareCases(t *testing.T) {
 		fmt.Fprintf(&all, "== %s: exit %d\n-- stderr\n%s-- stdout\n%s", c.name, code, errs, out)
 	}
 	golden(t, "compare_cases.golden", all.String())
+}
+
+// TestCompareJSON: -format json prints one object with every comparison
+// (unrounded values in the files' units, null where not finite), the exit
+// code and message, and the lists; the exit code is the text output's.
+func TestCompareJSON(t *testing.T) {
+	base := synth(t, "base.txt", 1, 10, 1.0, machineA)
+	head := synth(t, "head.txt", 2, 10, 1.10, machineA)
+	only := writeFile(t, "only.txt", machineA+"BenchmarkX-2\t1000\t100 ns/op\t1 B/op\t0 allocs/op\nBenchmarkCallSoon/ready=ringbuffer/batch=1000-2\t1000\t7 ns/op\t2 B/op\t0 allocs/op\n")
+	var all strings.Builder
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"regression", []string{base, head}, 1},
+		{"one_sample_and_only_in_head", []string{"-require-equivalence", synth(t, "one.txt", 3, 1, 1.0, machineA), only}, 3},
+		{"bad_file", []string{base, filepath.Join(t.TempDir(), "missing.txt")}, 2},
+	} {
+		out, errs, code := runOut(append([]string{"compare", "-format", "json"}, c.args...)...)
+		var r jsonReport
+		if err := json.Unmarshal([]byte(out), &r); err != nil || code != c.code || r.Exit != code {
+			t.Fatalf("%s: exit %d (JSON %d), %v\n%s\n%s", c.name, code, r.Exit, err, errs, out)
+		}
+		fmt.Fprintf(&all, "== %s: exit %d\n%s", c.name, code, out)
+	}
+	golden(t, "compare_json.golden", all.String())
+	if _, errs, code := runOut("compare", "-format", "yaml", base, head); code != 2 || !strings.Contains(errs, `-format "yaml": want text or json`) {
+		t.Fatalf("-format yaml: exit %d %q", code, errs)
+	}
 }

@@ -39,7 +39,12 @@ It writes DIR/base.txt and DIR/head.txt (one side each) and DIR/gate.txt
 -col side DIR/gate.txt pivots it), then prints compare's verdict on them
 (see loopbench compare -h): a U test per benchmark and unit, the
 family-wise error held at -alpha over the run (Holm), a change counted only
-past -min-effect or the benchmark's -floor, allocs/op compared exactly.
+past -min-effect or the benchmark's -floor; allocs/op and B/op by their
+amortised rule, never undecided. A timing that is not a significant
+regression passes, and the verdict prints the smallest slowdown the run
+could have flagged; -require-equivalence exits 3 instead until each is
+significant or placed within the minimum effect. -format json prints one
+object instead of the table (see compare -h).
 
 -aa calibrates: the head binary against itself. It prints what the verdict
 flagged (a chance alarm is at most -alpha's share of such runs) and each
@@ -62,9 +67,10 @@ whose repeats differ by more than -max-spread is listed as not
 deterministic here and not judged. Counts do not move with the machine's
 load, so -j processes run at once and -min-effect defaults to 1%. The
 files carry "Unit ... assume=exact" lines: compare, report and benchstat
-read them as exact. -save FILE keeps head's counts; -baseline FILE judges
-head against such a file without building a base, and refuses one from
-another GOARCH, Go, valgrind or set of flags. valgrind missing is exit 2.
+read them as exact; gate.txt holds both sides, as for wall time. -save
+FILE keeps head's counts; -baseline FILE judges head against such a file
+without building a base, and refuses one from another GOARCH, Go,
+valgrind or set of flags. valgrind missing is exit 2.
 Counts see no kernel time and are not seconds.
 
 -min-count N makes the wall-time gate sequential: it decides first after
@@ -74,15 +80,18 @@ to place the change within the minimum effect. Each look is held at alpha
 over the number of looks, with Holm within it, so the family-wise error
 over every look and benchmark stays at -alpha (a Bonferroni split of
 alpha over the looks: valid however the looks depend on each other).
-Undecided after the last look is exit 3, with the rounds that would
-likely decide.
+Still undecided after the last look passes when not a significant
+regression, saying so and the rounds that would likely decide; with
+-require-equivalence it is exit 3.
 
 Exit status: 0 pass; 1 a regression; 2 a usage error, or the gate could
 not run (not a git checkout, an unknown revision, a package without
-benchmarks, a -bench matching nothing, a failed build or benchmark run;
-the measurements of the other side are kept in DIR); 3 too few rounds to
-decide at the corrected level (the message says how many would do), or
-no benchmark deterministic under callgrind.
+benchmarks, a -bench matching nothing at any level, a failed build or
+benchmark run, an interrupt; what each side's file holds is printed and
+kept in DIR; a gate that measured nothing leaves no DIR); 3 undecided:
+too few rounds to decide at the corrected level with -require-equivalence
+(the message says how many would do), counts whose repeats disagree
+across the minimum effect, or no benchmark deterministic under callgrind.
 
 Examples:
   loopbench gate -bench 'CallSoon|Timers' -count 10
@@ -113,12 +122,15 @@ func parseGate(args []string, stderr io.Writer) (gateFlags, error) {
 	fs.StringVar(&g.bench, "bench", ".", "benchmarks to run (-test.bench regexp)")
 	fs.IntVar(&g.count, "count", 10, "rounds; each runs both binaries once (with -min-count: the most rounds)")
 	fs.IntVar(&g.minCount, "min-count", 0, "sequential: decide first after this many rounds, again at each doubling up to -count, and stop once every benchmark is decided (0: -count fixed rounds)")
-	fs.StringVar(&g.benchtime, "benchtime", "100ms", "-test.benchtime of each run (a duration, or Nx)")
+	fs.StringVar(&g.benchtime, "benchtime", "", "-test.benchtime of each run, a duration or Nx (default 100ms for -metric wall, 20ms for instructions)")
 	fs.StringVar(&g.out, "out", "", "output directory (default results/gate-<date>-<base>-<head>, never overwritten)")
 	fs.Uint64Var(&g.seed, "seed", 0, "seed of the per-round order (default: from the clock; the output records it)")
 	fs.BoolVar(&g.aa, "aa", false, "calibrate: run the head binary against itself")
 	fs.StringVar(&g.writeFloor, "write-floor", "", "with -aa: write noise floors to this file")
 	g.verdictFlags.register(fs)
+	effect := fs.Lookup("min-effect")
+	effect.DefValue, g.minEffect = "", ""
+	effect.Usage += " (default 5% for -metric wall, 1% for instructions)"
 	g.instr.register(fs)
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return g, err
@@ -127,6 +139,12 @@ func parseGate(args []string, stderr io.Writer) (gateFlags, error) {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if err := g.instr.check(&g, set); err != nil {
 		return g, err
+	}
+	if g.minEffect == "" {
+		g.minEffect = "5%"
+	}
+	if g.benchtime == "" {
+		g.benchtime = "100ms"
 	}
 	switch {
 	case g.instr.on() && g.minCount > 0:
@@ -194,26 +212,37 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		cfg.Stop = seq.stop(out, o, filter, stderr)
 		o.Alpha = seq.level
 	}
+	created := missingDirs(out)
 	res, err := gate.Run(ctx, cfg)
 	if err != nil {
-		return exitError{2, err}
+		return g.output(stdout, res, nil, failedGate(res, created, err))
 	}
-	printGateHeader(stdout, g, res)
+	w := stdout
+	if g.format == "json" {
+		w = io.Discard
+	}
+	printGateHeader(w, g, res)
 	if g.instr.on() {
-		if err := g.instr.finish(stdout, res); err != nil {
-			return err
+		if err := g.instr.finish(w, res); err != nil {
+			return g.output(stdout, res, nil, err)
 		}
 	}
-	v, verr := judge(stdout, res.Base.Path, res.Head.Path, o, filter, false)
-	if seq != nil && v != nil && exitCode(verr) != 1 && exitCode(verr) != 2 {
-		return seq.finish(stdout, v, res)
+	j, err := judge(res.Base.Path, res.Head.Path, o, filter, false)
+	if err == nil {
+		err = j.exit()
 	}
-	if g.aa && v != nil && !g.instr.on() {
-		if err := calibrate(stdout, v, g.writeFloor, g.seed); err != nil {
-			return exitError{2, err}
+	if j != nil && w == stdout {
+		j.text(stdout)
+	}
+	if seq != nil && j != nil {
+		seq.finish(w, j.v, res)
+	}
+	if g.aa && j != nil && !g.instr.on() {
+		if cerr := calibrate(w, j.v, g.writeFloor, g.seed); cerr != nil && exitCode(err) != 1 {
+			err = exitError{2, cerr}
 		}
 	}
-	return verr
+	return g.output(stdout, res, j, err)
 }
 
 // printGateHeader prints what the gate compared, how, and the files that
@@ -222,7 +251,7 @@ func printGateHeader(stdout io.Writer, g gateFlags, res *gate.Result) {
 	if g.instr.on() {
 		fmt.Fprintf(stdout, "gate: base %s (%s) vs head %s (%s), instructions under callgrind of -bench %q, counts sized by -benchtime %s, %d repeats\n",
 			baseName(res, g), short(res.Base.Commit), orTree(res.Head.Rev), short(res.Head.Commit), g.bench, g.benchtime, g.instr.repeat)
-		fmt.Fprintf(stdout, "files: %s, %s\n\n", res.Base.Path, res.Head.Path)
+		fmt.Fprintf(stdout, "files: %s, %s, %s\n\n", res.Base.Path, res.Head.Path, res.GatePath)
 		return
 	}
 	fmt.Fprintf(stdout, "gate: base %s (%s) vs head %s (%s), %d rounds of -bench %q -benchtime %s, seed %d\n",

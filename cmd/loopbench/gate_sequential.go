@@ -40,20 +40,21 @@ func (s *sequential) stop(out string, o verdict.Options, filter *benchproc.Filte
 		v := verdict.Decide(m.Pairs, o)
 		left := len(v.Undecided())
 		fmt.Fprintf(log, "look after %d rounds: %d of %d comparisons undecided\n", rounds, left, len(v.Comparisons))
-		return left == 0 && v.Count(verdict.Undecided) == 0
+		return left == 0
 	}
 }
 
-// finish is the sequential gate's exit when the verdict found no
-// regression: 3 when some benchmark is still undecided after the last
-// look, saying how many rounds would likely decide.
-func (s *sequential) finish(w io.Writer, v *verdict.Verdict, res *gate.Result) error {
+// finish prints how the sequential gate ran, and, for the comparisons
+// its last look left neither significant nor within the minimum effect,
+// how they were passed and the rounds that would likely decide them.
+// (With -require-equivalence the verdict counts them undecided: exit 3.)
+func (s *sequential) finish(w io.Writer, v *verdict.Verdict, res *gate.Result) {
 	fmt.Fprintf(w, "sequential: %d rounds of at most %d, looks at %v each held at alpha %.3g (alpha over %d looks, Holm within each)\n",
 		res.Rounds, s.looks[len(s.looks)-1], s.looks, s.level, len(s.looks))
 	left := v.Undecided()
-	if len(left) == 0 {
-		return nil
+	if len(left) == 0 || v.Count(verdict.Undecided) > 0 {
+		return
 	}
-	need := v.RoundsToDecide(s.level)
-	return exitError{3, fmt.Errorf("%d comparisons undecided after %d rounds (neither significant nor within the minimum effect); about %d rounds would likely decide them", len(left), res.Rounds, need)}
+	fmt.Fprintf(w, "%d comparisons neither significant nor within the minimum effect after %d rounds: passed, as no significant regression (-require-equivalence would exit 3); about %d rounds would likely decide them\n",
+		len(left), res.Rounds, v.RoundsToDecide(s.level))
 }

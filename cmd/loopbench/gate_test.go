@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/loopbench/loopbench/internal/gate"
 	"github.com/loopbench/loopbench/internal/gate/gatetest"
 )
 
@@ -18,6 +20,10 @@ func TestGateEndToEnd(t *testing.T) {
 	r := gatetest.New(t)
 	fast := r.CommitWork("100")
 	slow := r.CommitWork("2000")
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(r.Dir)
 	out, errs, code := runOut("gate", "-base", fast, "-head", slow, "-pkg", ".", "-count", "3", "-benchtime", "50x", "-seed", "7", "-out", filepath.Join(r.Dir, "ab"))
 	if code != 1 || !strings.Contains(out, "REGRESSION Work steps/op +1900.00% (exact)") || !strings.Contains(errs, "regressions beyond the minimum effect") {
@@ -27,9 +33,9 @@ func TestGateEndToEnd(t *testing.T) {
 		t.Fatalf("the output does not record the seed and rounds:\n%s", out)
 	}
 	// The A/A run is judged on the deterministic metric: at 50 iterations
-	// an alloc-free benchmark's B/op can catch a runtime allocation in one
-	// round (0, 0, 106 was seen), which the verdict rightly calls undecided
-	// at n=3.
+	// an alloc-free benchmark's B/op can catch a runtime allocation in a
+	// round (0, 0, 106 was seen), and should it catch one in every head
+	// round, the amortised rule would see more bytes per op.
 	out, errs, code = runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "3", "-benchtime", "50x",
 		"-filter", ".unit:steps/op", "-out", filepath.Join(r.Dir, "aa"))
 	if code != 0 || strings.Contains(out, "REGRESSION") {
@@ -51,10 +57,39 @@ func TestGateEndToEnd(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "look after 2 rounds") || !strings.Contains(out, "REGRESSION Work steps/op") {
 		t.Fatalf("sequential: exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
+	// -format json: one object with the verdict, the exit code and what
+	// the gate ran.
+	out, errs, code = runOut("gate", "-base", fast, "-head", slow, "-pkg", ".", "-count", "2", "-benchtime", "50x", "-format", "json", "-out", filepath.Join(r.Dir, "json"))
+	var rep jsonReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.Exit != 1 || rep.Gate == nil || rep.Gate.Metric != "wall" ||
+		rep.Gate.BaseRuns != 2 || rep.Gate.HeadRuns != 2 || len(rep.Gate.Files) != 3 || !hasRegression(rep, "Work", "steps/op") {
+		t.Fatalf("-format json: exit %d, %v\nstderr %s\nstdout %s", code, err, errs, out)
+	}
+	// A gate that fails before measuring leaves no directory behind, nor
+	// the parent it created.
+	out, errs, code = runOut("gate", "-head", "no-such-rev", "-seed", "1", "-pkg", ".", "-count", "2", "-format", "json", "-out", filepath.Join(r.Dir, "fresh", "out"))
+	if code != 2 || !strings.Contains(errs, "unknown revision") {
+		t.Fatalf("unknown revision: exit %d %s", code, errs)
+	}
+	jsonError := out
+	if _, err := os.Stat(filepath.Join(r.Dir, "fresh")); !os.IsNotExist(err) {
+		t.Fatalf("a failed gate left its directory: %v", err)
+	}
+	// So does one whose -bench matches nothing below the top level: its
+	// first run finds no benchmark, exit 2, and its files, holding no
+	// results, go with the directory.
+	if _, errs, code := runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "2", "-benchtime", "5x", "-bench", "Work/nosuchmode", "-out", filepath.Join(r.Dir, "fresh", "out")); code != 2 || !strings.Contains(errs, `-bench "Work/nosuchmode" matched no benchmark`) {
+		t.Fatalf("sub-benchmark matching nothing: exit %d %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir, "fresh")); !os.IsNotExist(err) {
+		t.Fatalf("a gate that measured nothing left its directory: %v", err)
+	}
 	// A second gate into the same -out is refused.
 	if _, errs, code := runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "2", "-out", filepath.Join(r.Dir, "aa")); code != 2 || !strings.Contains(errs, "exists and is not empty") {
 		t.Fatalf("reused -out: exit %d %s", code, errs)
 	}
+	t.Chdir(wd)
+	golden(t, "gate_json_error.golden", jsonError)
 }
 
 func TestGateUsage(t *testing.T) {
@@ -87,5 +122,37 @@ func TestGateUsage(t *testing.T) {
 	t.Chdir(t.TempDir())
 	if _, errs, code := runOut("gate", "-count", "2"); code != 2 || !strings.Contains(errs, "not a git checkout") {
 		t.Errorf("outside a checkout: exit %d, %q", code, errs)
+	}
+}
+
+func hasRegression(r jsonReport, name, unit string) bool {
+	for _, c := range r.Comparisons {
+		if c.Name == name && c.Unit == unit && c.Verdict == "regression" {
+			return true
+		}
+	}
+	return false
+}
+
+// TestHoldings: after a failed gate, what each side's file holds, read
+// back from the files; a side without a file is left out.
+func TestHoldings(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base.txt")
+	os.WriteFile(base, []byte("side: base\nBenchmarkA-2\t10\t5 ns/op\nBenchmarkA-2\t10\t5 ns/op\nBenchmarkB-2\t10\t5 ns/op\n"), 0o644)
+	head := filepath.Join(dir, "head.txt")
+	os.WriteFile(head, []byte("side: head\n"), 0o644)
+	res := &gate.Result{Base: &gate.Side{Name: "base", Path: base}, Head: &gate.Side{Name: "head", Path: head}}
+	want := " (" + base + " holds 2 benchmarks, up to 2 runs each; " + head + " holds no results)"
+	if got, measured := holdings(res); got != want || !measured {
+		t.Fatalf("holdings = %q %v, want %q", got, measured, want)
+	}
+	res.Head.Path = filepath.Join(dir, "missing.txt")
+	if got, _ := holdings(res); !strings.HasSuffix(got, "up to 2 runs each)") {
+		t.Fatalf("with no head file: %q", got)
+	}
+	res.Base.Path = head
+	if got, measured := holdings(res); measured || !strings.HasSuffix(got, "holds no results)") {
+		t.Fatalf("nothing measured: %q %v", got, measured)
 	}
 }

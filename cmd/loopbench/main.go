@@ -169,20 +169,42 @@ func runList(args []string, stdout, stderr io.Writer) error {
 func runVersion(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: loopbench version\n\nPrints loopbench's module version, the commit it was built from (when the\nbuild recorded one) and the Go release that built it.")
+		fmt.Fprintln(stderr, "usage: loopbench version\n\nPrints loopbench's module version, the commit it was built from and whether\nthe tree had changes (when the build recorded them), and the Go release\nthat built it.")
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	v := "(devel)"
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		v = bi.Main.Version
-	}
-	if rev := buildSetting("vcs.revision"); rev != "" {
-		v += " " + rev
-	}
-	fmt.Fprintln(stdout, "loopbench", v, runtime.Version())
+	bi, _ := debug.ReadBuildInfo()
+	fmt.Fprintln(stdout, versionString(bi))
 	return nil
+}
+
+// versionString is the version line of a build: the module version, the
+// VCS revision and "(modified)" when the build recorded them, and the Go
+// release.
+func versionString(bi *debug.BuildInfo) string {
+	parts := []string{"loopbench", "(devel)"}
+	if bi == nil {
+		return strings.Join(append(parts, runtime.Version()), " ")
+	}
+	if bi.Main.Version != "" {
+		parts[1] = bi.Main.Version
+	}
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
+	}
+	if rev := settings["vcs.revision"]; rev != "" {
+		parts = append(parts, rev)
+		if settings["vcs.modified"] == "true" {
+			parts = append(parts, "(modified)")
+		}
+	}
+	goVersion := bi.GoVersion
+	if goVersion == "" {
+		goVersion = runtime.Version()
+	}
+	return strings.Join(append(parts, goVersion), " ")
 }
 
 // buildSetting returns a setting the go command recorded in the binary.

@@ -16,11 +16,13 @@ import (
 
 // verdictFlags are the flags compare and gate share.
 type verdictFlags struct {
-	alpha     float64
-	minEffect string
-	floor     string
-	force     bool
-	filter    string
+	alpha              float64
+	minEffect          string
+	floor              string
+	force              bool
+	filter             string
+	requireEquivalence bool
+	format             string
 }
 
 // register defines the flags on fs.
@@ -34,6 +36,8 @@ func (f *verdictFlags) register(fs interface {
 	fs.StringVar(&f.floor, "floor", "", "noise floors file (from gate -aa -write-floor): a benchmark's minimum effect is the larger of -min-effect and its floor")
 	fs.BoolVar(&f.force, "force", false, "compare results from different setups (cpu, goos, goarch, go, kernel, gomaxprocs)")
 	fs.StringVar(&f.filter, "filter", "", "use only the results this benchstat filter matches, e.g. '.name:CallSoon' or 'commit:abc123'")
+	fs.BoolVar(&f.requireEquivalence, "require-equivalence", false, "exit 3 unless every timed comparison is significant or placed within the minimum effect by its intervals (default: pass what is not a significant regression, printing the smallest slowdown the run could have flagged)")
+	fs.StringVar(&f.format, "format", "text", "output: text (a table) or json (one object: each comparison, the exit code, the undecided and set-aside lists)")
 }
 
 // options checks the flags and returns the verdict options and the filter.
@@ -45,7 +49,10 @@ func (f *verdictFlags) options() (verdict.Options, *benchproc.Filter, error) {
 	if f.alpha <= 0 || f.alpha >= 1 {
 		return verdict.Options{}, nil, usageError{fmt.Sprintf("-alpha %g: want a level between 0 and 1", f.alpha)}
 	}
-	o := verdict.Options{Alpha: f.alpha, MinEffect: effect}
+	if f.format != "text" && f.format != "json" {
+		return verdict.Options{}, nil, usageError{fmt.Sprintf("-format %q: want text or json", f.format)}
+	}
+	o := verdict.Options{Alpha: f.alpha, MinEffect: effect, RequireEquivalence: f.requireEquivalence}
 	if f.floor != "" {
 		if o.Floors, err = verdict.ReadFloors(f.floor); err != nil {
 			return o, nil, usageError{fmt.Sprintf("-floor: %v", err)}
@@ -61,36 +68,48 @@ func (f *verdictFlags) options() (verdict.Options, *benchproc.Filter, error) {
 	return o, filter, nil
 }
 
-// judge reads base and head, matches them, decides, prints the table to w
-// and returns the error whose exit code is the verdict's: nil (0), 1 for
-// a regression, 2 when the files cannot be compared or are malformed, 3
-// when the samples are too few to decide.
-func judge(w io.Writer, basePath, headPath string, o verdict.Options, filter *benchproc.Filter, force bool) (*verdict.Verdict, error) {
+// judgment is the verdict on two files, as compare and gate print it.
+type judgment struct {
+	m         *verdict.Matched
+	v         *verdict.Verdict
+	o         verdict.Options
+	malformed []string // a summary per file with malformed lines
+}
+
+// judge reads base and head, matches them and decides. Its error (exit 2)
+// means the files cannot be compared.
+func judge(basePath, headPath string, o verdict.Options, filter *benchproc.Filter, force bool) (*judgment, error) {
 	sets, m, err := matchFiles(basePath, headPath, filter, force)
 	if err != nil {
 		return nil, err
 	}
-	v := verdict.Decide(m.Pairs, o)
-	printVerdict(w, m, v, o)
-	var malformed []string
+	j := &judgment{m: m, v: verdict.Decide(m.Pairs, o), o: o}
 	for _, s := range sets {
 		if len(s.Malformed) > 0 {
-			malformed = append(malformed, malformedSummary(s))
+			j.malformed = append(j.malformed, malformedSummary(s))
 		}
 	}
+	return j, nil
+}
+
+// exit returns the error whose exit code is the verdict's: nil (0), 1 for
+// a regression, 2 when a file has malformed lines, 3 when some comparison
+// is undecided.
+func (j *judgment) exit() error {
+	v := j.v
 	also := ""
-	if malformed != nil {
-		also = "; also " + strings.Join(malformed, "; ") + " (the table covers the lines that could be read)"
+	if j.malformed != nil {
+		also = "; also " + strings.Join(j.malformed, "; ") + " (the table covers the lines that could be read)"
 	}
 	switch {
 	case v.Exit() == verdict.ExitRegression:
-		return v, exitError{1, fmt.Errorf("%d regressions beyond the minimum effect, listed at the end of the table%s", v.Count(verdict.Regressed), also)}
-	case malformed != nil:
-		return v, exitError{2, fmt.Errorf("%s (the table covers the lines that could be read)", strings.Join(malformed, "; "))}
+		return exitError{1, fmt.Errorf("%d regressions beyond the minimum effect, listed at the end of the table%s", v.Count(verdict.Regressed), also)}
+	case j.malformed != nil:
+		return exitError{2, fmt.Errorf("%s (the table covers the lines that could be read)", strings.Join(j.malformed, "; "))}
 	case v.Exit() == verdict.ExitUndecided:
-		return v, exitError{3, fmt.Errorf("%d comparisons undecided: %s", v.Count(verdict.Undecided), needMessage(v))}
+		return exitError{3, fmt.Errorf("%d comparisons undecided: %s", v.Count(verdict.Undecided), needMessage(v))}
 	}
-	return v, nil
+	return nil
 }
 
 // matchFiles reads base and head and matches them; its error's exit code
@@ -114,17 +133,35 @@ func matchFiles(basePath, headPath string, filter *benchproc.Filter, force bool)
 	return sets, m, nil
 }
 
-// needMessage says how many samples a side would decide the undecided
-// comparisons, ties counted.
+// needMessage says why comparisons are undecided: exact units whose
+// repeats disagree, and tests that need more samples (how many a side
+// would do, ties counted).
 func needMessage(v *verdict.Verdict) string {
-	msg := fmt.Sprintf("too few samples for alpha %g over %d tests", v.Alpha, v.Tests)
-	if v.Need > 0 {
-		msg += fmt.Sprintf("; %d per side would do", v.Need)
+	ranges, tests := 0, 0
+	for _, c := range v.Comparisons {
+		switch {
+		case c.Status != verdict.Undecided:
+		case c.Rule == verdict.RuleRange:
+			ranges++
+		default:
+			tests++
+		}
 	}
-	if v.Unreachable > 0 {
-		msg += fmt.Sprintf("; %d are so tied that no count up to %d would", v.Unreachable, verdict.MaxSamples)
+	var parts []string
+	if ranges > 0 {
+		parts = append(parts, fmt.Sprintf("%d of exact units whose repeats disagree across the minimum effect", ranges))
 	}
-	return msg
+	if tests > 0 {
+		msg := fmt.Sprintf("too few samples for alpha %g over %d tests", v.Alpha, v.Tests)
+		if v.Need > 0 {
+			msg += fmt.Sprintf("; %d per side would do", v.Need)
+		}
+		if v.Unreachable > 0 {
+			msg += fmt.Sprintf("; %d are so tied that no count up to %d would", v.Unreachable, verdict.MaxSamples)
+		}
+		parts = append(parts, msg)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // malformedSummary names a file's first malformed line and counts the
@@ -137,18 +174,24 @@ func malformedSummary(s *benchdata.Set) string {
 	return msg
 }
 
-// printVerdict prints one row per comparison (exactly equal ones only
-// counted), the benchmarks found on one side only, and every regression
-// on its own line at the end.
-func printVerdict(w io.Writer, m *verdict.Matched, v *verdict.Verdict, o verdict.Options) {
+// text prints one row per comparison (exactly equal ones only counted),
+// the benchmarks found on one side only, and every regression on its own
+// line at the end.
+func (j *judgment) text(w io.Writer) {
 	exactSame := 0
-	for _, g := range m.Groups {
-		exactSame += printGroup(w, g, v)
+	for _, g := range j.m.Groups {
+		exactSame += printGroup(w, g, j.v)
 	}
-	printTotals(w, v, o, exactSame)
-	printOneSide(w, "base", m.BaseOnly)
-	printOneSide(w, "head", m.HeadOnly)
-	printRegressions(w, v)
+	printTotals(w, j.v, j.o, exactSame)
+	printOneSide(w, "base", j.m.BaseOnly)
+	printOneSide(w, "head", j.m.HeadOnly)
+	printRegressions(w, j.v)
+}
+
+// exactlyEqual reports whether c is left out of the table: constant and
+// equal samples.
+func exactlyEqual(c *verdict.Comparison) bool {
+	return c.Exact && c.Status == verdict.Same && c.Delta == 0 && c.Note == "exact"
 }
 
 // printGroup prints the table of group g's comparisons, under the group's
@@ -160,32 +203,58 @@ func printGroup(w io.Writer, g string, v *verdict.Verdict) (exactSame int) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "benchmark\tunit\tbase\thead\tdelta\tp (Holm level)\tverdict")
-	for _, c := range v.Comparisons {
+	for i := range v.Comparisons {
+		c := &v.Comparisons[i]
 		if c.Group != g {
 			continue
 		}
-		if c.Exact && c.Status == verdict.Same && c.Delta == 0 {
+		if exactlyEqual(c) {
 			exactSame++
 			continue
 		}
 		scale := benchunit.CommonScale([]float64{c.BaseSum.Center, c.HeadSum.Center}, benchunit.ClassOf(c.Unit))
-		test := "exact"
-		if !c.Exact {
+		test := c.Rule.String()
+		switch {
+		case c.Rule == verdict.RuleUTest:
 			test = fmt.Sprintf("p=%.3g (%.2g) n=%d+%d", c.P, c.Threshold, len(c.Base), len(c.Head))
+		case c.Rule != verdict.RuleExact:
+			test += fmt.Sprintf(" n=%d+%d", len(c.Base), len(c.Head))
 		}
 		status := c.Status.String()
-		if c.Note != "" && c.Note != "exact" {
-			status += " (" + c.Note + ")"
+		if note := rowNote(v, c); note != "" {
+			status += " (" + note + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Unit, formatSum(scale, c.BaseSum, c.Exact), formatSum(scale, c.HeadSum, c.Exact), formatDelta(c.Delta), test, status)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Unit, formatSum(scale, c.BaseSum, c.Rule), formatSum(scale, c.HeadSum, c.Rule), formatDelta(c.Delta), test, status)
 	}
 	tw.Flush()
 	return exactSame
 }
 
+// rowNote is a row's reason; a test that found no significant change
+// past the minimum effect says what slowdown it could have flagged.
+func rowNote(v *verdict.Verdict, c *verdict.Comparison) string {
+	note := c.Note
+	if note == "exact" {
+		note = ""
+	}
+	if c.Rule == verdict.RuleUTest && c.Status == verdict.Same && !c.Significant && c.Note != "" {
+		note += "; " + detectableString(v, c)
+	}
+	return note
+}
+
+// detectableString says what slowdown c's test could have flagged.
+func detectableString(v *verdict.Verdict, c *verdict.Comparison) string {
+	d := v.Detectable(c)
+	if math.IsInf(d, 1) {
+		return fmt.Sprintf("n=%d+%d flags no slowdown at p<%.2g", len(c.Base), len(c.Head), v.Level())
+	}
+	return "flags ≥" + pctString(max(d, c.MinEffect))
+}
+
 // printTotals prints how the comparisons were made and what they found.
 func printTotals(w io.Writer, v *verdict.Verdict, o verdict.Options, exactSame int) {
-	fmt.Fprintf(w, "\n%d comparisons: %d by U test at family-wise alpha %g (Holm), %d exact", len(v.Comparisons), v.Tests, v.Alpha, len(v.Comparisons)-v.Tests)
+	fmt.Fprintf(w, "\n%d comparisons: %d by U test at family-wise alpha %g (Holm), %d without a test (exact, range or amortised rule)", len(v.Comparisons), v.Tests, v.Alpha, len(v.Comparisons)-v.Tests)
 	if exactSame > 0 {
 		fmt.Fprintf(w, " (%d exactly equal, not shown)", exactSame)
 	}
@@ -194,6 +263,27 @@ func printTotals(w io.Writer, v *verdict.Verdict, o verdict.Options, exactSame i
 		fmt.Fprintf(w, ", or the benchmark's noise floor")
 	}
 	fmt.Fprintf(w, ".\n%d improved, %d regressed, %d undecided.\n", v.Count(verdict.Improved), v.Count(verdict.Regressed), v.Count(verdict.Undecided))
+	if s := sensitivityString(v); s != "" {
+		fmt.Fprintln(w, s)
+	}
+}
+
+// sensitivityString says the smallest slowdown the run's tests could have
+// flagged on every tested benchmark that did not regress: what a pass
+// claims.
+func sensitivityString(v *verdict.Verdict) string {
+	d, c := v.Sensitivity()
+	if c == nil {
+		return ""
+	}
+	name := c.Name + " " + c.Unit
+	if c.Group != "" {
+		name = c.Group + " " + name
+	}
+	if math.IsInf(d, 1) {
+		return fmt.Sprintf("The tests could not flag every slowdown: %s at n=%d+%d cannot reach p<%.2g.", name, len(c.Base), len(c.Head), v.Level())
+	}
+	return fmt.Sprintf("The tests could flag a slowdown of %s or more on every tested benchmark (least sensitive: %s).", pctString(d), name)
 }
 
 // printOneSide lists the benchmarks found only on one side, if any.
@@ -219,21 +309,25 @@ func printRegressions(w io.Writer, v *verdict.Verdict) {
 		if c.Group != "" {
 			name = c.Group + " " + name
 		}
-		p := "exact"
-		if !c.Exact {
+		p := c.Rule.String()
+		if c.Rule == verdict.RuleUTest {
 			p = fmt.Sprintf("p=%.3g", c.P)
 		}
 		fmt.Fprintf(w, "  REGRESSION %s %s %s (%s)\n", name, c.Unit, formatDelta(c.Delta), p)
 	}
 }
 
-// formatSum is a summary at the scale: its center, and its interval
-// unless the unit is exact.
-func formatSum(scale benchunit.Scaler, s benchmath.Summary, exact bool) string {
-	if exact {
+// formatSum is a summary at the scale: for the U test its center and
+// interval; without a test its median, and its range when the values
+// differ.
+func formatSum(scale benchunit.Scaler, s benchmath.Summary, rule verdict.Rule) string {
+	switch {
+	case rule == verdict.RuleUTest:
+		return fmt.Sprintf("%s ± %s", scale.Format(s.Center), s.PctRangeString())
+	case s.Lo == s.Hi:
 		return scale.Format(s.Center)
 	}
-	return fmt.Sprintf("%s ± %s", scale.Format(s.Center), s.PctRangeString())
+	return fmt.Sprintf("%s [%s, %s]", scale.Format(s.Center), scale.Format(s.Lo), scale.Format(s.Hi))
 }
 
 // formatDelta is a relative change as a signed percentage.

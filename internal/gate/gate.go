@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/loopbench/loopbench/internal/benchdata"
 	"github.com/loopbench/loopbench/internal/callgrind"
 )
 
@@ -203,20 +204,72 @@ func checkSides(ctx context.Context, cfg Config, res *Result) (failed *Side, err
 func (r *Result) sides() []*Side { return []*Side{r.Base, r.Head} }
 
 // measureInstructions runs the instructions metric: one round of counts
-// under callgrind into base.txt and head.txt (no gate.txt). It returns
-// the failed side's build error, if any, once the other is measured.
+// under callgrind into base.txt and head.txt, and both into gate.txt. It
+// returns the failed side's build error, if any, once the other is
+// measured.
 func measureInstructions(ctx context.Context, cfg Config, res *Result, failed *Side) error {
-	res.GatePath = ""
 	sides := res.sides()
 	for _, s := range sides {
 		s.Path = filepath.Join(cfg.Out, s.Name+".txt")
 	}
 	if err := runInstructions(ctx, cfg, res, sides); err != nil {
+		if ctx.Err() != nil {
+			writeGateFile(res) // what was measured, as the side files
+		}
 		return err
 	}
 	res.Rounds = 1
+	if matchedNothing(res, cfg) {
+		return errorf("-bench %q matches no benchmark in %s at any level (none listed under -test.benchtime %s)", cfg.Bench, cfg.Pkg, cfg.Benchtime)
+	}
+	if err := writeGateFile(res); err != nil {
+		return err
+	}
 	if failed != nil {
 		return failed.err
+	}
+	return nil
+}
+
+// matchedNothing reports whether no measured side has a result and none
+// was set aside: the -bench pattern matched no benchmark at some level
+// below the top one, which -test.list cannot see.
+func matchedNothing(res *Result, cfg Config) bool {
+	if len(res.Nondeterministic) > 0 {
+		return false
+	}
+	for _, s := range res.sides() {
+		if s.err != nil || (s.Name == "base" && cfg.Baseline != "") {
+			continue
+		}
+		if _, err := benchdata.ReadFile(s.Path, nil); !errors.Is(err, benchdata.ErrNoResults) {
+			return false
+		}
+	}
+	return true
+}
+
+// writeGateFile writes gate.txt: base's file and then head's, each under
+// its "side" line (a saved baseline, written as a head, stands for base).
+func writeGateFile(res *Result) error {
+	var all []byte
+	for _, s := range res.sides() {
+		b, err := os.ReadFile(s.Path)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // a side that did not build
+		} else if err != nil {
+			return errorf("%v", err)
+		}
+		lines := strings.SplitAfter(string(b), "\n")
+		for i, l := range lines {
+			if strings.HasPrefix(l, "side: ") {
+				lines[i] = "side: " + s.Name + "\n"
+			}
+		}
+		all = append(all, strings.Join(lines, "")...)
+	}
+	if err := os.WriteFile(res.GatePath, all, 0o644); err != nil {
+		return errorf("%v", err)
 	}
 	return nil
 }

@@ -3,7 +3,9 @@ package gate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -122,5 +124,77 @@ func TestTopLevel(t *testing.T) {
 		if got := topLevel(in); got != want {
 			t.Errorf("topLevel(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestGateInterruptedPerSide: an interrupt during the second side of a
+// round leaves one side a run ahead; the error says what each side ran,
+// and each file holds exactly that many runs.
+func TestGateInterruptedPerSide(t *testing.T) {
+	r := newRepo(t)
+	fast := r.CommitWork("100")
+	slow := r.CommitWork("200")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := r.config(fast, slow)
+	// The first side of round 2 runs whole; the interrupt comes as the
+	// second starts, so it never runs: whichever side that is.
+	first := 0
+	cfg.Log = writerFunc(func(p []byte) {
+		if strings.HasPrefix(string(p), "round 2 of 3: ") {
+			if first++; first == 2 {
+				cancel()
+			}
+		}
+	})
+	res, err := Run(ctx, cfg)
+	if err == nil || !strings.Contains(err.Error(), "interrupted after 1 of 3 rounds") {
+		t.Fatalf("err %v", err)
+	}
+	if res.Base.Runs+res.Head.Runs != 3 {
+		t.Fatalf("runs %d+%d, want one side 2 and the other 1", res.Base.Runs, res.Head.Runs)
+	}
+	want := fmt.Sprintf("base ran %d times, head %d", res.Base.Runs, res.Head.Runs)
+	if !strings.Contains(err.Error(), want) {
+		t.Fatalf("err %q does not say %q", err, want)
+	}
+	for _, s := range []*Side{res.Base, res.Head} {
+		b, _ := os.ReadFile(s.Path)
+		if n := strings.Count(string(b), "BenchmarkWork"); n != s.Runs {
+			t.Fatalf("%s holds %d runs, ran %d", s.Name, n, s.Runs)
+		}
+	}
+}
+
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
+
+// TestGateInstructionsMatchesNothing: a sub-benchmark pattern that matches
+// nothing (the top level does) is an error of the gate, not a run with
+// nothing deterministic; a run that counts writes gate.txt with both
+// sides.
+func TestGateInstructionsMatchesNothing(t *testing.T) {
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		t.Skip("valgrind not installed: the instructions metric is not tested here")
+	}
+	r := newRepo(t)
+	good := r.CommitWork("100")
+	cfg := r.config(good, good)
+	cfg.Metric, cfg.Bench, cfg.Benchtime = "instructions", "Work/none", "5x"
+	cfg.Callgrind.Repeat, cfg.Callgrind.Jobs, cfg.Callgrind.MaxSpread = 1, 1, 0.005
+	_, err := Run(context.Background(), cfg)
+	var ge *Error
+	if !errors.As(err, &ge) || !strings.Contains(err.Error(), `-bench "Work/none" matches no benchmark in . at any level`) {
+		t.Fatalf("err %v", err)
+	}
+	cfg.Bench, cfg.Out = "Work", filepath.Join(t.TempDir(), "out")
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := os.ReadFile(res.GatePath)
+	if strings.Count(string(g), "BenchmarkWork") != 2 || !strings.Contains(string(g), "side: base\n") || !strings.Contains(string(g), "side: head\n") {
+		t.Fatalf("gate.txt:\n%s", g)
 	}
 }

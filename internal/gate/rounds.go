@@ -65,9 +65,9 @@ func runRound(ctx context.Context, cfg Config, res *Result, files *files, round 
 }
 
 // interrupted is the error of a gate whose context ended between or
-// during runs.
+// during runs: what each side ran (a round may have ended on one side).
 func interrupted(cfg Config, res *Result) error {
-	return errorf("interrupted after %d of %d rounds; the files hold what was measured", res.Rounds, cfg.Count)
+	return errorf("interrupted after %d of %d rounds: base ran %d times, head %d; the files hold what was measured", res.Rounds, cfg.Count, res.Base.Runs, res.Head.Runs)
 }
 
 // runOnce runs the side's benchmarks once and returns their output.

@@ -1,9 +1,6 @@
 package verdict
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // Looks returns the rounds at which a sequential gate decides: the first
 // at minCount, then at each doubling, and the last at maxCount.
@@ -26,11 +23,14 @@ func Looks(minCount, maxCount int) []int {
 // number, and so the cost of the split, logarithmic in the rounds.
 func LookAlpha(alpha float64, looks int) float64 { return alpha / float64(max(looks, 1)) }
 
-// Decided reports whether a comparison needs no more samples: exact,
-// significant, or with both sides' intervals so narrow that the change
-// lies within the minimum effect.
+// Decided reports whether a comparison needs no more samples: judged
+// without a test and not undecided, significant, or with both sides'
+// intervals so narrow that the change lies within the minimum effect.
 func (c *Comparison) Decided() bool {
-	return c.Exact || c.Significant || c.slack() > 0
+	if c.Rule != RuleUTest {
+		return c.Status != Undecided
+	}
+	return c.Significant || c.slack() > 0
 }
 
 // slack is how far the change plus both intervals' relative half-widths
@@ -61,29 +61,38 @@ func (v *Verdict) Undecided() []*Comparison {
 }
 
 // RoundsToDecide estimates the samples per side that would decide every
-// undecided comparison of v, from its rounds so far: intervals narrow as
-// one over the square root of the samples, so a change within the
-// minimum effect is decided once both intervals fit beside it; a change
-// past it once its test can reach the level (its ties counted). 0 when
-// nothing is undecided; MaxSamples when some comparison would need more.
+// undecided comparison of v, from its rounds so far (see
+// Comparison.roundsToDecide). 0 when nothing is undecided; MaxSamples
+// when some comparison would need more.
 func (v *Verdict) RoundsToDecide(level float64) int {
 	need := 0
 	for _, c := range v.Undecided() {
-		n := len(c.Base)
-		room := c.MinEffect - math.Abs(c.Delta)
-		width := halfWidth(c.BaseSum.Lo, c.BaseSum.Center, c.BaseSum.Hi) + halfWidth(c.HeadSum.Lo, c.HeadSum.Center, c.HeadSum.Hi)
-		switch {
-		case room > 0 && !math.IsInf(width, 0):
-			need = max(need, int(math.Ceil(float64(n)*math.Pow(width/room, 2))))
-		case room > 0:
-			need = max(need, 2*n)
-		default:
-			k := SamplesForTies(c.Base, c.Head, level)
-			if k == 0 {
-				k = MaxSamples
-			}
-			need = max(need, k, 2*n)
-		}
+		need = max(need, c.roundsToDecide(level))
 	}
-	return slices.Min([]int{need, MaxSamples})
+	return need
+}
+
+// roundsToDecide estimates the samples per side that would decide c:
+// intervals narrow as one over the square root of the samples, so a
+// change within the minimum effect is decided once both intervals fit
+// beside it; a change past it once its test can reach the level (its
+// ties counted). At most MaxSamples.
+func (c *Comparison) roundsToDecide(level float64) int {
+	n := len(c.Base)
+	room := c.MinEffect - math.Abs(c.Delta)
+	width := halfWidth(c.BaseSum.Lo, c.BaseSum.Center, c.BaseSum.Hi) + halfWidth(c.HeadSum.Lo, c.HeadSum.Center, c.HeadSum.Hi)
+	need := 0
+	switch {
+	case room > 0 && !math.IsInf(width, 0):
+		need = int(math.Ceil(float64(n) * math.Pow(width/room, 2)))
+	case room > 0:
+		need = 2 * n
+	default:
+		k := SamplesForTies(c.Base, c.Head, level)
+		if k == 0 {
+			k = MaxSamples
+		}
+		need = max(k, 2*n)
+	}
+	return min(need, MaxSamples)
 }

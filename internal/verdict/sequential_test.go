@@ -119,3 +119,80 @@ func TestLooks(t *testing.T) {
 		t.Fatal("LookAlpha")
 	}
 }
+
+// wallGate simulates one sequential wall-time gate of one benchmark as
+// the gate runs it (-count 60 -min-count 10): per round, sec/op with
+// multiplicative noise of sigma (normal), head slower by slowdown, and
+// B/op and allocs/op as a benchmark that allocates nothing per op
+// reports them at a short -benchtime: mostly 0, now and then a runtime
+// allocation amortised over b.N. It returns the verdict at the look it
+// stopped at.
+func wallGate(r *rand.Rand, sigma, slowdown float64) (*Verdict, int) {
+	pairs := []Pair{{Name: "T", Unit: "sec/op"}, {Name: "T", Unit: "B/op"}, {Name: "T", Unit: "allocs/op"}}
+	round := func(p *Pair, head bool) float64 {
+		switch p.Unit {
+		case "B/op":
+			if r.IntN(10) == 0 {
+				return float64(1 + r.IntN(200))
+			}
+			return 0
+		case "allocs/op":
+			if r.IntN(20) == 0 {
+				return 1
+			}
+			return 0
+		}
+		x := 100e-9 * (1 + sigma*r.NormFloat64())
+		if head {
+			x *= 1 + slowdown
+		}
+		return x
+	}
+	looks := Looks(10, 60)
+	o := Options{Alpha: LookAlpha(0.05, len(looks)), MinEffect: 0.05}
+	var v *Verdict
+	for _, n := range looks {
+		for i := range pairs {
+			for len(pairs[i].Base) < n {
+				pairs[i].Base = append(pairs[i].Base, round(&pairs[i], false))
+				pairs[i].Head = append(pairs[i].Head, round(&pairs[i], true))
+			}
+		}
+		if v = Decide(pairs, o); len(v.Undecided()) == 0 {
+			return v, n
+		}
+	}
+	return v, looks[len(looks)-1]
+}
+
+// TestWallGateAAPassesAndCatches: 20 simulated A/A gates with ±10-14 %
+// noise per round pass (exit 0) in at least 19, B/op and allocs/op
+// never undecided; a 10 % slowdown is caught (exit 1) in at least 18 of
+// 20. The samples are synthetic and seeded: no machine noise.
+func TestWallGateAAPassesAndCatches(t *testing.T) {
+	passed, caught := 0, 0
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed, 42))
+		sigma := 0.10 + 0.04*r.Float64()
+		v, rounds := wallGate(r, sigma, 0)
+		if v.Exit() == ExitPass {
+			passed++
+		}
+		for _, c := range v.Comparisons {
+			if c.Unit != "sec/op" && c.Status == Undecided {
+				t.Errorf("seed %d: %s undecided (%s)", seed, c.Unit, c.Note)
+			}
+		}
+		d, _ := v.Sensitivity()
+		t.Logf("seed %d A/A: sigma %.3f, exit %d after %d rounds, detectable %.1f%%", seed, sigma, v.Exit(), rounds, 100*d)
+		v, rounds = wallGate(r, sigma, 0.10)
+		if v.Exit() == ExitRegression && v.Comparisons[0].Status == Regressed {
+			caught++
+		}
+		t.Logf("seed %d +10%%: exit %d after %d rounds", seed, v.Exit(), rounds)
+	}
+	t.Logf("A/A passed %d of 20, 10%% slowdown caught %d of 20", passed, caught)
+	if passed < 19 || caught < 18 {
+		t.Fatalf("A/A passed %d of 20 (want >= 19), 10%% slowdown caught %d of 20 (want >= 18)", passed, caught)
+	}
+}

@@ -18,7 +18,7 @@ func TestOneSampleIsNotExact(t *testing.T) {
 		{Name: "T", Unit: "allocs/op", Base: []float64{2}, Head: []float64{3}},
 		{Name: "T", Unit: "instructions/op", ExactUnit: true, Base: []float64{100}, Head: []float64{110}},
 	}
-	v := Decide(pairs, Options{MinEffect: 0.05})
+	v := Decide(pairs, Options{MinEffect: 0.05, RequireEquivalence: true})
 	want := []struct {
 		exact  bool
 		status Status
@@ -47,7 +47,7 @@ func TestTiesUndecided(t *testing.T) {
 	if reach <= 0.05 {
 		t.Fatalf("ReachableP = %g, want above 0.05", reach)
 	}
-	v := Decide([]Pair{p}, Options{MinEffect: 0.05})
+	v := Decide([]Pair{p}, Options{MinEffect: 0.05, RequireEquivalence: true})
 	if c := v.Comparisons[0]; c.Status != Undecided || v.Exit() != ExitUndecided {
 		t.Fatalf("status %v (p %g, note %q), want undecided", c.Status, c.P, c.Note)
 	}

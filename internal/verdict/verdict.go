@@ -4,13 +4,27 @@
 //
 // The rules, in order:
 //
-//   - Units that are exact by nature (allocs/op, B/op, and any unit whose
-//     Unit line says assume=exact) are compared exactly, without a test,
-//     when every value on each side is equal: equal is unchanged; any
-//     increase of allocs/op is a regression; another unit regresses when
-//     the change passes the minimum effect in its worse direction. One
-//     sample is enough for such a unit. Exactness is never inferred from
-//     the values: two single timings are two samples of noise.
+//   - allocs/op and B/op are integers amortised over b.N: what the
+//     operation allocates plus a share of the benchmark's setup and the
+//     runtime's own allocations, which differs from process to process.
+//     They are judged without a test (RuleAmortised): equal medians are
+//     equal; medians closer than one allocation per op (MinAmortisedStep)
+//     are "~"; otherwise the smallest values must differ by as much, in
+//     the same direction (the amortised share only ever adds, so each
+//     side's smallest value is nearest its operation's own count). A
+//     whole allocation more per op is a regression; B/op counts when it
+//     also passes the minimum effect. Never undecided.
+//   - Other units exact by nature (a Unit line's assume=exact, as
+//     instruction counts) are compared exactly, without a test, when every
+//     value on each side is equal (RuleExact): equal is unchanged;
+//     otherwise the change counts past the minimum effect. One sample is
+//     enough for such a unit. Exactness is never inferred from the values:
+//     two single timings are two samples of noise. When the repeats
+//     disagree they are judged on their ranges (RuleRange): a regression
+//     when head's smallest value is above base's largest by more than the
+//     minimum effect, an improvement the other way, "~" when every ratio
+//     of the two ranges lies within the minimum effect, and only then
+//     undecided.
 //   - Every other benchmark and unit takes a Mann-Whitney U test
 //     (golang.org/x/perf/benchmath, as benchstat), and the family-wise
 //     error rate over all the tests of the run is held at Alpha with
@@ -24,12 +38,16 @@
 //     effect in the unit's worse direction (higher time, lower req/s); a
 //     benchmark's effective minimum is the larger of Options.MinEffect and
 //     its noise floor.
-//   - When the samples are too few for the test to reach the corrected
-//     level, a change past the minimum effect in the worse direction is
-//     undecided, and the verdict says how many samples per side would do.
-//     Both are computed from the observed ties (ReachableP): values that
-//     repeat, as integer metrics and rounded figures do, leave fewer
-//     distinct orderings and a larger smallest p-value.
+//   - A tested change that is not significant passes, and the verdict
+//     says how large a slowdown the run could have flagged (Detectable):
+//     a pass never claims more than the samples' noise allowed. With
+//     Options.RequireEquivalence, when the samples are too few for the
+//     test to reach its Holm level, a change past the minimum effect in
+//     the worse direction is undecided instead, and the verdict says how
+//     many samples per side would do. Both are computed from the observed
+//     ties (ReachableP): values that repeat, as integer metrics and
+//     rounded figures do, leave fewer distinct orderings and a larger
+//     smallest p-value.
 package verdict
 
 import (
@@ -38,7 +56,6 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/loopbench/loopbench/internal/benchdata"
 	"golang.org/x/perf/benchmath"
 )
 
@@ -48,6 +65,10 @@ type Options struct {
 	MinEffect  float64 // smallest relative change that counts: 0.05 is 5 %
 	Floors     Floors  // per-benchmark noise floors, from `gate -aa`; may be nil
 	Confidence float64 // of the summaries' intervals; 0 means 0.95
+	// RequireEquivalence makes a tested comparison that is neither
+	// significant nor placed within the minimum effect by both sides'
+	// intervals undecided (exit 3) rather than a pass.
+	RequireEquivalence bool
 }
 
 // Pair is one benchmark's samples in one unit, base and head.
@@ -55,8 +76,9 @@ type Pair struct {
 	Group      string // the configuration group, "" when the files hold one
 	Name, Unit string
 	Better     int // +1 when higher is better, -1 when lower is
-	// ExactUnit says the unit is exact by nature (see benchdata.ExactUnit): its
-	// samples are compared without a test when they are constant.
+	// ExactUnit says the unit's metadata marks it exact (see
+	// benchdata.ExactUnit): its samples are compared without a test (see
+	// RuleOf).
 	ExactUnit  bool
 	Base, Head []float64
 }
@@ -68,7 +90,7 @@ const (
 	Same      Status = iota // no significant change, or none past the minimum effect
 	Improved                // significantly better, past the minimum effect
 	Regressed               // significantly worse, past the minimum effect
-	Undecided               // worse past the minimum effect, too few samples to test
+	Undecided               // the samples cannot tell (see the package comment)
 )
 
 func (s Status) String() string {
@@ -78,9 +100,13 @@ func (s Status) String() string {
 // Comparison is the verdict on one Pair.
 type Comparison struct {
 	Pair
+	// BaseSum and HeadSum are, for the U test, each side's center and
+	// confidence interval; for the rules without a test, its median and
+	// its range (Lo the smallest value, Hi the largest).
 	BaseSum, HeadSum benchmath.Summary
 	Delta            float64 // head/base - 1 of the centers; ±Inf when base is 0
-	Exact            bool    // an exact unit with constant samples, compared without a test
+	Rule             Rule    // how it was judged
+	Exact            bool    // judged without a test: Rule is not RuleUTest
 	P                float64 // the U test's p-value (NaN when Exact)
 	Threshold        float64 // the Holm level P was held to (NaN when Exact)
 	Significant      bool    // P passed Threshold
@@ -95,8 +121,9 @@ type Verdict struct {
 	Alpha       float64
 	Tests       int // comparisons that took a U test: Holm's m
 	// Need is, when some comparison is undecided, the samples per side that
-	// would let every undecided test reach the run's strictest level,
-	// alpha/Tests, given its ties.
+	// would likely decide every undecided test: reach the run's strictest
+	// level, alpha/Tests, given its ties, or narrow its intervals within
+	// the minimum effect.
 	Need int
 	// Unreachable counts the undecided comparisons whose ties no sample
 	// size up to MaxSamples would resolve.
@@ -152,65 +179,107 @@ func Decide(pairs []Pair, o Options) *Verdict {
 	if o.Confidence <= 0 {
 		o.Confidence = 0.95
 	}
-	th := &benchmath.Thresholds{CompareAlpha: o.Alpha}
 	v := &Verdict{Alpha: o.Alpha}
 	var tested []int
 	for _, p := range pairs {
 		if len(p.Base) == 0 || len(p.Head) == 0 {
 			continue
 		}
-		if p.Better == 0 {
-			p.Better = -1
-		}
-		s1 := benchmath.NewSample(slices.Clone(p.Base), th)
-		s2 := benchmath.NewSample(slices.Clone(p.Head), th)
-		c := Comparison{Pair: p, P: math.NaN(), Threshold: math.NaN(), MinEffect: max(o.MinEffect, o.Floors.Get(p.Group, p.Name, p.Unit))}
-		exactUnit := p.ExactUnit || benchdata.ExactUnit(p.Unit, nil)
-		c.Exact = exactUnit && constant(s1.Values) && constant(s2.Values)
-		if c.Exact {
-			c.BaseSum = benchmath.AssumeExact.Summary(s1, o.Confidence)
-			c.HeadSum = benchmath.AssumeExact.Summary(s2, o.Confidence)
-		} else {
-			c.BaseSum = benchmath.AssumeNothing.Summary(s1, o.Confidence)
-			c.HeadSum = benchmath.AssumeNothing.Summary(s2, o.Confidence)
-			c.P = benchmath.AssumeNothing.Compare(s1, s2).P
+		c := summarize(p, o)
+		if c.Rule == RuleUTest {
 			tested = append(tested, len(v.Comparisons))
 		}
-		c.Delta = relDelta(c.BaseSum.Center, c.HeadSum.Center)
 		v.Comparisons = append(v.Comparisons, c)
 	}
 	v.Tests = len(tested)
 	holm(v.Comparisons, tested, o.Alpha)
-	strictest := o.Alpha / float64(max(v.Tests, 1))
 	for i := range v.Comparisons {
 		c := &v.Comparisons[i]
 		worse, better := c.beyond()
 		switch {
-		case c.Exact:
+		case c.Rule == RuleExact:
 			c.decideExact(worse, better)
+		case c.Rule == RuleAmortised:
+			c.decideAmortised(worse, better)
+		case c.Rule == RuleRange:
+			c.decideRange()
 		case c.Significant && worse:
 			c.Status = Regressed
 		case c.Significant && better:
 			c.Status = Improved
 		case c.Significant:
 			c.Note = fmt.Sprintf("significant, within the %s minimum effect", pct(c.MinEffect))
+		case worse && o.RequireEquivalence:
+			c.undecided(v, o.Alpha/float64(max(v.Tests, 1)))
 		case worse:
-			c.undecided(v, strictest)
+			c.Note = "not significant"
 		}
+	}
+	if o.RequireEquivalence {
+		v.requireEquivalence(o.Alpha / float64(max(v.Tests, 1)))
 	}
 	return v
 }
 
+// requireEquivalence marks undecided every tested comparison that is
+// neither significant nor placed within its minimum effect by both
+// sides' intervals, and sets v.Need to the samples per side that would
+// likely decide them all.
+func (v *Verdict) requireEquivalence(strictest float64) {
+	for i := range v.Comparisons {
+		c := &v.Comparisons[i]
+		if c.Rule != RuleUTest || c.Status != Same || c.Decided() {
+			continue
+		}
+		c.Status = Undecided
+		c.Note = fmt.Sprintf("neither significant nor within the %s minimum effect", pct(c.MinEffect))
+		v.Need = max(v.Need, c.roundsToDecide(strictest))
+	}
+}
+
+// summarize returns the comparison of p before its verdict: its rule,
+// summaries, delta and, for the U test, p-value.
+func summarize(p Pair, o Options) Comparison {
+	if p.Better == 0 {
+		p.Better = -1
+	}
+	th := &benchmath.Thresholds{CompareAlpha: o.Alpha}
+	s1 := benchmath.NewSample(slices.Clone(p.Base), th)
+	s2 := benchmath.NewSample(slices.Clone(p.Head), th)
+	c := Comparison{Pair: p, P: math.NaN(), Threshold: math.NaN(), MinEffect: max(o.MinEffect, o.Floors.Get(p.Group, p.Name, p.Unit))}
+	c.Rule = ruleOf(p, s1.Values, s2.Values)
+	c.Exact = c.Rule != RuleUTest
+	switch c.Rule {
+	case RuleUTest:
+		c.BaseSum = benchmath.AssumeNothing.Summary(s1, o.Confidence)
+		c.HeadSum = benchmath.AssumeNothing.Summary(s2, o.Confidence)
+		c.P = uTestP(s1, s2)
+	default:
+		c.BaseSum, c.HeadSum = rangeSummary(s1.Values), rangeSummary(s2.Values)
+	}
+	c.Delta = relDelta(c.BaseSum.Center, c.HeadSum.Center)
+	return c
+}
+
+// uTestP is benchmath's Mann-Whitney U p-value held within what the
+// samples' sizes can give: benchmath's exact distribution with ties
+// returns 0, or more than 1, when a side holds one value (1 against five
+// equal values gives 0, where no split of 1+5 values goes below 1/3).
+func uTestP(s1, s2 *benchmath.Sample) float64 {
+	p := benchmath.AssumeNothing.Compare(s1, s2).P
+	return min(1, max(p, MinP(len(s1.Values), len(s2.Values))))
+}
+
 // undecided marks c undecided when its samples, with their ties, cannot
-// reach the strictest level at all, and raises v.Need to the samples per
-// side that would.
+// reach the Holm level the table shows for it, and raises v.Need to the
+// samples per side that would reach the run's strictest level.
 func (c *Comparison) undecided(v *Verdict, strictest float64) {
 	reach := ReachableP(c.Base, c.Head)
-	if reach <= strictest {
+	if reach <= c.Threshold {
 		return // the test could have decided: it found no difference
 	}
 	c.Status = Undecided
-	c.Note = fmt.Sprintf("n=%d+%d cannot reach p<%.2g", len(c.Base), len(c.Head), strictest)
+	c.Note = fmt.Sprintf("n=%d+%d cannot reach p<%.2g", len(c.Base), len(c.Head), c.Threshold)
 	if reach > MinP(len(c.Base), len(c.Head))*(1+1e-9) {
 		c.Note += fmt.Sprintf(": with these ties the smallest p is %.2g", reach)
 	}
@@ -221,15 +290,11 @@ func (c *Comparison) undecided(v *Verdict, strictest float64) {
 	}
 }
 
-// decideExact is the verdict on deterministic samples.
+// decideExact is the verdict on deterministic samples of an exact unit.
 func (c *Comparison) decideExact(worse, better bool) {
 	switch {
 	case c.BaseSum.Center == c.HeadSum.Center:
 		c.Note = "exact"
-	case c.Unit == "allocs/op" && c.HeadSum.Center > c.BaseSum.Center:
-		c.Status, c.Note = Regressed, "exact: more allocations"
-	case c.Unit == "allocs/op":
-		c.Status, c.Note = Improved, "exact: fewer allocations"
 	case worse:
 		c.Status, c.Note = Regressed, "exact"
 	case better:
@@ -332,7 +397,7 @@ func ReachableP(base, head []float64) float64 {
 		return benchmath.AssumeNothing.Compare(s1, s2).P
 	}
 	n2 := len(head)
-	return min(p(pooled[:n1], pooled[n1:]), p(pooled[n2:], pooled[:n2]))
+	return min(1, max(MinP(n1, n2), min(p(pooled[:n1], pooled[n1:]), p(pooled[n2:], pooled[:n2]))))
 }
 
 // SamplesForTies returns the smallest n per side for which samples with

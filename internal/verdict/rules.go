@@ -1,0 +1,131 @@
+package verdict
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/loopbench/loopbench/internal/benchdata"
+	"golang.org/x/perf/benchmath"
+)
+
+// Rule is how a comparison is judged.
+type Rule int
+
+const (
+	RuleUTest     Rule = iota // Mann-Whitney U test, Holm across the run
+	RuleExact                 // an exact unit, every value on each side equal
+	RuleRange                 // an exact unit whose repeats disagree: judged on the ranges
+	RuleAmortised             // allocs/op, B/op: integers amortised over b.N
+)
+
+func (r Rule) String() string {
+	return [...]string{"u-test", "exact", "range", "amortised"}[r]
+}
+
+// RuleOf returns the rule that judges a pair of unit with base and head
+// values. exactUnit says the unit's metadata marks it exact.
+// internal/report and compare call it to agree on how a cell is read.
+func RuleOf(unit string, exactUnit bool, base, head []float64) Rule {
+	switch {
+	case unit == "allocs/op" || unit == "B/op":
+		return RuleAmortised
+	case !exactUnit && !benchdata.ExactUnit(unit, nil):
+		return RuleUTest
+	case constant(base) && constant(head):
+		return RuleExact
+	}
+	return RuleRange
+}
+
+func ruleOf(p Pair, base, head []float64) Rule { return RuleOf(p.Unit, p.ExactUnit, base, head) }
+
+// MinAmortisedStep is the smallest change of an amortised unit that can be
+// the operation's own: one allocation per op, and for B/op the smallest
+// allocation Go makes (its smallest size class, 8 bytes). Below it, a
+// difference is a share of setup or of the runtime's allocations spread
+// over b.N, which differs between processes (B/op 1 in one, 2 in the
+// next, on identical code).
+func MinAmortisedStep(unit string) float64 {
+	if unit == "B/op" {
+		return 8
+	}
+	return 1
+}
+
+// rangeSummary summarizes values judged without a test: their median as
+// the center and their range as the interval.
+func rangeSummary(xs []float64) benchmath.Summary {
+	return benchmath.Summary{Center: median(slices.Clone(xs)), Lo: slices.Min(xs), Hi: slices.Max(xs), Confidence: 1}
+}
+
+// decideAmortised is the verdict on allocs/op and B/op (see the package
+// comment): never undecided.
+func (c *Comparison) decideAmortised(worse, better bool) {
+	step := MinAmortisedStep(c.Unit)
+	b, h := c.BaseSum.Center, c.HeadSum.Center
+	up := h > b
+	lowB, lowH := c.BaseSum.Lo, c.HeadSum.Lo
+	switch {
+	case b == h && c.BaseSum.Lo == c.BaseSum.Hi && c.HeadSum.Lo == c.HeadSum.Hi:
+		c.Note = "exact"
+	case b == h:
+		c.Note = "amortised: equal medians"
+	case math.Abs(h-b) < step:
+		c.Note = fmt.Sprintf("amortised: medians within %s", stepString(c.Unit, step))
+	case up && lowH-lowB < step, !up && lowB-lowH < step:
+		c.Note = fmt.Sprintf("amortised: the smallest values within %s", stepString(c.Unit, step))
+	case c.Unit == "allocs/op" && up:
+		c.Status, c.Note = Regressed, "amortised: more allocations"
+	case c.Unit == "allocs/op":
+		c.Status, c.Note = Improved, "amortised: fewer allocations"
+	case worse:
+		c.Status, c.Note = Regressed, "amortised"
+	case better:
+		c.Status, c.Note = Improved, "amortised"
+	default:
+		c.Note = fmt.Sprintf("amortised, within the %s minimum effect", pct(c.MinEffect))
+	}
+}
+
+func stepString(unit string, step float64) string {
+	if unit == "B/op" {
+		return fmt.Sprintf("%g B per op", step)
+	}
+	return "one allocation per op"
+}
+
+// decideRange is the verdict on an exact unit whose repeats disagree:
+// on the ranges of the two sides (see the package comment).
+func (c *Comparison) decideRange() {
+	lo, hi := ratioRange(c.BaseSum, c.HeadSum)
+	if c.Better > 0 {
+		lo, hi = -hi, -lo
+	}
+	switch {
+	case lo > c.MinEffect:
+		c.Status = Regressed
+		c.Note = fmt.Sprintf("range: worse by %s at least", pct(lo))
+	case hi < -c.MinEffect:
+		c.Status = Improved
+		c.Note = fmt.Sprintf("range: better by %s at least", pct(-hi))
+	case lo >= -c.MinEffect && hi <= c.MinEffect:
+		c.Note = fmt.Sprintf("range: within the %s minimum effect", pct(c.MinEffect))
+	default:
+		c.Status = Undecided
+		c.Note = fmt.Sprintf("range: the repeats allow %s to %s, across the %s minimum effect", pctSigned(lo), pctSigned(hi), pct(c.MinEffect))
+	}
+}
+
+// ratioRange returns the smallest and the largest head/base - 1 the two
+// ranges allow.
+func ratioRange(base, head benchmath.Summary) (lo, hi float64) {
+	return relDelta(base.Hi, head.Lo), relDelta(base.Lo, head.Hi)
+}
+
+func pctSigned(f float64) string {
+	if math.IsInf(f, 0) {
+		return fmt.Sprintf("%+.0f", f)
+	}
+	return fmt.Sprintf("%+.3g%%", 100*f)
+}
