@@ -138,11 +138,14 @@ func TestLoadReportGolden(t *testing.T) {
 		Corrected:   load.Latencies{P50: 142_301, P90: 980_420, P99: 1_199_340, P999: 1_424_130, Max: 1_897_470},
 		Uncorrected: load.Latencies{P50: 45_071, P90: 105_220, P99: 171_019, P999: 324_115, Max: 926_003},
 		PacingLag:   load.Latencies{P50: 12_100, P90: 31_700, P99: 80_210, P999: 140_200, Max: 903_500},
-		Overflow:    2, Elapsed: 10 * time.Second, Duration: 10 * time.Second,
+		ReceiveLag:  load.Latencies{P50: 3_100, P90: 7_700, P99: 20_210, P999: 40_200, Max: 303_500},
+		Conns:       10, UncorrectedMean: 61_000,
+		Overflow: 2, Elapsed: 10 * time.Second, Duration: 10 * time.Second,
 		WindowStart: start, WindowEnd: start.Add(10 * time.Second), CPU: 4 * time.Second, Wall: 11 * time.Second,
 	}
 	interrupted := rep
 	interrupted.Interrupted, interrupted.Elapsed = true, 2500*time.Millisecond
+	interrupted.Spin = 2 * time.Second
 	for _, format := range []string{"table", "json", "benchfmt"} {
 		var out bytes.Buffer
 		if err := writeLoad(&out, loadFlags{cfg: cfg, format: format}, []load.Report{rep, interrupted}); err != nil {

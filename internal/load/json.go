@@ -22,8 +22,12 @@ type JSONRun struct {
 	WindowStart time.Time     `json:"window_start"`
 	WindowEnd   time.Time     `json:"window_end"`
 	CPUCores    float64       `json:"generator_cpu_cores"`
+	CPUPerReqUS float64       `json:"generator_cpu_per_request_us"`
+	SpinUS      float64       `json:"generator_spin_us"`
+	ConnsBusy   float64       `json:"connections_busy"`
 	Overflow    int64         `json:"overflow"`
 	PacingLag   JSONLatencies `json:"pacing_lag"`
+	ReceiveLag  JSONLatencies `json:"receive_lag"`
 	Corrected   JSONLatencies `json:"corrected_latency"`
 	Uncorrected JSONLatencies `json:"uncorrected_latency"`
 }
@@ -61,7 +65,8 @@ func (r Report) JSON() JSONRun {
 		OfferedRPS: r.Offered, AchievedRPS: r.Achieved, Behind: r.Behind,
 		Elapsed: r.Elapsed.String(), Interrupted: r.Interrupted,
 		WindowStart: r.WindowStart.UTC(), WindowEnd: r.WindowEnd.UTC(),
-		CPUCores: r.Cores(), Overflow: r.Overflow, PacingLag: JSONLat(r.PacingLag),
+		CPUCores: r.Cores(), CPUPerReqUS: float64(r.CPUPerRequest()) / 1e3, SpinUS: float64(r.Spin) / 1e3, ConnsBusy: r.Concurrency(),
+		Overflow: r.Overflow, PacingLag: JSONLat(r.PacingLag), ReceiveLag: JSONLat(r.ReceiveLag),
 		Corrected: JSONLat(r.Corrected), Uncorrected: JSONLat(r.Uncorrected),
 	}
 }

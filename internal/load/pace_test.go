@@ -9,40 +9,31 @@ import (
 	"time"
 )
 
-// TestSleepForNeverEarly: a wait never returns before its time (an
-// order, not a duration bound).
-func TestSleepForNeverEarly(t *testing.T) {
-	for _, d := range []time.Duration{0, time.Microsecond, 50 * time.Microsecond, 300 * time.Microsecond, 2 * time.Millisecond} {
-		for range 20 {
-			start := time.Now()
-			sleepFor(d)
-			if got := time.Since(start); got < d {
-				t.Fatalf("sleepFor(%v) returned after %v", d, got)
-			}
-		}
-	}
-}
-
-// waits are the ways a generator can wait for a send time: its own
-// (sleepFor) and, as baselines in the same binary, the runtime's timer
-// (what it used before; about a millisecond late on an idle Linux
-// machine, whose runtime waits in epoll_wait in whole milliseconds) and
-// a runtime timer to 1.5 ms before the time, then a spin that yields.
+// waits are ways to wait for a send time, as baselines of the
+// generator's pacing in the same binary: the runtime's timer (about a
+// millisecond late on an idle Linux machine, whose runtime waits in
+// epoll_wait in whole milliseconds) and the generator's own, a loop
+// timer (CallLater) on a locked thread with the generator's timer slack.
 var waits = []struct {
 	name string
 	wait func(time.Duration)
 }{
-	{"sleepFor", sleepFor},
 	{"runtime-timer", time.Sleep},
-	{"timer-then-spin", func(d time.Duration) {
-		until := time.Now().Add(d)
-		if d > 1500*time.Microsecond {
-			time.Sleep(d - 1500*time.Microsecond)
-		}
-		for time.Now().Before(until) {
-			runtime.Gosched()
-		}
-	}},
+	{"loop-timer", loopWait},
+}
+
+// loopWait waits for d on a loop of its own, as a generator's loop does.
+func loopWait(d time.Duration) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	prepareThread(-1)
+	l, err := newLoop()
+	if err != nil {
+		panic(err)
+	}
+	defer l.Close()
+	l.CallLater(d, l.Stop)
+	l.RunForever()
 }
 
 // BenchmarkWait reports, for each way to wait and a wait of 200 µs and
@@ -94,5 +85,6 @@ func BenchmarkPacing(b *testing.B) {
 	b.ReportMetric(float64(rep.Corrected.P50), "corrected-p50-ns")
 	b.ReportMetric(float64(rep.Uncorrected.P50), "uncorrected-p50-ns")
 	b.ReportMetric(rep.Cores(), "generator-cores")
+	b.ReportMetric(float64(rep.CPUPerRequest()), "generator-cpu-ns/req")
 	b.ReportMetric(0, "ns/op")
 }

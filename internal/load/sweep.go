@@ -128,11 +128,13 @@ func (sw Sweep) Outcomes() []StepOutcome {
 	return out
 }
 
-// FiguresOf are a run's figures for judging, cpus its usable CPUs.
+// FiguresOf are a run's figures for judging, cpus its usable CPUs. The
+// CPU it counts leaves the spinning out (SpinFreeCores).
 func FiguresOf(rep Report, cpus int) Figures {
 	return Figures{
 		Offered: rep.Offered, Achieved: rep.Achieved, P99: rep.Corrected.P99, ErrorRate: rep.ErrorRate(),
-		PacingLagP99: rep.PacingLag.P99, CPUBound: cpus > 0 && rep.Cores() >= CPUBound*float64(cpus),
+		PacingLagP99: rep.PacingLag.P99, CPUBound: cpus > 0 && rep.SpinFreeCores() >= CPUBound*float64(cpus),
+		Concurrency: rep.Concurrency(), Conns: rep.Conns, LatencyP50: rep.Uncorrected.P50,
 	}
 }
 
@@ -171,7 +173,11 @@ func RunSweep(ctx context.Context, sc SweepConfig, each func(Step)) (Sweep, erro
 			sw.Knee = FindKnee(sw.Outcomes())
 			return sw, fmt.Errorf("step %d (%.0f req/s): %w", i+1, rate, err)
 		}
-		st := Step{Index: i, Report: rep, Verdict: sc.Criteria.Judge(FiguresOf(rep, sc.CPUs))}
+		fig := FiguresOf(rep, sc.CPUs)
+		if len(sw.Steps) > 0 {
+			fig.BaseLatencyP50 = sw.Steps[0].Report.Uncorrected.P50
+		}
+		st := Step{Index: i, Report: rep, Verdict: sc.Criteria.Judge(fig)}
 		if !cfg.StartAt.IsZero() {
 			st.StartedLate = max(rep.WindowStart.Sub(cfg.StartAt.Add(cfg.Warmup)), 0)
 		}
