@@ -124,8 +124,9 @@ type Report struct {
 	PacingLag Latencies
 	// ReceiveLag is the time from an answer's arrival at the socket (the
 	// kernel's receive timestamp) to the generator's reading it: the
-	// wake-up delay both latencies include. Linux, plain TCP only; empty
-	// elsewhere.
+	// wake-up delay both latencies include, for the answers the kernel
+	// stamped (SO_TIMESTAMPNS; not every one). Linux, plain TCP only;
+	// empty elsewhere.
 	ReceiveLag Latencies
 	// Overflow counts latencies beyond the histograms' 60 s, recorded as 60 s.
 	Overflow int64

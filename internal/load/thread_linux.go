@@ -33,26 +33,35 @@ func enableRecvTimestamps(fd int) bool {
 	return unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1) == nil
 }
 
-// stampSpace is the control buffer's size for one SCM_TIMESTAMPNS.
-var stampSpace = unix.CmsgSpace(int(unsafe.Sizeof(unix.Timespec{})))
+// stampReader reads with recvmsg through a header, an iovec and a
+// control buffer of its own, so that a read allocates nothing; one per
+// loop, used on its thread.
+type stampReader struct {
+	hdr unix.Msghdr
+	iov unix.Iovec
+	oob [64]byte
+}
 
-// readStamped reads from fd with recvmsg and returns the kernel's
-// receive timestamp of the data (Unix ns, 0 when none came with it).
-func readStamped(fd int, buf []byte) (n int, arrived int64, err error) {
-	var oob [64]byte
-	n, oobn, _, _, err := unix.Recvmsg(fd, buf, oob[:stampSpace], 0)
-	if err != nil || oobn < unix.CmsgSpace(0) {
-		return n, 0, err
+// read reads from fd into buf and returns the kernel's receive timestamp
+// of the data (Unix ns, 0 when none came with it).
+func (s *stampReader) read(fd int, buf []byte) (n int, arrived int64, err error) {
+	s.iov.Base = &buf[0]
+	s.iov.SetLen(len(buf))
+	s.hdr = unix.Msghdr{Iov: &s.iov, Control: &s.oob[0]}
+	s.hdr.SetIovlen(1)
+	s.hdr.SetControllen(len(s.oob))
+	r, _, errno := unix.Syscall(unix.SYS_RECVMSG, uintptr(fd), uintptr(unsafe.Pointer(&s.hdr)), 0)
+	if errno != 0 {
+		return 0, 0, errno
 	}
-	msgs, perr := unix.ParseSocketControlMessage(oob[:oobn])
-	if perr != nil {
-		return n, 0, nil
+	head := unix.CmsgLen(0)
+	if int(s.hdr.Controllen) < head+int(unsafe.Sizeof(unix.Timespec{})) {
+		return int(r), 0, nil
 	}
-	for _, m := range msgs {
-		if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SCM_TIMESTAMPNS && len(m.Data) >= int(unsafe.Sizeof(unix.Timespec{})) {
-			ts := (*unix.Timespec)(unsafe.Pointer(&m.Data[0]))
-			return n, time.Unix(int64(ts.Sec), int64(ts.Nsec)).UnixNano(), nil
-		}
+	h := (*unix.Cmsghdr)(unsafe.Pointer(&s.oob[0]))
+	if h.Level != unix.SOL_SOCKET || h.Type != unix.SCM_TIMESTAMPNS {
+		return int(r), 0, nil
 	}
-	return n, 0, nil
+	ts := (*unix.Timespec)(unsafe.Pointer(&s.oob[head]))
+	return int(r), time.Unix(int64(ts.Sec), int64(ts.Nsec)).UnixNano(), nil
 }

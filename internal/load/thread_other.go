@@ -11,8 +11,10 @@ func prepareThread(int) {}
 // enableRecvTimestamps is false: the receive lag is measured on Linux.
 func enableRecvTimestamps(int) bool { return false }
 
-// readStamped is a read: no receive timestamps here.
-func readStamped(fd int, buf []byte) (int, int64, error) {
+// stampReader is a plain read here: no receive timestamps.
+type stampReader struct{}
+
+func (*stampReader) read(fd int, buf []byte) (int, int64, error) {
 	n, err := unix.Read(fd, buf)
 	return n, 0, err
 }

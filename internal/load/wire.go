@@ -105,7 +105,7 @@ func (rw *rawWire) readable() {
 	var err error
 	for {
 		if rw.stamped {
-			n, arrived, err = readStamped(rw.fd, buf)
+			n, arrived, err = rw.c.w.stamps.read(rw.fd, buf)
 		} else {
 			n, err = unix.Read(rw.fd, buf)
 		}

@@ -13,15 +13,16 @@ import (
 // their schedule, its recorder and error log. Everything but start,
 // landed and over is touched only on the loop's thread.
 type worker struct {
-	run   *shared
-	l     *loopbench.Loop
-	cpu   int // the CPU its thread is pinned to; -1: not pinned
-	conns []*conn
-	rec   *recorder
-	errs  *errorLog
-	buf   []byte        // the read buffer its connections share
-	base  time.Duration // the loop time of the run's start
-	start chan time.Time
+	run    *shared
+	l      *loopbench.Loop
+	cpu    int // the CPU its thread is pinned to; -1: not pinned
+	conns  []*conn
+	rec    *recorder
+	errs   *errorLog
+	buf    []byte        // the read buffer its connections share
+	stamps stampReader   // reads with the receive timestamp
+	base   time.Duration // the loop time of the run's start
+	start  chan time.Time
 
 	closed    bool // the window closed (its end, a stop or an interrupt)
 	busy      int  // requests in flight or waiting for a dial
