@@ -20,7 +20,8 @@ import (
 const loadUsage = `usage: loopbench load -addr host:port [flags]
 
 Sends request/response round trips of -size bytes over -conns TCP
-connections to an echo server (loopbench serve, gonet, or any other). With
+connections (-udp: datagrams over connected UDP sockets) to an echo
+server (loopbench serve, gonet, or any other). With
 -rate R it keeps a fixed schedule of R requests per second and measures
 latency from each request's intended send time (coordinated omission
 corrected, as wrk2), with the uncorrected figure next to it; -rate 0 is a
@@ -107,6 +108,7 @@ type loadFlags struct {
 	rates     []float64
 	slo       time.Duration
 	tlsLine   string // what -tls dials with, for the output
+	udp       bool   // -udp
 }
 
 func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
@@ -132,6 +134,7 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.StringVar(&f.out, "out", "", "write the mergeable result (histograms, window, counts, CPU) to this file, one JSON line (a line per step with -sweep); - for stdout, after the table (see loopbench merge)")
 	fs.StringVar(&f.name, "name", "", "names this generator in -out (default: the host name)")
 	fs.StringVar(&f.startAt, "start-at", "", "start sending at this wall-clock instant (RFC 3339), connections opened before: give N generators the same one")
+	fs.BoolVar(&f.udp, "udp", false, "send each request as one datagram over UDP (a connected socket per connection; a lost datagram is a timeout)")
 	tlsf := addLoadTLSFlags(fs)
 	fs.StringVar(&f.sweep, "sweep", "", "open-loop steps of rising rate: 2000,4000,8000 or 2000:400000:x1.4 (see above)")
 	fs.DurationVar(&f.slo, "slo", time.Millisecond, "with -sweep: the corrected p99 a step must stay within")
@@ -167,6 +170,12 @@ func (f *loadFlags) check(set map[string]bool) error {
 		return usageError{fmt.Sprintf("-count %d: want at least 1", f.count)}
 	case c.Timeout == 0:
 		return usageError{"-timeout 0s: want a positive duration"}
+	}
+	if f.udp {
+		c.Network = "udp"
+		if c.Label == "" {
+			c.Label = "udp:" + c.Addr // never merged with TCP runs
+		}
 	}
 	if err := c.Validate(); err != nil {
 		return usageError{err.Error()}

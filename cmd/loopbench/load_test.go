@@ -57,6 +57,27 @@ func TestLoadFormats(t *testing.T) {
 	}
 }
 
+// TestLoadUDP: load -udp measures a UDP echo server, its runs labelled
+// apart from TCP ones; with -tls, or a -size no datagram holds, it is a
+// usage error.
+func TestLoadUDP(t *testing.T) {
+	srv, err := echo.ServeUDPConn("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	addr := srv.Addr().String()
+	out, errs, code := runOut("load", "-addr", addr, "-udp", "-conns", "2", "-size", "64", "-warmup", "0s", "-duration", "5s", "-requests", "100")
+	if code != 0 || !strings.HasPrefix(out, "udp:"+addr+": 100 requests") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, bad := range [][]string{{"-tls"}, {"-size", "65508"}} {
+		if _, errs, code := runOut(append([]string{"load", "-addr", addr, "-udp"}, bad...)...); code != 2 || strings.Count(errs, "\n") != 1 {
+			t.Errorf("load -udp %q: exit %d, %q; want 2 and one line", bad, code, errs)
+		}
+	}
+}
+
 // readBench reads benchfmt output: its results, failing the test on a
 // syntax error or a unit without its direction.
 func readBench(t *testing.T, out string) []*benchfmt.Result {

@@ -206,6 +206,19 @@ func (c *conn) received(data []byte, arrived int64) {
 	c.answer()
 }
 
+// datagram takes a datagram: the whole answer, or a late answer to an
+// earlier request (one that timed out), which is dropped.
+func (c *conn) datagram(data []byte, arrived int64) {
+	if c.state != inflight || len(data) < 8 || binary.LittleEndian.Uint64(data) != c.seq {
+		return
+	}
+	if len(data) != len(c.msg) {
+		c.fail(errMismatch)
+		return
+	}
+	c.received(data, arrived)
+}
+
 // answer records the answer to the current request. An answer the
 // request limit refuses (another connection's reached it first) is
 // recorded and counted answered all the same; it is only not counted

@@ -60,7 +60,11 @@ import (
 
 // Config describes a load run.
 type Config struct {
-	Addr     string
+	Addr string
+	// Network is "tcp" (the default) or "udp": over UDP each request is a
+	// datagram on a connected socket, its answer the datagram that echoes
+	// it (a late answer to an earlier request is dropped).
+	Network  string
 	Label    string // names the run in results; default: Addr
 	Conns    int
 	Size     int           // message size in bytes (at least 8: each carries its sequence number)
@@ -210,12 +214,24 @@ func (cfg Config) Validate() error {
 		return fmt.Errorf("-requests %d: want zero (no limit) or more", cfg.Requests)
 	case cfg.Spin < 0:
 		return fmt.Errorf("-spin %v: want zero (off) or more", cfg.Spin)
+	case cfg.Network != "" && cfg.Network != "tcp" && cfg.Network != "udp":
+		return fmt.Errorf("network %q: want tcp or udp", cfg.Network)
+	case cfg.Network == "udp" && cfg.Size > MaxDatagram:
+		return fmt.Errorf("-size %d: a UDP request is one datagram, at most %d bytes", cfg.Size, MaxDatagram)
+	case cfg.Network == "udp" && cfg.TLS != nil:
+		return fmt.Errorf("-tls goes over TCP, not -udp")
 	}
 	return nil
 }
 
-// withDefaults fills in the Timeout, Label and Dial left zero.
+// MaxDatagram is the largest request over UDP: an IPv4 datagram's payload.
+const MaxDatagram = 65507
+
+// withDefaults fills in the Network, Timeout, Label and Dial left zero.
 func (cfg Config) withDefaults() Config {
+	if cfg.Network == "" {
+		cfg.Network = "tcp"
+	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
 	}
@@ -223,8 +239,8 @@ func (cfg Config) withDefaults() Config {
 		cfg.Label = cfg.Addr
 	}
 	if cfg.Dial == nil {
-		timeout := cfg.Timeout
-		cfg.Dial = func(addr string) (net.Conn, error) { return net.DialTimeout("tcp", addr, timeout) }
+		network, timeout := cfg.Network, cfg.Timeout
+		cfg.Dial = func(addr string) (net.Conn, error) { return net.DialTimeout(network, addr, timeout) }
 	}
 	return cfg
 }

@@ -21,6 +21,7 @@ type rawWire struct {
 	rest              []byte // what a full socket has not taken yet
 	readFn, writeFn   func()
 	stamped, watching bool
+	datagram          bool // a UDP socket: a read is one whole datagram
 }
 
 // newRawWire takes nc's socket onto the loop: a duplicate of its
@@ -47,7 +48,8 @@ func newRawWire(c *conn, nc net.Conn) (*rawWire, error) {
 		unix.Close(fd)
 		return nil, os.NewSyscallError("fcntl", err)
 	}
-	rw := &rawWire{c: c, fd: fd, stamped: enableRecvTimestamps(fd)}
+	_, datagram := nc.(*net.UDPConn)
+	rw := &rawWire{c: c, fd: fd, stamped: enableRecvTimestamps(fd), datagram: datagram}
 	rw.readFn, rw.writeFn = rw.readable, rw.writable
 	if err := c.w.l.AddReader(fd, rw.readFn); err != nil {
 		unix.Close(fd)
@@ -117,6 +119,8 @@ func (rw *rawWire) readable() {
 	case err == unix.EAGAIN:
 	case err != nil:
 		rw.c.lost(rw, &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", err)})
+	case rw.datagram:
+		rw.c.datagram(buf[:n], arrived)
 	case n == 0:
 		rw.c.lost(rw, io.EOF)
 	default:
