@@ -70,8 +70,9 @@ of its CPUs, spinning left out), late (pacing lag p99 over a tenth of
 -slo), or connection-bound (achieved rate times mean uncorrected latency
 at 90 % of -conns or more, the rate behind and the server answering
 within twice its first step's p50: more connections would have sent
-more). A run or a step is behind when it achieved less than 99 % of the
-rate offered. With
+more). A step the generator was late in (and not CPU-bound) is measured
+once more before it counts, except with -start-at. A run or a step is
+behind when it achieved less than 99 % of the rate offered. With
 -start-at, step k starts at -start-at plus k times (warmup + duration +
 timeout + 0.5 s), so N generators given the same flags step together and
 'loopbench merge' merges their sweeps step by step.

@@ -26,6 +26,9 @@ func runSweep(f loadFlags, outs *loadOutputs, stdout, stderr io.Writer) error {
 		r := s.Report
 		fmt.Fprintf(stderr, "step %d of %d: %.0f req/s offered, %.0f achieved, p99 %v, pacing lag p99 %v, receive lag p99 %v, %v CPU per request, connections busy %.2f of %d, %.2f cores: %v\n",
 			s.Index+1, len(f.rates), r.Offered, r.Achieved, sig3(r.Corrected.P99), sig3(r.PacingLag.P99), sig3(r.ReceiveLag.P99), sig3(r.CPUPerRequest()), r.Concurrency(), r.Conns, r.Cores(), s.Verdict)
+		if s.Remeasured {
+			fmt.Fprintf(stderr, "loopbench load: step %d was measured again: the generator was late in the first measurement\n", s.Index+1)
+		}
 		if s.StartedLate > 10*time.Millisecond {
 			fmt.Fprintf(stderr, "loopbench load: warning: step %d started %v after its slot (the previous step overran): its window no longer lines up with other generators'\n", s.Index+1, sig3(s.StartedLate))
 		}
@@ -163,8 +166,9 @@ type kneeJSON struct {
 }
 
 type sweepStepJSON struct {
-	Step    int    `json:"step"`
-	Verdict string `json:"verdict"`
+	Step       int    `json:"step"`
+	Verdict    string `json:"verdict"`
+	Remeasured bool   `json:"remeasured,omitempty"` // the generator was late in a first measurement
 	load.JSONRun
 }
 
@@ -177,7 +181,7 @@ func writeSweepJSON(w io.Writer, f loadFlags, sw load.Sweep) error {
 		js.StartAt, js.Period = &at, load.StepPeriod(f.cfg).String()
 	}
 	for _, s := range sw.Steps {
-		js.Steps = append(js.Steps, sweepStepJSON{s.Index + 1, s.Verdict.String(), s.Report.JSON()})
+		js.Steps = append(js.Steps, sweepStepJSON{s.Index + 1, s.Verdict.String(), s.Remeasured, s.Report.JSON()})
 	}
 	out.Sweep = js
 	return writeJSON(w, out)
