@@ -14,26 +14,28 @@ import (
 // millisecond late on an idle Linux machine, whose runtime waits in
 // epoll_wait in whole milliseconds) and the generator's own, a loop
 // timer (CallLater) on a locked thread with the generator's timer slack.
+// Each makes its waiter, and what ends it, outside the timed waits.
 var waits = []struct {
-	name string
-	wait func(time.Duration)
+	name  string
+	start func(b *testing.B) (wait func(time.Duration), done func())
 }{
-	{"runtime-timer", time.Sleep},
-	{"loop-timer", loopWait},
+	{"runtime-timer", func(*testing.B) (func(time.Duration), func()) { return time.Sleep, func() {} }},
+	{"loop-timer", loopWaiter},
 }
 
-// loopWait waits for d on a loop of its own, as a generator's loop does.
-func loopWait(d time.Duration) {
+// loopWaiter waits on a loop of its own, as a generator's loop does.
+func loopWaiter(b *testing.B) (func(time.Duration), func()) {
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	prepareThread(-1)
 	l, err := newLoop()
 	if err != nil {
-		panic(err)
+		b.Fatal(err)
 	}
-	defer l.Close()
-	l.CallLater(d, l.Stop)
-	l.RunForever()
+	wait := func(d time.Duration) {
+		l.CallLater(d, l.Stop)
+		l.RunForever()
+	}
+	return wait, func() { l.Close(); runtime.UnlockOSThread() }
 }
 
 // BenchmarkWait reports, for each way to wait and a wait of 200 µs and
@@ -46,12 +48,14 @@ func BenchmarkWait(b *testing.B) {
 	for _, w := range waits {
 		for _, us := range []int{200, 2000} {
 			b.Run(fmt.Sprintf("impl=%s/us=%d", w.name, us), func(b *testing.B) {
+				wait, done := w.start(b)
+				defer done()
 				d := time.Duration(us) * time.Microsecond
 				late := make([]time.Duration, 0, b.N)
 				cpu0 := processCPU()
 				for b.Loop() {
 					start := time.Now()
-					w.wait(d)
+					wait(d)
 					late = append(late, time.Since(start)-d)
 				}
 				cpu := processCPU() - cpu0
