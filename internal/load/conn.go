@@ -98,12 +98,20 @@ func (c *conn) next() {
 	}
 }
 
-// due sends the request whose time has come.
-func (c *conn) due() { c.begin(c.at(c.k), c.w.now()) }
+// due sends the request whose time has come, unless the wait was
+// cancelled (the window closed).
+func (c *conn) due() {
+	if c.state == waiting {
+		c.begin(c.at(c.k), c.w.now())
+	}
+}
 
 // spin re-checks the clock on every loop iteration until the next send
 // is due.
 func (c *conn) spin() {
+	if c.state != waiting {
+		return // cancelled: the window closed
+	}
 	w := c.w
 	now := w.now()
 	if !c.spinning {
