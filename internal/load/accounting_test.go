@@ -117,3 +117,20 @@ func TestConnectionBound(t *testing.T) {
 		}
 	}
 }
+
+// TestBehindOneThreshold: a run is behind where a sweep step is, below
+// MinAchieved of the offered rate (a run used to be behind only below
+// 95 %).
+func TestBehindOneThreshold(t *testing.T) {
+	for _, c := range []struct {
+		arrived int64
+		behind  bool
+	}{{970, true}, {989, true}, {990, false}, {1000, false}} {
+		w := &worker{rec: newRecorder(), errs: newErrorLog()}
+		w.rec.arrived = c.arrived
+		rep := Report{Offered: 1000, Elapsed: time.Second}.merge([]*worker{w})
+		if step := (Criteria{SLO: time.Second}).Judge(FiguresOf(rep, 0)); rep.Behind != c.behind || step.Behind != c.behind {
+			t.Errorf("%.0f of 1000 req/s: run behind %v, step behind %v; want %v", rep.Achieved, rep.Behind, step.Behind, c.behind)
+		}
+	}
+}
