@@ -116,18 +116,27 @@ func writeBenchfmt(w io.Writer, cfg load.Config, reps []load.Report) error {
 // loadJSON is the JSON output: the configuration and one entry per run,
 // or the sweep.
 type loadJSON struct {
-	Label        string         `json:"label"`
-	Addr         string         `json:"addr"`
-	Conns        int            `json:"conns"`
-	SizeBytes    int            `json:"size_bytes"`
-	RateRPS      float64        `json:"rate_rps"`
-	Duration     string         `json:"duration"`
-	Warmup       string         `json:"warmup"`
-	Timeout      string         `json:"timeout"`
-	PacingMethod string         `json:"pacing_method"`
-	Runs         []load.JSONRun `json:"runs,omitempty"`
-	Sweep        *sweepJSON     `json:"sweep,omitempty"`
+	Label        string        `json:"label"`
+	Addr         string        `json:"addr"`
+	Conns        int           `json:"conns"`
+	SizeBytes    int           `json:"size_bytes"`
+	RateRPS      float64       `json:"rate_rps"`
+	Duration     string        `json:"duration"`
+	Warmup       string        `json:"warmup"`
+	Timeout      string        `json:"timeout"`
+	PacingMethod string        `json:"pacing_method"`
+	Runs         []loadRunJSON `json:"runs,omitempty"`
+	Sweep        *sweepJSON    `json:"sweep,omitempty"`
 }
+
+// loadRunJSON is a run in load's JSON output: its figures and what the
+// generator reports about itself.
+type loadRunJSON struct {
+	load.JSONRun
+	Generator load.JSONGenerator `json:"generator"`
+}
+
+func runJSON(rep load.Report) loadRunJSON { return loadRunJSON{rep.JSON(), rep.JSONGenerator()} }
 
 func newLoadJSON(cfg load.Config) loadJSON {
 	return loadJSON{Label: cfg.Label, Addr: cfg.Addr, Conns: cfg.Conns, SizeBytes: cfg.Size, RateRPS: cfg.Rate,
@@ -143,7 +152,7 @@ func writeJSON(w io.Writer, v any) error {
 func writeLoadJSON(w io.Writer, cfg load.Config, reps []load.Report) error {
 	out := newLoadJSON(cfg)
 	for _, rep := range reps {
-		out.Runs = append(out.Runs, rep.JSON())
+		out.Runs = append(out.Runs, runJSON(rep))
 	}
 	return writeJSON(w, out)
 }

@@ -169,7 +169,7 @@ type sweepStepJSON struct {
 	Step       int    `json:"step"`
 	Verdict    string `json:"verdict"`
 	Remeasured bool   `json:"remeasured,omitempty"` // the generator was late in a first measurement
-	load.JSONRun
+	loadRunJSON
 }
 
 func writeSweepJSON(w io.Writer, f loadFlags, sw load.Sweep) error {
@@ -181,7 +181,7 @@ func writeSweepJSON(w io.Writer, f loadFlags, sw load.Sweep) error {
 		js.StartAt, js.Period = &at, load.StepPeriod(f.cfg).String()
 	}
 	for _, s := range sw.Steps {
-		js.Steps = append(js.Steps, sweepStepJSON{s.Index + 1, s.Verdict.String(), s.Remeasured, s.Report.JSON()})
+		js.Steps = append(js.Steps, sweepStepJSON{s.Index + 1, s.Verdict.String(), s.Remeasured, runJSON(s.Report)})
 	}
 	out.Sweep = js
 	return writeJSON(w, out)

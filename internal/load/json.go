@@ -22,12 +22,8 @@ type JSONRun struct {
 	WindowStart time.Time     `json:"window_start"`
 	WindowEnd   time.Time     `json:"window_end"`
 	CPUCores    float64       `json:"generator_cpu_cores"`
-	CPUPerReqUS float64       `json:"generator_cpu_per_request_us"`
-	SpinUS      float64       `json:"generator_spin_us"`
-	ConnsBusy   float64       `json:"connections_busy"`
 	Overflow    int64         `json:"overflow"`
 	PacingLag   JSONLatencies `json:"pacing_lag"`
-	ReceiveLag  JSONLatencies `json:"receive_lag"`
 	Corrected   JSONLatencies `json:"corrected_latency"`
 	Uncorrected JSONLatencies `json:"uncorrected_latency"`
 }
@@ -65,8 +61,22 @@ func (r Report) JSON() JSONRun {
 		OfferedRPS: r.Offered, AchievedRPS: r.Achieved, Behind: r.Behind,
 		Elapsed: r.Elapsed.String(), Interrupted: r.Interrupted,
 		WindowStart: r.WindowStart.UTC(), WindowEnd: r.WindowEnd.UTC(),
-		CPUCores: r.Cores(), CPUPerReqUS: float64(r.CPUPerRequest()) / 1e3, SpinUS: float64(r.Spin) / 1e3, ConnsBusy: r.Concurrency(),
-		Overflow: r.Overflow, PacingLag: JSONLat(r.PacingLag), ReceiveLag: JSONLat(r.ReceiveLag),
+		CPUCores: r.Cores(), Overflow: r.Overflow, PacingLag: JSONLat(r.PacingLag),
 		Corrected: JSONLat(r.Corrected), Uncorrected: JSONLat(r.Uncorrected),
 	}
+}
+
+// JSONGenerator is what a generator reports about itself beyond JSONRun,
+// in load's own JSON output (a merged run has no such figures).
+type JSONGenerator struct {
+	CPUPerRequestUS float64       `json:"cpu_per_request_us"`
+	SpinUS          float64       `json:"spin_us"`
+	ConnsBusy       float64       `json:"connections_busy"`
+	ReceiveLag      JSONLatencies `json:"receive_lag"`
+}
+
+// JSONGenerator returns what the run's generator reports about itself.
+func (r Report) JSONGenerator() JSONGenerator {
+	return JSONGenerator{CPUPerRequestUS: float64(r.CPUPerRequest()) / 1e3, SpinUS: float64(r.Spin) / 1e3,
+		ConnsBusy: r.Concurrency(), ReceiveLag: JSONLat(r.ReceiveLag)}
 }
