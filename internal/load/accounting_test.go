@@ -112,7 +112,9 @@ func TestConnectionBound(t *testing.T) {
 	}{{2, 200, true}, {10, 20, false}} {
 		rep := runBounded(t, context.Background(), Config{Addr: addr, Conns: tc.conns, Size: 64, Rate: tc.rate, Duration: time.Second, Timeout: 5 * time.Second})
 		v := c.Judge(FiguresOf(rep, 0))
-		if v.ConnBound != tc.bound || v.GeneratorLimited() != tc.bound {
+		// A loaded machine may make the generator late too: only the
+		// connection-bound verdict is asserted either way.
+		if v.ConnBound != tc.bound || tc.bound && !v.GeneratorLimited() {
 			t.Errorf("%d conns at %.0f req/s: concurrency %.2f, verdict %v; want connection-bound %v", tc.conns, tc.rate, rep.Concurrency(), v, tc.bound)
 		}
 	}
