@@ -1,5 +1,5 @@
 // Package load is the load generator of `loopbench load`: request/response
-// round trips over TCP against any echo server, wrk2-style.
+// round trips over TCP, UDP or TLS against any echo server, wrk2-style.
 //
 // Each connection has one request outstanding. In open-loop mode (Rate >
 // 0) the requests follow a fixed schedule of intended send times, and the
@@ -38,7 +38,14 @@
 // closes because its connection was busy (recorded at its lateness then,
 // a lower bound, and counted as Unsent). So the tail a stalled or
 // overloaded server causes is never dropped, and Scheduled = Answered +
-// TimedOut + Unsent + the other errors. Histograms are in nanoseconds.
+// TimedOut + Unsent + the other errors: Scheduled is counted as the
+// requests are sent (or fail before their send) and found unsent, so the
+// sum is a check. An answer that comes after the Requests limit was
+// reached is counted answered too. A request that waited for a redial is
+// sent once the dial is done: its timeout and uncorrected latency run
+// from then (its corrected latency, from its intended time, includes the
+// dial). An interrupted run leaves its requests in flight out.
+// Histograms are in nanoseconds.
 //
 // The throughput is counted apart, by arrival: Requests are the answers
 // that arrived in the window, whenever their requests were scheduled, so
