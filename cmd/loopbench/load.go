@@ -20,14 +20,33 @@ import (
 const loadUsage = `usage: loopbench load -addr host:port [flags]
 
 Sends request/response round trips of -size bytes over -conns TCP
-connections to an echo server (loopbench serve, gonet, or any other). With
+connections (-udp: datagrams over connected UDP sockets) to an echo
+server (loopbench serve, gonet, or any other). With
 -rate R it keeps a fixed schedule of R requests per second and measures
 latency from each request's intended send time (coordinated omission
 corrected, as wrk2), with the uncorrected figure next to it; -rate 0 is a
-closed loop. It waits for each send time in clock_nanosleep on Linux (the
-Go runtime's timers wake up to a millisecond late there) and reports how
-late it sent all the same (the pacing lag). Prints percentiles, achieved
-vs offered rate, errors grouped by text, and the generator's own CPU use.
+closed loop. Prints percentiles, achieved vs offered rate, errors grouped
+by text, and what the generator reports about itself: its CPU per
+answered request, how late it sent (pacing lag) and how late it read
+the answers that had arrived (receive lag; Linux, without -tls).
+
+The generator runs on loopbench's own event loop, as wrk2 runs on ae: one
+loop per CPU of -cpu (one loop when -cpu is not given), each on its own
+thread pinned to its CPU, the connections dealt among them. A loop owns
+its connections, their schedule, histograms and counters, with no lock
+and no goroutine per connection: a send is one non-blocking write, the
+answer comes through a reader callback, and the next send time and each
+timeout are loop timers. -spin D makes a loop whose next send is less
+than D away poll with a zero timeout instead of sleeping: sends within
+microseconds of their time, at the cost of a CPU kept busy while it
+waits, which the output reports as spin and leaves out of the CPU-bound
+verdict. Give a spinning generator a CPU of its own.
+
+After a stall (of the server or the generator) the schedule is not
+moved: every request whose time has passed is sent at once, as each
+connection becomes free, in a burst as fast as the connections allow.
+That catch-up is what the corrected latency measures, and it is not
+smoothed; a server that recovers slowly sees it as a spike of load.
 
 What is counted: requests are sent for -warmup and then -duration. The
 latencies are those of the requests scheduled in the -duration window
@@ -46,8 +65,14 @@ a list (2000,4000,8000) or geometric steps (2000:400000:x1.4). It stops
 after the server fell behind on two steps in a row (achieved below 99 %
 of offered, or corrected p99 over -slo) or when a step's errors pass
 -max-errors, and reports the knee: the highest offered rate met within
-the SLO, never at or past a step where the generator itself was CPU-bound
-(90 % of its CPUs) or late (pacing lag p99 over a tenth of -slo). With
+the SLO, never at or past a step the generator limited: CPU-bound (90 %
+of its CPUs, spinning left out), late (pacing lag p99 over a tenth of
+-slo), or connection-bound (achieved rate times mean uncorrected latency
+at 90 % of -conns or more, the rate behind and the server answering
+within twice its first step's p50: more connections would have sent
+more). A step the generator was late in (and not CPU-bound) is measured
+once more before it counts, except with -start-at. A run or a step is
+behind when it achieved less than 99 % of the rate offered. With
 -start-at, step k starts at -start-at plus k times (warmup + duration +
 timeout + 0.5 s), so N generators given the same flags step together and
 'loopbench merge' merges their sweeps step by step.
@@ -84,6 +109,7 @@ type loadFlags struct {
 	rates     []float64
 	slo       time.Duration
 	tlsLine   string // what -tls dials with, for the output
+	udp       bool   // -udp
 }
 
 func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
@@ -103,11 +129,13 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.IntVar(&f.count, "count", 1, "runs, one after the other, into one output")
 	fs.StringVar(&f.maxErrors, "max-errors", "1%", "the error rate above which the run fails (exit 1) or the sweep stops")
 	fs.StringVar(&f.format, "format", "table", "output: table, benchfmt or json")
-	fs.StringVar(&f.cpus, "cpu", "", "pin the generator to these CPUs (e.g. 1 or 2-3)")
+	fs.StringVar(&f.cpus, "cpu", "", "pin the generator to these CPUs (e.g. 1 or 2-3), one loop on each")
+	fs.DurationVar(&c.Spin, "spin", 0, "poll instead of sleeping when the next send is less than this away (0: off; costs a busy CPU)")
 	fs.StringVar(&f.reportDir, "report", "", "write the latency percentile spectrum (latency.svg), or the sweep's plot (sweep.svg), to this directory")
 	fs.StringVar(&f.out, "out", "", "write the mergeable result (histograms, window, counts, CPU) to this file, one JSON line (a line per step with -sweep); - for stdout, after the table (see loopbench merge)")
 	fs.StringVar(&f.name, "name", "", "names this generator in -out (default: the host name)")
 	fs.StringVar(&f.startAt, "start-at", "", "start sending at this wall-clock instant (RFC 3339), connections opened before: give N generators the same one")
+	fs.BoolVar(&f.udp, "udp", false, "send each request as one datagram over UDP (a connected socket per connection; a lost datagram is a timeout)")
 	tlsf := addLoadTLSFlags(fs)
 	fs.StringVar(&f.sweep, "sweep", "", "open-loop steps of rising rate: 2000,4000,8000 or 2000:400000:x1.4 (see above)")
 	fs.DurationVar(&f.slo, "slo", time.Millisecond, "with -sweep: the corrected p99 a step must stay within")
@@ -143,6 +171,12 @@ func (f *loadFlags) check(set map[string]bool) error {
 		return usageError{fmt.Sprintf("-count %d: want at least 1", f.count)}
 	case c.Timeout == 0:
 		return usageError{"-timeout 0s: want a positive duration"}
+	}
+	if f.udp {
+		c.Network = "udp"
+		if c.Label == "" {
+			c.Label = "udp:" + c.Addr // never merged with TCP runs
+		}
 	}
 	if err := c.Validate(); err != nil {
 		return usageError{err.Error()}
@@ -195,6 +229,9 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := pin(f.cpus); err != nil {
 		return err
+	}
+	if f.cpus != "" {
+		f.cfg.CPUs, _ = cpu.Parse(f.cpus) // pin parsed it
 	}
 	outs, err := openOutputs(f)
 	if err != nil {
@@ -333,22 +370,24 @@ func warnLoad(stderr io.Writer, rep load.Report, pinned bool) {
 	if rep.Behind {
 		fmt.Fprintf(stderr, "loopbench load: warning: fell behind the schedule (%.0f of %.0f req/s): the server or the generator saturates; pin them apart with -cpu\n", rep.Achieved, rep.Offered)
 	}
-	if c := rep.Cores(); c >= 0.9 {
+	if c := rep.SpinFreeCores(); c >= load.CPUBound*float64(generatorCPUs()) {
 		fmt.Fprintf(stderr, "loopbench load: warning: the generator kept %.2f cores busy (%d CPUs usable): a client this busy measures itself; add generators on other hosts (loopbench merge)\n", c, generatorCPUs())
+	}
+	if load.FiguresOf(rep, 0).ConnBound() {
+		fmt.Fprintf(stderr, "loopbench load: warning: connection-bound: the %d connections were busy %.2f on average (achieved rate times mean uncorrected latency); raise -conns\n", rep.Conns, rep.Concurrency())
 	}
 }
 
-// lagCause names why the generator sent late, then what to do. Its waits
-// are precise (PacingMethod), so a lag is its threads waiting for a CPU.
+// lagCause names why the generator sent late, then what to do.
 func lagCause(rep load.Report, pinned bool) string {
 	cpus := generatorCPUs()
 	switch {
 	case rep.Cores() >= load.CPUBound*float64(cpus):
 		return fmt.Sprintf("it kept %.2f of its %d CPUs busy, so it cannot keep the schedule; lower -rate or add generators on other hosts (loopbench merge)", rep.Cores(), cpus)
 	case pinned:
-		return fmt.Sprintf("its threads woke on time (%s) but waited for their CPU, which other processes use (it kept only %.2f cores busy itself); give it a CPU of its own", load.PacingMethod, rep.Cores())
+		return fmt.Sprintf("its loops (%s) woke late or waited for their CPU, which other processes use (it kept only %.2f cores busy itself); give it a CPU of its own, or -spin", load.PacingMethod, rep.Cores())
 	}
-	return fmt.Sprintf("its threads woke on time (%s) but waited for a CPU, busy with the server or other processes (it kept only %.2f cores busy itself); pin it apart from the server with -cpu, or lower -rate", load.PacingMethod, rep.Cores())
+	return fmt.Sprintf("its loops (%s) woke late or waited for a CPU, busy with the server or other processes (it kept only %.2f cores busy itself); pin it apart from the server with -cpu, or lower -rate", load.PacingMethod, rep.Cores())
 }
 
 // generatorCPUs is the CPUs this process may use.

@@ -57,6 +57,27 @@ func TestLoadFormats(t *testing.T) {
 	}
 }
 
+// TestLoadUDP: load -udp measures a UDP echo server, its runs labelled
+// apart from TCP ones; with -tls, or a -size no datagram holds, it is a
+// usage error.
+func TestLoadUDP(t *testing.T) {
+	srv, err := echo.ServeUDPConn("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	addr := srv.Addr().String()
+	out, errs, code := runOut("load", "-addr", addr, "-udp", "-conns", "2", "-size", "64", "-warmup", "0s", "-duration", "5s", "-requests", "100")
+	if code != 0 || !strings.HasPrefix(out, "udp:"+addr+": 100 requests") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, bad := range [][]string{{"-tls"}, {"-size", "65508"}} {
+		if _, errs, code := runOut(append([]string{"load", "-addr", addr, "-udp"}, bad...)...); code != 2 || strings.Count(errs, "\n") != 1 {
+			t.Errorf("load -udp %q: exit %d, %q; want 2 and one line", bad, code, errs)
+		}
+	}
+}
+
 // readBench reads benchfmt output: its results, failing the test on a
 // syntax error or a unit without its direction.
 func readBench(t *testing.T, out string) []*benchfmt.Result {
@@ -138,11 +159,14 @@ func TestLoadReportGolden(t *testing.T) {
 		Corrected:   load.Latencies{P50: 142_301, P90: 980_420, P99: 1_199_340, P999: 1_424_130, Max: 1_897_470},
 		Uncorrected: load.Latencies{P50: 45_071, P90: 105_220, P99: 171_019, P999: 324_115, Max: 926_003},
 		PacingLag:   load.Latencies{P50: 12_100, P90: 31_700, P99: 80_210, P999: 140_200, Max: 903_500},
-		Overflow:    2, Elapsed: 10 * time.Second, Duration: 10 * time.Second,
+		ReceiveLag:  load.Latencies{P50: 3_100, P90: 7_700, P99: 20_210, P999: 40_200, Max: 303_500},
+		Conns:       10, UncorrectedMean: 61_000,
+		Overflow: 2, Elapsed: 10 * time.Second, Duration: 10 * time.Second,
 		WindowStart: start, WindowEnd: start.Add(10 * time.Second), CPU: 4 * time.Second, Wall: 11 * time.Second,
 	}
 	interrupted := rep
 	interrupted.Interrupted, interrupted.Elapsed = true, 2500*time.Millisecond
+	interrupted.Spin = 2 * time.Second
 	for _, format := range []string{"table", "json", "benchfmt"} {
 		var out bytes.Buffer
 		if err := writeLoad(&out, loadFlags{cfg: cfg, format: format}, []load.Report{rep, interrupted}); err != nil {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"time"
 
 	"github.com/loopbench/loopbench/internal/load"
 )
@@ -21,7 +20,7 @@ type loadTLS struct {
 
 func addLoadTLSFlags(fs *flag.FlagSet) *loadTLS {
 	t := &loadTLS{}
-	fs.BoolVar(&t.on, "tls", false, "connect over TLS 1.3 (X25519), each connection's handshake made before its first request")
+	fs.BoolVar(&t.on, "tls", false, "connect over TLS 1.3 (X25519), each connection's handshake made on the generator's loop before its first request")
 	fs.BoolVar(&t.insecure, "insecure", false, "with -tls: do not verify the server's certificate (serve -tls's throwaway one); the output says so")
 	fs.StringVar(&t.ca, "ca", "", "with -tls: trust the certificates in this PEM file (default: the system's)")
 	fs.StringVar(&t.name, "servername", "", "with -tls: the name sent and verified (default: the host of -addr)")
@@ -60,24 +59,7 @@ func (t *loadTLS) dial(cfg *load.Config) (string, error) {
 			return "", usageError{fmt.Sprintf("-ca %s: no PEM certificate in it", t.ca)}
 		}
 	}
-	timeout := cfg.Timeout
-	if timeout == 0 {
-		timeout = load.DefaultTimeout
-	}
-	cfg.Dial = func(addr string) (net.Conn, error) {
-		raw, err := net.DialTimeout("tcp", addr, timeout)
-		if err != nil {
-			return nil, err
-		}
-		c := tls.Client(raw, config)
-		c.SetDeadline(time.Now().Add(timeout))
-		if err := c.Handshake(); err != nil {
-			raw.Close()
-			return nil, err
-		}
-		c.SetDeadline(time.Time{})
-		return c, nil
-	}
+	cfg.TLS = config // the generator's loops handshake it, within -timeout
 	line := "tls: TLS 1.3, X25519, certificate verified for " + name
 	label := "tls:"
 	if t.insecure {

@@ -26,6 +26,23 @@ var loadUnits = []struct{ unit, better string }{
 	{"errors", "lower"}, {"timed-out", "lower"}, {"unsent", "lower"}, {"generator-cores", "lower"},
 }
 
+// generatorUnits are the units of what a generator reports about itself
+// beyond loadUnits (a merged result has no such figures).
+var generatorUnits = []struct{ unit, better string }{
+	{"receive-lag-p50-ns", "lower"}, {"receive-lag-p99-ns", "lower"}, {"generator-cpu-ns/req", "lower"},
+}
+
+// ownUnits are the units of a generator's own benchmark lines.
+var ownUnits = append(append([]struct{ unit, better string }(nil), loadUnits...), generatorUnits...)
+
+// ownValues are a generator's values in ownUnits' order.
+func ownValues(rep load.Report) []benchfmt.Value {
+	return append(loadValues(rep),
+		benchfmt.Value{Value: float64(rep.ReceiveLag.P50), Unit: generatorUnits[0].unit},
+		benchfmt.Value{Value: float64(rep.ReceiveLag.P99), Unit: generatorUnits[1].unit},
+		benchfmt.Value{Value: float64(rep.CPUPerRequest()), Unit: generatorUnits[2].unit})
+}
+
 // writeUnits writes the unit metadata of units.
 func writeUnits(bw *benchfmt.Writer, units []struct{ unit, better string }) error {
 	for _, u := range units {
@@ -80,7 +97,7 @@ func benchName(cfg load.Config, rate float64) benchfmt.Name {
 // needs; an interrupted run carries an "interrupted" configuration line.
 func writeBenchfmt(w io.Writer, cfg load.Config, reps []load.Report) error {
 	bw := benchfmt.NewWriter(w)
-	if err := writeUnits(bw, loadUnits); err != nil {
+	if err := writeUnits(bw, ownUnits); err != nil {
 		return err
 	}
 	for _, rep := range reps {
@@ -88,7 +105,7 @@ func writeBenchfmt(w io.Writer, cfg load.Config, reps []load.Report) error {
 		if rep.Interrupted {
 			extra = append(extra, [2]string{"interrupted", fmt.Sprintf("after %v of %v", rep.Elapsed.Round(time.Millisecond), rep.Duration)})
 		}
-		res := &benchfmt.Result{Config: fileConfig(extra...), Name: benchName(cfg, rep.Offered), Iters: int(max(rep.Requests, 1)), Values: loadValues(rep)}
+		res := &benchfmt.Result{Config: fileConfig(extra...), Name: benchName(cfg, rep.Offered), Iters: int(max(rep.Requests, 1)), Values: ownValues(rep)}
 		if err := bw.Write(res); err != nil {
 			return err
 		}
@@ -99,18 +116,27 @@ func writeBenchfmt(w io.Writer, cfg load.Config, reps []load.Report) error {
 // loadJSON is the JSON output: the configuration and one entry per run,
 // or the sweep.
 type loadJSON struct {
-	Label        string         `json:"label"`
-	Addr         string         `json:"addr"`
-	Conns        int            `json:"conns"`
-	SizeBytes    int            `json:"size_bytes"`
-	RateRPS      float64        `json:"rate_rps"`
-	Duration     string         `json:"duration"`
-	Warmup       string         `json:"warmup"`
-	Timeout      string         `json:"timeout"`
-	PacingMethod string         `json:"pacing_method"`
-	Runs         []load.JSONRun `json:"runs,omitempty"`
-	Sweep        *sweepJSON     `json:"sweep,omitempty"`
+	Label        string        `json:"label"`
+	Addr         string        `json:"addr"`
+	Conns        int           `json:"conns"`
+	SizeBytes    int           `json:"size_bytes"`
+	RateRPS      float64       `json:"rate_rps"`
+	Duration     string        `json:"duration"`
+	Warmup       string        `json:"warmup"`
+	Timeout      string        `json:"timeout"`
+	PacingMethod string        `json:"pacing_method"`
+	Runs         []loadRunJSON `json:"runs,omitempty"`
+	Sweep        *sweepJSON    `json:"sweep,omitempty"`
 }
+
+// loadRunJSON is a run in load's JSON output: its figures and what the
+// generator reports about itself.
+type loadRunJSON struct {
+	load.JSONRun
+	Generator load.JSONGenerator `json:"generator"`
+}
+
+func runJSON(rep load.Report) loadRunJSON { return loadRunJSON{rep.JSON(), rep.JSONGenerator()} }
 
 func newLoadJSON(cfg load.Config) loadJSON {
 	return loadJSON{Label: cfg.Label, Addr: cfg.Addr, Conns: cfg.Conns, SizeBytes: cfg.Size, RateRPS: cfg.Rate,
@@ -126,7 +152,7 @@ func writeJSON(w io.Writer, v any) error {
 func writeLoadJSON(w io.Writer, cfg load.Config, reps []load.Report) error {
 	out := newLoadJSON(cfg)
 	for _, rep := range reps {
-		out.Runs = append(out.Runs, rep.JSON())
+		out.Runs = append(out.Runs, runJSON(rep))
 	}
 	return writeJSON(w, out)
 }
@@ -162,13 +188,26 @@ func writeTable(w io.Writer, cfg load.Config, rep load.Report) error {
 	if rep.Offered > 0 {
 		rows = append(rows, latencyRow{"pacing lag", rep.PacingLag})
 	}
+	if rep.ReceiveLag.Max > 0 {
+		rows = append(rows, latencyRow{"receive lag", rep.ReceiveLag})
+	}
 	if err := writeLatencies(w, "latency", rows...); err != nil {
 		return err
 	}
 	if rep.Overflow > 0 {
 		fmt.Fprintf(w, "%d latencies beyond the histograms' 60 s were recorded as 60 s\n", rep.Overflow)
 	}
-	_, err := fmt.Fprintf(w, "generator CPU: %.2f cores over %v; paced by %s\n", rep.Cores(), rep.Wall.Round(time.Millisecond), load.PacingMethod)
+	return writeGeneratorLine(w, rep)
+}
+
+// writeGeneratorLine writes what the generator reports about itself: its CPU,
+// per answered request, the spinning in it, and its connections' use.
+func writeGeneratorLine(w io.Writer, rep load.Report) error {
+	fmt.Fprintf(w, "generator CPU: %.2f cores over %v, %v per answered request", rep.Cores(), rep.Wall.Round(time.Millisecond), sig3(rep.CPUPerRequest()))
+	if rep.Spin > 0 {
+		fmt.Fprintf(w, " (spinning left out: %v spent spinning)", sig3(rep.Spin))
+	}
+	_, err := fmt.Fprintf(w, "; paced by %s; connections busy %.2f of %d on average\n", load.PacingMethod, rep.Concurrency(), rep.Conns)
 	return err
 }
 

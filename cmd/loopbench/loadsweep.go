@@ -24,8 +24,11 @@ func runSweep(f loadFlags, outs *loadOutputs, stdout, stderr io.Writer) error {
 	}
 	sw, err := load.RunSweep(ctx, sc, func(s load.Step) {
 		r := s.Report
-		fmt.Fprintf(stderr, "step %d of %d: %.0f req/s offered, %.0f achieved, p99 %v, pacing lag p99 %v, %.2f cores: %v\n",
-			s.Index+1, len(f.rates), r.Offered, r.Achieved, sig3(r.Corrected.P99), sig3(r.PacingLag.P99), r.Cores(), s.Verdict)
+		fmt.Fprintf(stderr, "step %d of %d: %.0f req/s offered, %.0f achieved, p99 %v, pacing lag p99 %v, receive lag p99 %v, %v CPU per request, connections busy %.2f of %d, %.2f cores: %v\n",
+			s.Index+1, len(f.rates), r.Offered, r.Achieved, sig3(r.Corrected.P99), sig3(r.PacingLag.P99), sig3(r.ReceiveLag.P99), sig3(r.CPUPerRequest()), r.Concurrency(), r.Conns, r.Cores(), s.Verdict)
+		if s.Remeasured {
+			fmt.Fprintf(stderr, "loopbench load: step %d was measured again: the generator was late in the first measurement\n", s.Index+1)
+		}
 		if s.StartedLate > 10*time.Millisecond {
 			fmt.Fprintf(stderr, "loopbench load: warning: step %d started %v after its slot (the previous step overran): its window no longer lines up with other generators'\n", s.Index+1, sig3(s.StartedLate))
 		}
@@ -163,9 +166,10 @@ type kneeJSON struct {
 }
 
 type sweepStepJSON struct {
-	Step    int    `json:"step"`
-	Verdict string `json:"verdict"`
-	load.JSONRun
+	Step       int    `json:"step"`
+	Verdict    string `json:"verdict"`
+	Remeasured bool   `json:"remeasured,omitempty"` // the generator was late in a first measurement
+	loadRunJSON
 }
 
 func writeSweepJSON(w io.Writer, f loadFlags, sw load.Sweep) error {
@@ -177,7 +181,7 @@ func writeSweepJSON(w io.Writer, f loadFlags, sw load.Sweep) error {
 		js.StartAt, js.Period = &at, load.StepPeriod(f.cfg).String()
 	}
 	for _, s := range sw.Steps {
-		js.Steps = append(js.Steps, sweepStepJSON{s.Index + 1, s.Verdict.String(), s.Report.JSON()})
+		js.Steps = append(js.Steps, sweepStepJSON{s.Index + 1, s.Verdict.String(), s.Remeasured, runJSON(s.Report)})
 	}
 	out.Sweep = js
 	return writeJSON(w, out)
@@ -188,7 +192,7 @@ func writeSweepJSON(w io.Writer, f loadFlags, sw load.Sweep) error {
 // "knee" configuration.
 func writeSweepBenchfmt(w io.Writer, f loadFlags, sw load.Sweep) error {
 	bw := benchfmt.NewWriter(w)
-	if err := writeUnits(bw, sweepUnits); err != nil {
+	if err := writeUnits(bw, ownSweepUnits); err != nil {
 		return err
 	}
 	return writeSweepResults(bw, f.cfg, f.slo, sw, fileConfig())
@@ -198,7 +202,7 @@ func writeSweepBenchfmt(w io.Writer, f loadFlags, sw load.Sweep) error {
 // configuration base.
 func writeSweepResults(bw *benchfmt.Writer, cfg load.Config, slo time.Duration, sw load.Sweep, base []benchfmt.Config) error {
 	for _, s := range sw.Steps {
-		res := &benchfmt.Result{Config: base, Name: benchName(cfg, s.Report.Offered), Iters: int(max(s.Report.Requests, 1)), Values: loadValues(s.Report)}
+		res := &benchfmt.Result{Config: base, Name: benchName(cfg, s.Report.Offered), Iters: int(max(s.Report.Requests, 1)), Values: ownValues(s.Report)}
 		if err := bw.Write(res); err != nil {
 			return err
 		}
@@ -210,3 +214,7 @@ func writeSweepResults(bw *benchfmt.Writer, cfg load.Config, slo time.Duration, 
 
 // sweepUnits are a sweep's units: load's and the knee's.
 var sweepUnits = append(append([]struct{ unit, better string }(nil), loadUnits...), struct{ unit, better string }{"knee-req/s", "higher"})
+
+// ownSweepUnits are a generator's own sweep's units: sweepUnits and what
+// it reports about itself.
+var ownSweepUnits = append(append([]struct{ unit, better string }(nil), sweepUnits...), generatorUnits...)

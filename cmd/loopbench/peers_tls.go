@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"slices"
 	"time"
@@ -75,17 +73,6 @@ func (p *peersTLS) remove() {
 	}
 }
 
-// tlsDial is load's dial over TLS with the workloads' client config.
-func tlsDial(timeout time.Duration) func(addr string) (net.Conn, error) {
-	return func(addr string) (net.Conn, error) {
-		_, ccfg, err := bench.EchoTLSConfigs()
-		if err != nil {
-			return nil, err
-		}
-		return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, "tcp", addr, ccfg)
-	}
-}
-
 // handshakes makes full handshakes with addr from conns goroutines for
 // the echo time and writes the line named bname.
 func (r *peersRun) handshakes(bname, addr string, conns int) error {
@@ -123,7 +110,11 @@ func (r *peersRun) measureEcho(ctx context.Context, name, addr string, conns int
 	}
 	cfg := load.Config{Addr: addr, Conns: conns, Size: 1024, Duration: r.f.echoTime, Warmup: warm, Timeout: 2 * time.Second}
 	if mode.tls {
-		cfg.Dial = tlsDial(cfg.Timeout)
+		_, ccfg, err := bench.EchoTLSConfigs()
+		if err != nil {
+			return err
+		}
+		cfg.TLS = ccfg
 	}
 	rep, err := load.Run(ctx, cfg)
 	if err != nil {

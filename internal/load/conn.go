@@ -6,211 +6,372 @@ import (
 	"io"
 	"net"
 	"os"
-	"sync"
 	"time"
+
+	"github.com/loopbench/loopbench"
 )
 
 // errMismatch is a reply that is not the echo of its request.
 var errMismatch = errors.New("reply is not the echo of the request")
 
-// conn is one connection's state. Its goroutine owns everything but c,
-// which the interrupt watcher may reach under mu.
+// errTimeout is a request's timeout, named as a read's.
+var errTimeout = &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}
+
+// The states of a connection.
+const (
+	idle     = iota // free, nothing scheduled
+	waiting         // free, a timer or a spin set for its next send
+	dialling        // its request waits for a dial
+	inflight        // its request sent, the answer not all in
+)
+
+// redialPause is how long a closed-loop connection whose dial failed
+// waits before dialling again.
+const redialPause = 10 * time.Millisecond
+
+// wire is an open connection: a raw socket or a TLS transport.
+type wire interface {
+	send(msg []byte) error
+	close()
+}
+
+// conn is one connection of a worker, on its loop's thread. One request
+// is outstanding at a time.
 type conn struct {
-	mu          sync.Mutex
-	c           net.Conn // nil before the first dial succeeds and after a failure
-	interrupted bool
+	w     *worker
+	wire  wire          // nil: none open (the next request dials)
+	first time.Duration // the intended time of its request 0 (open loop)
+	k     int           // the next request's index in the schedule
+	state int
+	seq   uint64
+	msg   []byte
+	got   int // bytes of the echo in
 
-	rec      *recorder
-	seq      uint64
-	prevDone time.Time // when the previous request ended: the connection was free from then
+	intended, sent time.Duration // of the current request
+	measured       bool          // the current request is the window's
+	freeAt         time.Duration // when the previous request ended
+	broken         error         // the stream is out of step: the next request fails with it
+	pending        loopbench.Handle
+	deadline       loopbench.Handle
+	spinning       bool
+
+	dueFn, spinFn, timeoutFn, nextFn func()
 }
 
-// interrupt makes the pending read or write fail now, and every later one.
-func (c *conn) interrupt() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.interrupted = true
-	if c.c != nil {
-		c.c.SetDeadline(time.Unix(1, 0))
-	}
+func newConn(w *worker, first time.Duration) *conn {
+	c := &conn{w: w, first: first, msg: make([]byte, w.run.cfg.Size)}
+	c.dueFn, c.spinFn, c.timeoutFn, c.nextFn = c.due, c.spin, c.timeout, c.next
+	return c
 }
 
-// current returns the connection, dialling a new one when there is
-// none; nil with the dial's error when it failed, nil and no error when
-// the run was interrupted.
-func (c *conn) current(r *shared) (net.Conn, error) {
-	c.mu.Lock()
-	nc, stopped := c.c, c.interrupted
-	c.mu.Unlock()
-	if stopped {
-		return nil, nil
-	}
-	if nc != nil {
-		return nc, nil
-	}
-	nc, err := r.cfg.Dial(r.cfg.Addr)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.interrupted {
-		nc.Close()
-		return nil, nil
-	}
-	c.c = nc
-	return nc, nil
-}
+// at is the intended time of the connection's k-th request.
+func (c *conn) at(k int) time.Duration { return c.first + time.Duration(k)*c.w.run.s.interval }
 
-// drop closes the connection after a failure; the next request dials.
-func (c *conn) drop() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.c != nil {
-		c.c.Close()
-		c.c = nil
-	}
-}
-
-func (c *conn) close() { c.drop() }
-
-func (c *conn) wasInterrupted() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.interrupted
-}
-
-// run sends requests on the schedule until the window closes, the run is
-// stopped, or the request limit is reached. In open loop, the requests
-// of the window it did not send by then are recorded as unsent.
-func (c *conn) run(r *shared, s schedule) {
-	msg, got := make([]byte, r.cfg.Size), make([]byte, r.cfg.Size)
-	for i := 0; ; i++ {
-		intended := s.at(i)
-		if s.open() && !waitUntil(intended, s.end, r) {
-			c.unsent(r, s, i)
-			return
-		}
-		sent := time.Now()
-		if !sent.Before(s.end) || r.stopping() {
-			c.unsent(r, s, i)
-			return
-		}
-		if !s.open() {
-			intended = sent // closed loop: no schedule to fall behind
-		}
-		if !c.request(r, s, msg, got, intended, sent) {
-			return
-		}
-	}
-}
-
-// request sends one request and waits for its echo; false when the run
-// is over for this connection.
-func (c *conn) request(r *shared, s schedule, msg, got []byte, intended, sent time.Time) bool {
-	measured := s.inWindow(intended)
-	if measured && s.open() {
-		c.rec.pacing(sent.Sub(later(intended, c.prevDone)))
-	}
-	nc, err := c.current(r)
-	if nc == nil {
-		c.prevDone = time.Now()
-		if err == nil {
-			return false // interrupted
-		}
-		if measured {
-			r.errs.add(err)
-		}
-		if !s.open() {
-			// Closed loop: pause a little before dialling again.
-			waitUntil(time.Now().Add(10*time.Millisecond), s.end, r)
-		}
-		return true
-	}
-	c.seq++
-	binary.LittleEndian.PutUint64(msg, c.seq)
-	err = roundTrip(nc, msg, got, sent.Add(s.timeout))
-	done := time.Now()
-	c.prevDone = done
-	if err != nil {
-		if r.stopping() && c.wasInterrupted() {
-			return false // the interrupt's own deadline, not a failure
-		}
-		c.drop()
-		if measured {
-			r.errs.add(err)
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				c.rec.timeout(done.Sub(intended), done.Sub(sent))
-			}
-		}
-		return true
-	}
-	if measured {
-		ok, last := r.limit.take()
-		if !ok {
-			r.stop(done)
-			return false
-		}
-		c.rec.answer(done.Sub(intended), done.Sub(sent))
-		if last {
-			r.stop(done)
-		}
-	}
-	if s.inWindow(done) && !r.stoppedBefore(done) {
-		c.rec.arrival()
-	}
-	return !r.stopping()
-}
-
-// unsent records the window's requests from the i-th on as unsent, up
-// to the window's end or the run's stop.
-func (c *conn) unsent(r *shared, s schedule, i int) {
-	if !s.open() {
+// next arranges the next request, the connection being free: at once
+// when its time has come (closed loop: always), else on a timer, or by
+// spinning when it is due within Config.Spin.
+func (c *conn) next() {
+	w, s := c.w, c.w.run.s
+	now := w.now()
+	c.state = idle
+	if w.closed || now >= s.end || w.run.stoppedAt() <= now {
 		return
 	}
-	end := s.end
-	if t := r.stoppedAt(); !t.IsZero() && t.Before(end) {
-		end = t
+	if !s.open() {
+		c.begin(now, now)
+		return
 	}
-	c.rec.unsentFrom(s.at, i, s.measure, end)
+	t := c.at(c.k)
+	switch spin := w.run.cfg.Spin; {
+	case t >= s.end:
+	case t <= now:
+		c.begin(t, now)
+	case spin > 0 && t-now <= spin:
+		c.state = waiting
+		c.spin()
+	case spin > 0:
+		c.state = waiting
+		c.pending = w.callAt(t-spin, c.spinFn)
+	default:
+		c.state = waiting
+		c.pending = w.callAt(t, c.dueFn)
+	}
 }
 
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
+// due sends the request whose time has come, unless the wait was
+// cancelled (the window closed).
+func (c *conn) due() {
+	if c.state == waiting {
+		c.begin(c.at(c.k), c.w.now())
 	}
-	return a
 }
 
-// roundTrip writes msg and reads its echo into got, both by deadline.
-func roundTrip(nc net.Conn, msg, got []byte, deadline time.Time) error {
-	if err := nc.SetDeadline(deadline); err != nil {
-		return err
+// spin re-checks the clock on every loop iteration until the next send
+// is due.
+func (c *conn) spin() {
+	if c.state != waiting {
+		return // cancelled: the window closed
 	}
-	if _, err := nc.Write(msg); err != nil {
-		return err
+	w := c.w
+	now := w.now()
+	if !c.spinning {
+		c.spinning = true
+		w.spinStart(now)
 	}
-	if _, err := io.ReadFull(nc, got); err != nil {
-		return err
+	if now < c.at(c.k) {
+		c.pending = w.l.CallSoon(c.spinFn)
+		return
 	}
-	if string(got) != string(msg) {
-		return errMismatch
-	}
-	return nil
+	c.spinning = false
+	w.spinEnd(now)
+	c.begin(c.at(c.k), now)
 }
 
-// waitUntil waits until t; false when the window closes or the run stops
-// first. It waits in slices of at most 50 ms, to notice a stop.
-func waitUntil(t, end time.Time, r *shared) bool {
-	for {
-		now := time.Now()
-		if !now.Before(end) || r.stopping() {
-			return false
-		}
-		d := t.Sub(now)
-		if d <= 0 {
-			return true
-		}
-		r.cfg.wait(min(d, 50*time.Millisecond))
+// cancelWait cancels a timer or spin set for the next send.
+func (c *conn) cancelWait() {
+	if c.state != waiting {
+		return
 	}
+	c.pending.Cancel()
+	if c.spinning {
+		c.spinning = false
+		c.w.spinEnd(c.w.now())
+	}
+	c.state = idle
+}
+
+// begin starts the request intended at intended: it is sent now, after a
+// dial when the connection has none, or fails at once when the stream
+// is out of step.
+func (c *conn) begin(intended, now time.Duration) {
+	c.intended, c.measured = intended, c.w.run.s.inWindow(intended)
+	c.w.busy++
+	switch {
+	case c.broken != nil:
+		err := c.broken
+		c.broken = nil
+		c.k++
+		c.countScheduled()
+		c.fail(err)
+	case c.wire == nil:
+		c.state = dialling
+		c.open()
+	default:
+		c.send(now)
+	}
+}
+
+func (c *conn) countScheduled() {
+	if c.measured {
+		c.w.rec.scheduled++
+	}
+}
+
+// send sends the current request now; its timeout runs from now.
+func (c *conn) send(now time.Duration) {
+	w := c.w
+	c.countScheduled()
+	if c.measured && w.run.s.open() {
+		w.rec.pacing(now - max(c.intended, c.freeAt))
+	}
+	c.k++
+	c.sent, c.got, c.state = now, 0, inflight
+	c.seq++
+	binary.LittleEndian.PutUint64(c.msg, c.seq)
+	c.deadline = w.callAt(now+w.run.s.timeout, c.timeoutFn)
+	if err := c.wire.send(c.msg); err != nil {
+		c.fail(err)
+	}
+}
+
+// received takes bytes of the answer; arrived is their arrival at the
+// socket in Unix ns (0: unknown).
+func (c *conn) received(data []byte, arrived int64) {
+	if c.state != inflight {
+		// Bytes with no request outstanding: the next reply is out of step.
+		c.broken = errMismatch
+		c.drop()
+		return
+	}
+	need := len(c.msg) - c.got
+	extra := len(data) > need
+	if extra {
+		data = data[:need]
+	}
+	if string(data) != string(c.msg[c.got:c.got+len(data)]) {
+		c.fail(errMismatch)
+		return
+	}
+	if c.got += len(data); c.got < len(c.msg) {
+		return
+	}
+	if arrived != 0 && c.measured {
+		c.w.rec.record(c.w.rec.recvLag, time.Duration(time.Now().UnixNano()-arrived))
+	}
+	if extra {
+		c.broken = errMismatch
+	}
+	c.answer()
+}
+
+// datagram takes a datagram: the whole answer, or a late answer to an
+// earlier request (one that timed out), which is dropped.
+func (c *conn) datagram(data []byte, arrived int64) {
+	if c.state != inflight || len(data) < 8 || binary.LittleEndian.Uint64(data) != c.seq {
+		return
+	}
+	if len(data) != len(c.msg) {
+		c.fail(errMismatch)
+		return
+	}
+	c.received(data, arrived)
+}
+
+// answer records the answer to the current request. An answer the
+// request limit refuses (another connection's reached it first) is
+// recorded and counted answered all the same; it is only not counted
+// as an arrival of the window.
+func (c *conn) answer() {
+	w := c.w
+	now := w.now()
+	c.deadline.Cancel()
+	ok, last := true, false
+	if c.measured {
+		ok, last = w.run.limit.take()
+		w.rec.answer(now-c.intended, now-c.sent)
+	}
+	if ok && w.run.s.inWindow(now) && now <= w.run.stoppedAt() {
+		w.rec.arrived++
+	}
+	if last {
+		w.run.stop(now, w)
+	}
+	c.end(now)
+}
+
+// timeout ends the current request at its deadline.
+func (c *conn) timeout() {
+	now := c.w.now()
+	if c.measured {
+		c.w.rec.timeout(now-c.intended, now-c.sent)
+	}
+	c.fail(errTimeout)
+}
+
+// lost is the end of wire: an error or the peer's close.
+func (c *conn) lost(from wire, err error) {
+	if from != c.wire {
+		return
+	}
+	if c.state != inflight {
+		c.broken = err // the next request would have found it
+		c.drop()
+		return
+	}
+	if err == io.EOF && c.got > 0 {
+		err = io.ErrUnexpectedEOF
+	}
+	c.fail(err)
+}
+
+// fail ends the current request with err: an error of the window's when
+// it is one of the window's requests. The connection is closed; the next
+// request dials.
+func (c *conn) fail(err error) {
+	c.deadline.Cancel()
+	c.drop()
+	if c.measured {
+		c.w.errs.add(err)
+	}
+	c.end(c.w.now())
+}
+
+// end frees the connection after its request and arranges the next.
+func (c *conn) end(now time.Duration) {
+	c.state, c.freeAt = idle, now
+	c.w.busy--
+	if c.w.closed {
+		c.w.maybeDone()
+		return
+	}
+	c.next()
+}
+
+// abandon leaves a request in flight at an interrupt out of the counts.
+func (c *conn) abandon() {
+	if c.state != inflight {
+		return
+	}
+	c.deadline.Cancel()
+	if c.measured {
+		c.w.rec.scheduled--
+	}
+	c.drop()
+	c.state = idle
+	c.w.busy--
+}
+
+func (c *conn) drop() {
+	if c.wire != nil {
+		c.wire.close()
+		c.wire = nil
+	}
+}
+
+// open opens the connection: over TLS on the loop, else by Config.Dial
+// off the loop.
+func (c *conn) open() {
+	if c.w.run.cfg.TLS != nil {
+		openTLS(c)
+		return
+	}
+	c.w.dial(c)
+}
+
+// dialled takes a dial's outcome.
+func (c *conn) dialled(nc net.Conn, err error) {
+	if err == nil {
+		c.wire, err = newRawWire(c, nc)
+	}
+	c.opened(err)
+}
+
+// opened continues after the connection was opened, or failed to open:
+// the first time, it reports to the worker; later, the request that
+// waited for it is sent now (its timeout and uncorrected latency run
+// from now, not from before the dial), or fails with err.
+func (c *conn) opened(err error) {
+	w := c.w
+	if w.dialing > 0 && c.state == idle {
+		w.firstDial(err)
+		return
+	}
+	if c.state != dialling {
+		return
+	}
+	now := w.now()
+	if w.closed {
+		c.state = idle
+		w.busy--
+		w.maybeDone()
+		return
+	}
+	if err == nil {
+		c.freeAt = max(c.freeAt, now) // the dial is not pacing lag
+		c.send(now)
+		return
+	}
+	c.k++
+	c.countScheduled()
+	if c.measured {
+		w.errs.add(err)
+	}
+	c.state, c.freeAt = idle, now
+	w.busy--
+	if !w.run.s.open() {
+		c.state = waiting
+		c.pending = w.callAt(now+redialPause, c.nextFn)
+		return
+	}
+	c.next()
 }

@@ -6,7 +6,6 @@ import (
 	"net"
 	"os"
 	"slices"
-	"sync"
 	"syscall"
 )
 
@@ -16,29 +15,32 @@ type ErrorCount struct {
 	Count int64
 }
 
-// errorLog groups a run's errors by text.
+// errorLog groups errors by text: one per loop, owned by its thread.
 type errorLog struct {
-	mu     sync.Mutex
 	byText map[string]int64
 	order  []string
 }
 
 func newErrorLog() *errorLog { return &errorLog{byText: map[string]int64{}} }
 
-func (l *errorLog) add(err error) {
-	text := errorText(err)
-	l.mu.Lock()
-	defer l.mu.Unlock()
+func (l *errorLog) add(err error) { l.addN(errorText(err), 1) }
+
+func (l *errorLog) addN(text string, n int64) {
 	if _, ok := l.byText[text]; !ok {
 		l.order = append(l.order, text)
 	}
-	l.byText[text]++
+	l.byText[text] += n
+}
+
+// merge adds o's errors to l.
+func (l *errorLog) merge(o *errorLog) {
+	for _, t := range o.order {
+		l.addN(t, o.byText[t])
+	}
 }
 
 // counts returns the total and the groups, most frequent first.
 func (l *errorLog) counts() (int64, []ErrorCount) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	var total int64
 	out := make([]ErrorCount, 0, len(l.order))
 	for _, t := range l.order {

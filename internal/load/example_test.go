@@ -1,9 +1,11 @@
 package load_test
 
 import (
+	"context"
 	"fmt"
 	"time"
 
+	"github.com/loopbench/loopbench/internal/echo"
 	"github.com/loopbench/loopbench/internal/load"
 )
 
@@ -35,4 +37,34 @@ func ExampleFindKnee() {
 	// Output:
 	// knee 4000 req/s
 	// knee at least 2000 req/s: the generator was late at 4000 req/s: the server's knee may be higher
+}
+
+func ExampleFigures_ConnBound() {
+	// Two connections to a server that answers in 50 ms send at most 40
+	// req/s: asked for 200, both are always busy.
+	f := load.Figures{Offered: 200, Achieved: 40, Concurrency: 2, Conns: 2, LatencyP50: 50 * time.Millisecond}
+	fmt.Println(f.ConnBound())
+	// Over ten connections the same figures keep two busy: the server's.
+	f.Conns = 10
+	fmt.Println(f.ConnBound())
+	// Output:
+	// true
+	// false
+}
+
+func ExampleRun() {
+	srv, err := echo.ServeGonet("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Close()
+	// A closed loop over two connections, until 100 answers.
+	rep, err := load.Run(context.Background(), load.Config{Addr: srv.Addr().String(), Conns: 2, Size: 64, Duration: time.Minute, Requests: 100})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(rep.Requests, "requests,", rep.Errors, "errors")
+	// Output: 100 requests, 0 errors
 }

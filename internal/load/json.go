@@ -65,3 +65,18 @@ func (r Report) JSON() JSONRun {
 		Corrected: JSONLat(r.Corrected), Uncorrected: JSONLat(r.Uncorrected),
 	}
 }
+
+// JSONGenerator is what a generator reports about itself beyond JSONRun,
+// in load's own JSON output (a merged run has no such figures).
+type JSONGenerator struct {
+	CPUPerRequestUS float64       `json:"cpu_per_request_us"`
+	SpinUS          float64       `json:"spin_us"`
+	ConnsBusy       float64       `json:"connections_busy"`
+	ReceiveLag      JSONLatencies `json:"receive_lag"`
+}
+
+// JSONGenerator returns what the run's generator reports about itself.
+func (r Report) JSONGenerator() JSONGenerator {
+	return JSONGenerator{CPUPerRequestUS: float64(r.CPUPerRequest()) / 1e3, SpinUS: float64(r.Spin) / 1e3,
+		ConnsBusy: r.Concurrency(), ReceiveLag: JSONLat(r.ReceiveLag)}
+}

@@ -12,8 +12,13 @@ type Criteria struct {
 	MaxErrors float64       // the error rate above which the sweep stops
 }
 
-// MinAchieved is the share of the offered rate a step must achieve.
+// MinAchieved is the share of the offered rate a run or a sweep step
+// must achieve; below it, it fell behind (Report.Behind, Verdict.Behind).
 const MinAchieved = 0.99
+
+// ConnBoundShare is the share of its connections a run must have kept
+// busy on average (Report.Concurrency) to count as connection-bound.
+const ConnBoundShare = 0.9
 
 // LateLag is the generator's pacing lag p99 past which it counts as
 // late: a tenth of the SLO, which its lateness would otherwise eat into.
@@ -26,25 +31,47 @@ type Figures struct {
 	ErrorRate         float64
 	PacingLagP99      time.Duration
 	CPUBound          bool // the generator kept its CPUs busy
+	// Concurrency is the connections kept busy on average
+	// (Report.Concurrency), of Conns.
+	Concurrency float64
+	Conns       int
+	// LatencyP50 is the step's uncorrected p50, BaseLatencyP50 the first
+	// step's (0 for a run on its own): a server that answers as fast as
+	// at the first step is not queueing the requests.
+	LatencyP50, BaseLatencyP50 time.Duration
+}
+
+// ConnBound reports whether the connections, not the server, limited the
+// rate: it fell behind with every connection busy (ConnBoundShare),
+// while the server answered within twice the first step's p50 (a run on
+// its own: whatever it answered in). More connections would have sent
+// more.
+func (f Figures) ConnBound() bool {
+	if f.Conns <= 0 || f.Achieved >= MinAchieved*f.Offered || f.Concurrency < ConnBoundShare*float64(f.Conns) {
+		return false
+	}
+	return f.BaseLatencyP50 <= 0 || f.LatencyP50 <= 2*f.BaseLatencyP50
 }
 
 // Verdict is a step's outcome under the criteria.
 type Verdict struct {
-	Behind   bool // achieved below MinAchieved of offered: the server fell behind
-	OverSLO  bool // corrected p99 above the SLO
-	Errored  bool // error rate above MaxErrors
-	CPUBound bool // the generator kept its CPUs busy
-	Late     bool // the generator's pacing lag p99 passed LateLag
+	Behind    bool // achieved below MinAchieved of offered: the server fell behind
+	OverSLO   bool // corrected p99 above the SLO
+	Errored   bool // error rate above MaxErrors
+	CPUBound  bool // the generator kept its CPUs busy
+	Late      bool // the generator's pacing lag p99 passed LateLag
+	ConnBound bool // every connection was busy: more would have sent more (Figures.ConnBound)
 }
 
 // Judge judges one step.
 func (c Criteria) Judge(f Figures) Verdict {
 	return Verdict{
-		Behind:   f.Achieved < MinAchieved*f.Offered,
-		OverSLO:  f.P99 > c.SLO,
-		Errored:  f.ErrorRate > c.MaxErrors,
-		CPUBound: f.CPUBound,
-		Late:     f.PacingLagP99 > c.LateLag(),
+		Behind:    f.Achieved < MinAchieved*f.Offered,
+		OverSLO:   f.P99 > c.SLO,
+		Errored:   f.ErrorRate > c.MaxErrors,
+		CPUBound:  f.CPUBound,
+		Late:      f.PacingLagP99 > c.LateLag(),
+		ConnBound: f.ConnBound(),
 	}
 }
 
@@ -58,7 +85,7 @@ func (v Verdict) Failed() bool { return v.Behind || v.OverSLO }
 
 // GeneratorLimited reports whether the step's figures describe the
 // generator as much as the server.
-func (v Verdict) GeneratorLimited() bool { return v.CPUBound || v.Late }
+func (v Verdict) GeneratorLimited() bool { return v.CPUBound || v.Late || v.ConnBound }
 
 // String names what went wrong, or "met".
 func (v Verdict) String() string {
@@ -66,7 +93,7 @@ func (v Verdict) String() string {
 	for _, w := range []struct {
 		on   bool
 		text string
-	}{{v.Behind, "behind"}, {v.OverSLO, "over SLO"}, {v.Errored, "errors"}, {v.CPUBound, "generator CPU-bound"}, {v.Late, "generator late"}} {
+	}{{v.Behind, "behind"}, {v.OverSLO, "over SLO"}, {v.Errored, "errors"}, {v.CPUBound, "generator CPU-bound"}, {v.Late, "generator late"}, {v.ConnBound, "generator connection-bound"}} {
 		if w.on {
 			out = append(out, w.text)
 		}
@@ -139,13 +166,16 @@ func FindKnee(steps []StepOutcome) Knee {
 }
 
 func generatorState(v Verdict) string {
-	switch {
-	case v.CPUBound && v.Late:
-		return "CPU-bound and late"
-	case v.CPUBound:
-		return "CPU-bound"
+	var out []string
+	for _, w := range []struct {
+		on   bool
+		text string
+	}{{v.CPUBound, "CPU-bound"}, {v.Late, "late"}, {v.ConnBound, "connection-bound"}} {
+		if w.on {
+			out = append(out, w.text)
+		}
 	}
-	return "late"
+	return strings.Join(out, " and ")
 }
 
 // String describes the knee in one line.

@@ -122,6 +122,37 @@ func TestSweepStopsAndAligns(t *testing.T) {
 	}
 }
 
+// TestSweepRemeasuresLateStep: a step the generator was late in is
+// measured once more, and the second measurement counts: one late
+// measurement no longer voids the sweep. An aligned sweep measures each
+// step once.
+func TestSweepRemeasuresLateStep(t *testing.T) {
+	calls := 0
+	late := map[int]bool{1: true} // the first measurement of step 1 (200 req/s)
+	run := func(_ context.Context, cfg Config) (Report, error) {
+		defer func() { calls++ }()
+		rep := Report{Offered: cfg.Rate, Achieved: cfg.Rate, Scheduled: 1, Answered: 1, Elapsed: cfg.Duration, Corrected: Latencies{P99: time.Millisecond}}
+		if late[calls] {
+			rep.PacingLag.P99 = time.Second
+		}
+		return rep, nil
+	}
+	sc := SweepConfig{Run: Config{Duration: time.Second}, Rates: []float64{100, 200, 300}, Criteria: Criteria{SLO: 10 * time.Millisecond, MaxErrors: 0.01}, run: run}
+	sw, err := RunSweep(context.Background(), sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 4 || len(sw.Steps) != 3 || !sw.Steps[1].Remeasured || sw.Steps[1].Verdict.Late || sw.Knee.Rate != 300 {
+		t.Fatalf("%d runs, steps %+v, knee %v; want 4 runs, step 2 measured again and on time, knee 300", calls, sw.Steps, sw.Knee)
+	}
+	calls = 0
+	sc.StartAt = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+	sw, err = RunSweep(context.Background(), sc, nil)
+	if err != nil || calls != 3 || !sw.Steps[1].Verdict.Late || sw.Steps[1].Remeasured {
+		t.Fatalf("aligned: %d runs, %v; want 3, step 2 late as measured", calls, err)
+	}
+}
+
 func TestParseRates(t *testing.T) {
 	for spec, want := range map[string][]float64{
 		"2000,4000,8000":  {2000, 4000, 8000},

@@ -1,5 +1,5 @@
 // Package load is the load generator of `loopbench load`: request/response
-// round trips over TCP against any echo server, wrk2-style.
+// round trips over TCP, UDP or TLS against any echo server, wrk2-style.
 //
 // Each connection has one request outstanding. In open-loop mode (Rate >
 // 0) the requests follow a fixed schedule of intended send times, and the
@@ -8,8 +8,25 @@
 // (coordinated omission corrected); the uncorrected latency, from the
 // actual send, is reported next to it. In closed-loop mode (Rate 0) each
 // connection sends as soon as the previous answer is in, and the two are
-// the same. The generator waits for a send time in clock_nanosleep on
-// Linux (see PacingMethod), and reports how late it sent (the pacing lag).
+// the same.
+//
+// The generator runs on loopbench's own event loop, as wrk2 runs on ae:
+// one Loop per generator CPU (Config.CPUs), each on a locked OS thread
+// pinned to its CPU, owning its share of the connections (dealt round
+// robin), their schedule, one set of histograms and counters, with no
+// lock and no goroutine per connection. A send is a direct non-blocking
+// write on the socket (a writer callback only when the socket is full);
+// answers come through reader callbacks; each request's timeout and each
+// connection's next send time are loop timers (CallAt). With Spin, a
+// send due within Spin is awaited by re-checking the clock on every
+// iteration (a CallSoon chain, a zero select timeout) instead of a timer.
+// TLS connections go through the loop's TLS transport
+// (CreateConnection with WithTLS).
+//
+// After a stall the schedule is not moved: the requests whose time has
+// passed are sent at once, one per connection as each becomes free, in a
+// burst as fast as the connections allow. That catch-up is what the
+// corrected latency measures; it is not smoothed.
 //
 // What is measured: the run sends from its start for Warmup+Duration; the
 // window is [start+Warmup, start+Warmup+Duration). The latencies are those
@@ -21,7 +38,14 @@
 // closes because its connection was busy (recorded at its lateness then,
 // a lower bound, and counted as Unsent). So the tail a stalled or
 // overloaded server causes is never dropped, and Scheduled = Answered +
-// TimedOut + Unsent + the other errors. Histograms are in nanoseconds.
+// TimedOut + Unsent + the other errors: Scheduled is counted as the
+// requests are sent (or fail before their send) and found unsent, so the
+// sum is a check. An answer that comes after the Requests limit was
+// reached is counted answered too. A request that waited for a redial is
+// sent once the dial is done: its timeout and uncorrected latency run
+// from then (its corrected latency, from its intended time, includes the
+// dial). An interrupted run leaves its requests in flight out.
+// Histograms are in nanoseconds.
 //
 // The throughput is counted apart, by arrival: Requests are the answers
 // that arrived in the window, whenever their requests were scheduled, so
@@ -33,12 +57,9 @@
 package load
 
 import (
-	"cmp"
-	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -46,7 +67,11 @@ import (
 
 // Config describes a load run.
 type Config struct {
-	Addr     string
+	Addr string
+	// Network is "tcp" (the default) or "udp": over UDP each request is a
+	// datagram on a connected socket, its answer the datagram that echoes
+	// it (a late answer to an earlier request is dropped).
+	Network  string
 	Label    string // names the run in results; default: Addr
 	Conns    int
 	Size     int           // message size in bytes (at least 8: each carries its sequence number)
@@ -59,12 +84,24 @@ type Config struct {
 	// its connections opened before: N generators given one StartAt keep
 	// schedules that line up. An instant already past starts at once.
 	StartAt time.Time
-	// Dial opens a connection; default: TCP with Timeout.
+	// Dial opens a connection; default: TCP with Timeout. It runs off the
+	// loop (the loop's executor) and must return a connection with a file
+	// descriptor (syscall.Conn): the generator takes a duplicate of it
+	// onto its loop and closes the net.Conn. Not used with TLS.
 	Dial func(addr string) (net.Conn, error) `json:"-"`
-
-	// wait waits for a send time; default sleepFor. Tests wait in a
-	// synctest bubble's virtual time instead.
-	wait func(time.Duration)
+	// TLS, when set, makes the connections TLS with this client config,
+	// through the loop's TLS transport; each handshake is made before the
+	// connection's first request (or, after a failure, before the next).
+	TLS *tls.Config `json:"-"`
+	// CPUs are the generator's CPUs: one loop per CPU, its thread pinned
+	// to it, the connections dealt among the loops. Empty: one loop,
+	// not pinned.
+	CPUs []int
+	// Spin, when positive, makes a loop whose next send is less than
+	// Spin away poll with a zero timeout until it is due instead of
+	// sleeping: precise pacing for a CPU of the generator's own. The time
+	// spent so is reported (Report.Spin).
+	Spin time.Duration
 }
 
 // DefaultTimeout is the per-request timeout when Config.Timeout is 0.
@@ -89,16 +126,27 @@ type Report struct {
 	ErrorTexts  []ErrorCount
 	Corrected   Latencies // from the intended send time
 	Uncorrected Latencies // from the actual send time (unsent requests have none)
+	// UncorrectedMean is the mean of the uncorrected latencies.
+	UncorrectedMean time.Duration
 	// PacingLag is how late the generator sent a request it was free to
-	// send (its intended time had come and the previous answer was in):
-	// its own timer and scheduling delay, which the corrected latencies
-	// include.
+	// send (its intended time had come and the previous answer was in),
+	// measured at the send: its own timer and scheduling delay, which the
+	// corrected latencies include.
 	PacingLag Latencies
+	// ReceiveLag is the time from an answer's arrival at the socket (the
+	// kernel's receive timestamp) to the generator's reading it: the
+	// wake-up delay both latencies include, for the answers the kernel
+	// stamped (SO_TIMESTAMPNS; not every one). Linux, plain TCP only;
+	// empty elsewhere.
+	ReceiveLag Latencies
 	// Overflow counts latencies beyond the histograms' 60 s, recorded as 60 s.
 	Overflow int64
 	// The histograms behind the percentiles, in ns, for merging runs.
-	CorrectedHist, UncorrectedHist, PacingLagHist *hdrhistogram.Histogram `json:"-"`
-	Behind                                        bool                    // achieved below 95 % of offered
+	CorrectedHist, UncorrectedHist, PacingLagHist, ReceiveLagHist *hdrhistogram.Histogram `json:"-"`
+	// Behind is set when the achieved rate is below MinAchieved of the
+	// offered: the same threshold as a sweep step's.
+	Behind bool
+	Conns  int // the connections of the run
 	// Elapsed is the part of the window the run covered: Duration, or less
 	// when it was interrupted or stopped at Requests.
 	Elapsed     time.Duration
@@ -109,7 +157,34 @@ type Report struct {
 	// CPU is the generator process's user+system time over the run, Wall
 	// the run's wall time: CPU/Wall is the cores it kept busy.
 	CPU, Wall time.Duration
+	// Spin is the time the loops spent polling for a close send time
+	// (Config.Spin), summed over the loops: CPU spent by choice, which
+	// SpinFreeCores leaves out.
+	Spin time.Duration
 }
+
+// SpinFreeCores is Cores without the time spent spinning.
+func (r Report) SpinFreeCores() float64 {
+	if r.Wall <= 0 {
+		return 0
+	}
+	return max(r.CPU-r.Spin, 0).Seconds() / r.Wall.Seconds()
+}
+
+// CPUPerRequest is the generator's CPU per answered request, spinning
+// left out; 0 when none was answered.
+func (r Report) CPUPerRequest() time.Duration {
+	if r.Answered <= 0 {
+		return 0
+	}
+	return max(r.CPU-r.Spin, 0) / time.Duration(r.Answered)
+}
+
+// Concurrency is the connections the answered requests kept busy on
+// average, by Little's law: the achieved rate times the mean uncorrected
+// latency. Close to Conns, the connections limited the rate
+// (ConnBoundShare).
+func (r Report) Concurrency() float64 { return r.Achieved * r.UncorrectedMean.Seconds() }
 
 // Cores is the CPU the generator kept busy, in cores.
 func (r Report) Cores() float64 {
@@ -144,12 +219,26 @@ func (cfg Config) Validate() error {
 		return fmt.Errorf("-rate %g: want zero (closed loop) or more", cfg.Rate)
 	case cfg.Requests < 0:
 		return fmt.Errorf("-requests %d: want zero (no limit) or more", cfg.Requests)
+	case cfg.Spin < 0:
+		return fmt.Errorf("-spin %v: want zero (off) or more", cfg.Spin)
+	case cfg.Network != "" && cfg.Network != "tcp" && cfg.Network != "udp":
+		return fmt.Errorf("network %q: want tcp or udp", cfg.Network)
+	case cfg.Network == "udp" && cfg.Size > MaxDatagram:
+		return fmt.Errorf("-size %d: a UDP request is one datagram, at most %d bytes", cfg.Size, MaxDatagram)
+	case cfg.Network == "udp" && cfg.TLS != nil:
+		return fmt.Errorf("-tls goes over TCP, not -udp")
 	}
 	return nil
 }
 
-// withDefaults fills in the Timeout, Label and Dial left zero.
+// MaxDatagram is the largest request over UDP: an IPv4 datagram's payload.
+const MaxDatagram = 65507
+
+// withDefaults fills in the Network, Timeout, Label and Dial left zero.
 func (cfg Config) withDefaults() Config {
+	if cfg.Network == "" {
+		cfg.Network = "tcp"
+	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
 	}
@@ -157,224 +246,8 @@ func (cfg Config) withDefaults() Config {
 		cfg.Label = cfg.Addr
 	}
 	if cfg.Dial == nil {
-		timeout := cfg.Timeout
-		cfg.Dial = func(addr string) (net.Conn, error) { return net.DialTimeout("tcp", addr, timeout) }
-	}
-	if cfg.wait == nil {
-		cfg.wait = sleepFor
+		network, timeout := cfg.Network, cfg.Timeout
+		cfg.Dial = func(addr string) (net.Conn, error) { return net.DialTimeout(network, addr, timeout) }
 	}
 	return cfg
-}
-
-// Run runs the load and reports it. It fails only on a bad Config or when
-// no connection could be opened at the start (one that could not is
-// dialled again for its first request); later failures are errors in the
-// report. When ctx ends first, the report covers what was measured and
-// says it was interrupted.
-func Run(ctx context.Context, cfg Config) (Report, error) {
-	if err := cfg.Validate(); err != nil {
-		return Report{}, err
-	}
-	cfg = cfg.withDefaults()
-	rep := Report{Label: cfg.Label, Duration: cfg.Duration}
-	if cfg.Rate > 0 {
-		defer reserveProcs(cfg.Conns)()
-	}
-	conns, err := dialAll(cfg)
-	if err != nil {
-		return rep, err
-	}
-	defer func() {
-		for _, c := range conns {
-			c.close()
-		}
-	}()
-	if wait := time.Until(cfg.StartAt); !cfg.StartAt.IsZero() && wait > 0 {
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			rep.Interrupted = true
-			return rep, fmt.Errorf("interrupted while waiting for the start at %s", cfg.StartAt.Format(time.RFC3339Nano))
-		}
-	}
-	cpu0, start := processCPU(), time.Now()
-	s := &schedule{start: start, measure: start.Add(cfg.Warmup), end: start.Add(cfg.Warmup + cfg.Duration), timeout: cfg.Timeout}
-	if cfg.Rate > 0 {
-		s.interval = time.Duration(float64(time.Second) * float64(len(conns)) / cfg.Rate)
-		rep.Offered = cfg.Rate
-	}
-	run := &shared{cfg: cfg, s: s, errs: newErrorLog(), limit: limiter{left: cfg.Requests}}
-	stopWatch := run.watch(ctx, conns)
-	var wg sync.WaitGroup
-	for i, c := range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c.run(run, s.offset(i, len(conns)))
-		}()
-	}
-	wg.Wait()
-	stopWatch()
-	end := s.end
-	if t := run.stoppedAt(); !t.IsZero() && t.Before(end) {
-		end = t
-		rep.Interrupted = ctx.Err() != nil
-	}
-	rep.WindowStart, rep.WindowEnd = s.measure, later(end, s.measure)
-	rep.Elapsed = rep.WindowEnd.Sub(rep.WindowStart)
-	rep.Wall = time.Since(start)
-	rep.CPU = processCPU() - cpu0
-	rep.Errors, rep.ErrorTexts = run.errs.counts()
-	return rep.merge(conns), nil
-}
-
-// dialAll opens the run's connections, sharing its recorders among them;
-// one that fails is left to dial at its first request. It fails when
-// none opens.
-func dialAll(cfg Config) ([]*conn, error) {
-	recs := recorders(cfg.Conns, runtime.GOMAXPROCS(0))
-	conns := make([]*conn, cfg.Conns)
-	var first error
-	opened := 0
-	for i := range conns {
-		conns[i] = &conn{rec: recs[i%len(recs)]}
-		c, err := cfg.Dial(cfg.Addr)
-		if err != nil {
-			first = cmp.Or(first, err)
-			continue
-		}
-		conns[i].c = c
-		opened++
-	}
-	if opened == 0 {
-		return nil, fmt.Errorf("cannot connect to %s: %s", cfg.Addr, errorText(first))
-	}
-	return conns, nil
-}
-
-// schedule is the shared timing of a run.
-type schedule struct {
-	start, measure, end time.Time
-	interval            time.Duration // between one connection's sends; 0 = closed loop
-	timeout             time.Duration
-}
-
-func (s schedule) offset(i, n int) schedule {
-	s.start = s.start.Add(s.interval * time.Duration(i) / time.Duration(n))
-	return s
-}
-
-func (s schedule) open() bool { return s.interval > 0 }
-
-// at is the intended time of a connection's i-th request.
-func (s schedule) at(i int) time.Time { return s.start.Add(time.Duration(i) * s.interval) }
-
-// inWindow reports whether t is in the measured window.
-func (s schedule) inWindow(t time.Time) bool {
-	return !t.Before(s.measure) && t.Before(s.end)
-}
-
-// shared is the state the connections of a run share.
-type shared struct {
-	cfg   Config
-	s     *schedule
-	errs  *errorLog
-	limit limiter
-
-	mu      sync.Mutex
-	stopped time.Time // when the run was told to stop (interrupt or request limit)
-}
-
-// stop stops the run at t, the first time.
-func (r *shared) stop(t time.Time) {
-	r.mu.Lock()
-	if r.stopped.IsZero() {
-		r.stopped = t
-	}
-	r.mu.Unlock()
-}
-
-func (r *shared) stoppedAt() time.Time {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.stopped
-}
-
-func (r *shared) stopping() bool { return !r.stoppedAt().IsZero() }
-
-// stoppedBefore reports whether the run was stopped before t.
-func (r *shared) stoppedBefore(t time.Time) bool {
-	s := r.stoppedAt()
-	return !s.IsZero() && s.Before(t)
-}
-
-// watch stops the run when ctx ends, unblocking every connection's read
-// or write at once; the func it returns ends the watch.
-func (r *shared) watch(ctx context.Context, conns []*conn) func() {
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			r.stop(time.Now())
-			for _, c := range conns {
-				c.interrupt()
-			}
-		case <-done:
-		}
-	}()
-	return func() { close(done) }
-}
-
-// limiter bounds the measured responses of all connections together.
-type limiter struct {
-	mu   sync.Mutex
-	left int64 // 0: no bound
-	hit  bool
-}
-
-// take counts one measured response: ok is false once the bound was
-// reached, last true for the response that reached it.
-func (l *limiter) take() (ok, last bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.hit {
-		return false, false
-	}
-	if l.left > 0 {
-		if l.left--; l.left == 0 {
-			l.hit = true
-		}
-	}
-	return true, l.hit
-}
-
-// merge combines the recorders into the report.
-func (rep Report) merge(conns []*conn) Report {
-	corrected, uncorrected, lag := NewHistogram(), NewHistogram(), NewHistogram()
-	seen := map[*recorder]bool{}
-	for _, c := range conns {
-		r := c.rec
-		if seen[r] {
-			continue
-		}
-		seen[r] = true
-		corrected.Merge(r.corrected)
-		uncorrected.Merge(r.uncorrected)
-		lag.Merge(r.lag)
-		rep.Requests += r.arrived
-		rep.Answered += r.answered
-		rep.TimedOut += r.timedOut
-		rep.Unsent += r.unsent
-		rep.Overflow += r.overflow
-	}
-	rep.Scheduled = rep.Answered + rep.Unsent + rep.Errors // timeouts are errors
-	rep.CorrectedHist, rep.UncorrectedHist, rep.PacingLagHist = corrected, uncorrected, lag
-	rep.Corrected, rep.Uncorrected, rep.PacingLag = Percentiles(corrected), Percentiles(uncorrected), Percentiles(lag)
-	if rep.Elapsed > 0 {
-		rep.Achieved = float64(rep.Requests) / rep.Elapsed.Seconds()
-	}
-	rep.Behind = rep.Offered > 0 && rep.Achieved < 0.95*rep.Offered
-	return rep
 }

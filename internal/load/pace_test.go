@@ -9,40 +9,33 @@ import (
 	"time"
 )
 
-// TestSleepForNeverEarly: a wait never returns before its time (an
-// order, not a duration bound).
-func TestSleepForNeverEarly(t *testing.T) {
-	for _, d := range []time.Duration{0, time.Microsecond, 50 * time.Microsecond, 300 * time.Microsecond, 2 * time.Millisecond} {
-		for range 20 {
-			start := time.Now()
-			sleepFor(d)
-			if got := time.Since(start); got < d {
-				t.Fatalf("sleepFor(%v) returned after %v", d, got)
-			}
-		}
-	}
+// waits are ways to wait for a send time, as baselines of the
+// generator's pacing in the same binary: the runtime's timer (about a
+// millisecond late on an idle Linux machine, whose runtime waits in
+// epoll_wait in whole milliseconds) and the generator's own, a loop
+// timer (CallLater) on a locked thread with the generator's timer slack.
+// Each makes its waiter, and what ends it, outside the timed waits.
+var waits = []struct {
+	name  string
+	start func(b *testing.B) (wait func(time.Duration), done func())
+}{
+	{"runtime-timer", func(*testing.B) (func(time.Duration), func()) { return time.Sleep, func() {} }},
+	{"loop-timer", loopWaiter},
 }
 
-// waits are the ways a generator can wait for a send time: its own
-// (sleepFor) and, as baselines in the same binary, the runtime's timer
-// (what it used before; about a millisecond late on an idle Linux
-// machine, whose runtime waits in epoll_wait in whole milliseconds) and
-// a runtime timer to 1.5 ms before the time, then a spin that yields.
-var waits = []struct {
-	name string
-	wait func(time.Duration)
-}{
-	{"sleepFor", sleepFor},
-	{"runtime-timer", time.Sleep},
-	{"timer-then-spin", func(d time.Duration) {
-		until := time.Now().Add(d)
-		if d > 1500*time.Microsecond {
-			time.Sleep(d - 1500*time.Microsecond)
-		}
-		for time.Now().Before(until) {
-			runtime.Gosched()
-		}
-	}},
+// loopWaiter waits on a loop of its own, as a generator's loop does.
+func loopWaiter(b *testing.B) (func(time.Duration), func()) {
+	runtime.LockOSThread()
+	prepareThread(-1)
+	l, err := newLoop()
+	if err != nil {
+		b.Fatal(err)
+	}
+	wait := func(d time.Duration) {
+		l.CallLater(d, l.Stop)
+		l.RunForever()
+	}
+	return wait, func() { l.Close(); runtime.UnlockOSThread() }
 }
 
 // BenchmarkWait reports, for each way to wait and a wait of 200 µs and
@@ -55,12 +48,14 @@ func BenchmarkWait(b *testing.B) {
 	for _, w := range waits {
 		for _, us := range []int{200, 2000} {
 			b.Run(fmt.Sprintf("impl=%s/us=%d", w.name, us), func(b *testing.B) {
+				wait, done := w.start(b)
+				defer done()
 				d := time.Duration(us) * time.Microsecond
 				late := make([]time.Duration, 0, b.N)
 				cpu0 := processCPU()
 				for b.Loop() {
 					start := time.Now()
-					w.wait(d)
+					wait(d)
 					late = append(late, time.Since(start)-d)
 				}
 				cpu := processCPU() - cpu0
@@ -94,5 +89,6 @@ func BenchmarkPacing(b *testing.B) {
 	b.ReportMetric(float64(rep.Corrected.P50), "corrected-p50-ns")
 	b.ReportMetric(float64(rep.Uncorrected.P50), "uncorrected-p50-ns")
 	b.ReportMetric(rep.Cores(), "generator-cores")
+	b.ReportMetric(float64(rep.CPUPerRequest()), "generator-cpu-ns/req")
 	b.ReportMetric(0, "ns/op")
 }

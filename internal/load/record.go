@@ -1,7 +1,6 @@
 package load
 
 import (
-	"sync"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -21,23 +20,28 @@ func NewHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(HistLowest, HistHighest, HistDigits)
 }
 
-// recorder holds the latencies and counts of some of a run's
-// connections: a run has a few, shared round robin, so that memory does
-// not grow with the connections and the lock is rarely contended.
+// recorder holds the latencies and counts of one loop's connections:
+// a run has one per loop (per generator CPU), owned by the loop's
+// thread, so it needs no lock and its memory does not grow with the
+// connections.
 type recorder struct {
-	mu                          sync.Mutex
-	corrected, uncorrected, lag *hdrhistogram.Histogram
-	overflow                    int64 // values beyond HistHighest, recorded as HistHighest
-	arrived                     int64 // responses that arrived in the window
-	answered, timedOut, unsent  int64 // of the window's requests
+	corrected, uncorrected, lag, recvLag *hdrhistogram.Histogram
+	overflow                             int64 // values beyond HistHighest, recorded as HistHighest
+	arrived                              int64 // responses that arrived in the window
+	// scheduled counts the window's requests as they begin (sent, or
+	// failed before their send) and as they are found unsent; each ends
+	// answered, timed out, failed, or unsent.
+	scheduled                  int64
+	answered, timedOut, unsent int64 // of the window's requests
+	spin                       time.Duration
 }
 
 func newRecorder() *recorder {
-	return &recorder{corrected: NewHistogram(), uncorrected: NewHistogram(), lag: NewHistogram()}
+	return &recorder{corrected: NewHistogram(), uncorrected: NewHistogram(), lag: NewHistogram(), recvLag: NewHistogram()}
 }
 
 // record adds v to h; a value beyond the histogram's range is recorded
-// at its top and counted. Called with mu held.
+// at its top and counted.
 func (r *recorder) record(h *hdrhistogram.Histogram, v time.Duration) {
 	if v < 0 {
 		v = 0
@@ -62,8 +66,6 @@ func (r *recorder) timeout(corrected, uncorrected time.Duration) {
 
 // finish records a request's latencies and counts it in n.
 func (r *recorder) finish(corrected, uncorrected time.Duration, n *int64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.record(r.corrected, corrected)
 	r.record(r.uncorrected, uncorrected)
 	*n++
@@ -71,42 +73,37 @@ func (r *recorder) finish(corrected, uncorrected time.Duration, n *int64) {
 
 // unsentFrom records the window's requests a connection had not sent
 // when the window closed at end: their lateness then, a lower bound of
-// their latency. at gives the intended times, from the first unsent.
-func (r *recorder) unsentFrom(at func(k int) time.Time, first int, measure, end time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// their latency. at gives the intended times (as offsets from the run's
+// start), from the first unsent.
+func (r *recorder) unsentFrom(at func(k int) time.Duration, first int, measure, end time.Duration) {
 	for k := first; ; k++ {
 		t := at(k)
-		if !t.Before(end) {
+		if t >= end {
 			return
 		}
-		if !t.Before(measure) {
-			r.record(r.corrected, end.Sub(t))
+		if t >= measure {
+			r.record(r.corrected, end-t)
 			r.unsent++
+			r.scheduled++
 		}
 	}
 }
 
-func (r *recorder) pacing(lag time.Duration) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.record(r.lag, lag)
-}
+func (r *recorder) pacing(lag time.Duration) { r.record(r.lag, lag) }
 
-func (r *recorder) arrival() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.arrived++
-}
-
-// recorders returns the recorders of a run of n connections: one per
-// connection up to four per CPU the runtime uses.
-func recorders(n, procs int) []*recorder {
-	out := make([]*recorder, min(n, 4*max(procs, 1)))
-	for i := range out {
-		out[i] = newRecorder()
-	}
-	return out
+// merge adds o's latencies and counts to r.
+func (r *recorder) merge(o *recorder) {
+	r.corrected.Merge(o.corrected)
+	r.uncorrected.Merge(o.uncorrected)
+	r.lag.Merge(o.lag)
+	r.recvLag.Merge(o.recvLag)
+	r.overflow += o.overflow
+	r.arrived += o.arrived
+	r.scheduled += o.scheduled
+	r.answered += o.answered
+	r.timedOut += o.timedOut
+	r.unsent += o.unsent
+	r.spin += o.spin
 }
 
 // Percentiles reads the percentiles of a histogram of nanoseconds.

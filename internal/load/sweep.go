@@ -110,6 +110,9 @@ type Step struct {
 	// started (the previous one overran): its window no longer lines up
 	// with other generators'.
 	StartedLate time.Duration
+	// Remeasured is set when the generator was late in the step's first
+	// measurement, and these figures are its second's.
+	Remeasured bool
 }
 
 // Sweep is a sweep's outcome.
@@ -128,11 +131,13 @@ func (sw Sweep) Outcomes() []StepOutcome {
 	return out
 }
 
-// FiguresOf are a run's figures for judging, cpus its usable CPUs.
+// FiguresOf are a run's figures for judging, cpus its usable CPUs. The
+// CPU it counts leaves the spinning out (SpinFreeCores).
 func FiguresOf(rep Report, cpus int) Figures {
 	return Figures{
 		Offered: rep.Offered, Achieved: rep.Achieved, P99: rep.Corrected.P99, ErrorRate: rep.ErrorRate(),
-		PacingLagP99: rep.PacingLag.P99, CPUBound: cpus > 0 && rep.Cores() >= CPUBound*float64(cpus),
+		PacingLagP99: rep.PacingLag.P99, CPUBound: cpus > 0 && rep.SpinFreeCores() >= CPUBound*float64(cpus),
+		Concurrency: rep.Concurrency(), Conns: rep.Conns, LatencyP50: rep.Uncorrected.P50,
 	}
 }
 
@@ -143,7 +148,10 @@ const CPUBound = 0.9
 // RunSweep runs the steps in order, calling each after every step,
 // until the last rate, until the server fell behind (achieved below
 // MinAchieved of offered, or corrected p99 over the SLO) on two steps in
-// a row, until a step's errors pass MaxErrors, or until ctx ends. It
+// a row, until a step's errors pass MaxErrors, or until ctx ends. A step
+// the generator was late in (and not CPU-bound: a wake-up delay of the
+// machine, which passes) is measured once more before it counts, unless
+// the sweep is aligned to StartAt (a step's slot cannot hold two). It
 // fails when a step cannot connect; the sweep so far is returned with
 // the error.
 func RunSweep(ctx context.Context, sc SweepConfig, each func(Step)) (Sweep, error) {
@@ -151,29 +159,16 @@ func RunSweep(ctx context.Context, sc SweepConfig, each func(Step)) (Sweep, erro
 	if len(sc.Rates) == 0 {
 		return sw, errors.New("a sweep needs at least one rate")
 	}
-	period := sc.Period
-	if period == 0 {
-		period = StepPeriod(sc.Run)
-	}
-	runStep := sc.run
-	if runStep == nil {
-		runStep = Run
-	}
 	failed := 0
 	for i, rate := range sc.Rates {
-		cfg := sc.Run
-		cfg.Rate = rate
-		if !sc.StartAt.IsZero() {
-			cfg.StartAt = sc.StartAt.Add(time.Duration(i) * period)
+		st, err := sc.step(ctx, i, rate, sw.Steps)
+		if err == nil && st.Verdict.Late && !st.Verdict.CPUBound && sc.StartAt.IsZero() && !st.Report.Interrupted {
+			st, err = sc.step(ctx, i, rate, sw.Steps)
+			st.Remeasured = true
 		}
-		rep, err := runStep(ctx, cfg)
 		if err != nil {
 			sw.Knee = FindKnee(sw.Outcomes())
 			return sw, fmt.Errorf("step %d (%.0f req/s): %w", i+1, rate, err)
-		}
-		st := Step{Index: i, Report: rep, Verdict: sc.Criteria.Judge(FiguresOf(rep, sc.CPUs))}
-		if !cfg.StartAt.IsZero() {
-			st.StartedLate = max(rep.WindowStart.Sub(cfg.StartAt.Add(cfg.Warmup)), 0)
 		}
 		sw.Steps = append(sw.Steps, st)
 		if each != nil {
@@ -183,7 +178,7 @@ func RunSweep(ctx context.Context, sc SweepConfig, each func(Step)) (Sweep, erro
 			failed = 0
 		}
 		if stop := stopReason(st, failed, sc.Criteria); stop != "" {
-			if i < len(sc.Rates)-1 || rep.Interrupted {
+			if i < len(sc.Rates)-1 || st.Report.Interrupted {
 				sw.Stop = stop
 			}
 			break
@@ -191,6 +186,36 @@ func RunSweep(ctx context.Context, sc SweepConfig, each func(Step)) (Sweep, erro
 	}
 	sw.Knee = FindKnee(sw.Outcomes())
 	return sw, nil
+}
+
+// step runs and judges step i at rate, after the steps before.
+func (sc SweepConfig) step(ctx context.Context, i int, rate float64, before []Step) (Step, error) {
+	cfg := sc.Run
+	cfg.Rate = rate
+	if !sc.StartAt.IsZero() {
+		period := sc.Period
+		if period == 0 {
+			period = StepPeriod(sc.Run)
+		}
+		cfg.StartAt = sc.StartAt.Add(time.Duration(i) * period)
+	}
+	run := sc.run
+	if run == nil {
+		run = Run
+	}
+	rep, err := run(ctx, cfg)
+	if err != nil {
+		return Step{}, err
+	}
+	fig := FiguresOf(rep, sc.CPUs)
+	if len(before) > 0 {
+		fig.BaseLatencyP50 = before[0].Report.Uncorrected.P50
+	}
+	st := Step{Index: i, Report: rep, Verdict: sc.Criteria.Judge(fig)}
+	if !cfg.StartAt.IsZero() {
+		st.StartedLate = max(rep.WindowStart.Sub(cfg.StartAt.Add(cfg.Warmup)), 0)
+	}
+	return st, nil
 }
 
 // stopReason says why the sweep stops after st, or "".

@@ -3,80 +3,82 @@ package load
 import (
 	"context"
 	"io"
-	"math"
 	"net"
 	"strings"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 )
 
 // capacityServer is an echo server of known capacity, 1/service requests
-// per second, over in-memory pipes: it serves one request at a time, for
+// per second, on loopback TCP: it serves one request at a time, for
 // service each, in the order they arrive. Each answer leaves at the later
 // of its request's arrival and the previous answer's departure, plus
-// service. dial opens a connection to it; each connection's goroutine
-// ends when the connection closes.
-func capacityServer(service time.Duration) (dial func(string) (net.Conn, error)) {
+// service, so a late wake-up of the server does not lower its capacity.
+func capacityServer(t *testing.T, service time.Duration) string {
 	var mu sync.Mutex
 	var free time.Time
-	return func(string) (net.Conn, error) {
-		client, server := net.Pipe()
-		go func() {
-			defer server.Close()
-			buf := make([]byte, 64)
-			for {
-				if _, err := io.ReadFull(server, buf); err != nil {
-					return
-				}
-				mu.Lock()
-				depart := later(time.Now(), free).Add(service)
-				free = depart
-				mu.Unlock()
-				time.Sleep(time.Until(depart))
-				if _, err := server.Write(buf); err != nil {
-					return
-				}
+	return faultServer(t, func(c net.Conn) {
+		buf := make([]byte, 64)
+		for {
+			if _, err := io.ReadFull(c, buf); err != nil {
+				return
 			}
-		}()
-		return client, nil
-	}
+			mu.Lock()
+			depart := time.Now()
+			if free.After(depart) {
+				depart = free
+			}
+			depart = depart.Add(service)
+			free = depart
+			mu.Unlock()
+			time.Sleep(time.Until(depart))
+			if _, err := c.Write(buf); err != nil {
+				return
+			}
+		}
+	})
 }
 
-// TestSweepKneeAtCapacity: a sweep across a 1000 req/s server's capacity,
-// in steps of 3 % from 800 req/s, finds its knee within 10 % of it and
-// stops after the two steps past it, by the default criteria. The sweep
-// runs in a synctest bubble: the generator waits (Config.wait) and the
-// server serves in virtual time, over in-memory pipes, so the machine's
-// load cannot move the knee; the pacing itself is tested on TCP
-// elsewhere (and benchmarked: BenchmarkPacing).
+// TestSweepKneeAtCapacity: a sweep across a 100 req/s server's capacity
+// finds its knee at the highest step at or below it (90 req/s) and stops
+// after the two steps past it, by the default criteria. The steps are
+// far apart, so that a loaded machine cannot move the knee: the server
+// keeps its capacity when its sleeps wake late (its departures are
+// scheduled, not slept one after the other; a late read costs it
+// capacity only while it is idle, which at 90 req/s leaves it 10 % to
+// lose), each window holds at least 200 requests (the one or two at its
+// edges stay within the 1 % a step may fall short), and the SLO of 1 s
+// (a generator late by 100 ms at p99) is far above what wake-ups add. A
+// sweep that a stall of the machine spoiled anyway is run again, three
+// times at most.
 func TestSweepKneeAtCapacity(t *testing.T) {
-	const capacity = 1000.0
-	synctest.Test(t, func(t *testing.T) {
-		rates, err := ParseRates("800:1300:x1.03")
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := SweepConfig{
-			Run: Config{Addr: "capacity", Conns: 4, Size: 64, Warmup: 500 * time.Millisecond, Duration: 2 * time.Second, Timeout: time.Second,
-				Dial: capacityServer(time.Duration(float64(time.Second) / capacity)), wait: time.Sleep},
-			Rates:    rates,
-			Criteria: Criteria{SLO: 10 * time.Millisecond, MaxErrors: 0.01},
-		}
-		sw, err := RunSweep(context.Background(), sc, func(s Step) {
-			t.Logf("%.0f req/s offered: %.0f achieved, p99 %v: %v", s.Report.Offered, s.Report.Achieved, s.Report.Corrected.P99, s.Verdict)
+	const capacity = 100.0
+	sc := SweepConfig{
+		Run: Config{Addr: capacityServer(t, time.Duration(float64(time.Second)/capacity)), Conns: 4, Size: 64,
+			Warmup: 500 * time.Millisecond, Duration: 4 * time.Second, Timeout: 3 * time.Second},
+		Rates:    []float64{50, 70, 90, 130, 170, 220},
+		Criteria: Criteria{SLO: time.Second, MaxErrors: 0.01},
+	}
+	var sw Sweep
+	for attempt := range 3 {
+		var err error
+		sw, err = RunSweep(context.Background(), sc, func(s Step) {
+			t.Logf("%.0f req/s offered: %.0f achieved, p99 %v, pacing lag p99 %v: %v", s.Report.Offered, s.Report.Achieved, s.Report.Corrected.P99, s.Report.PacingLag.P99, s.Verdict)
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		k := sw.Knee
-		if k.Step < 0 || k.LowerBound || math.Abs(k.Rate-capacity) > 0.1*capacity {
-			t.Fatalf("%v; want within 10 %% of %.0f req/s", k, capacity)
+		if sw.Knee.Rate == 90 && !sw.Knee.LowerBound {
+			break
 		}
-		last := sw.Steps[len(sw.Steps)-1]
-		if !strings.Contains(sw.Stop, "two steps in a row") || last.Report.Offered < capacity || last.Verdict.Met() || sw.Steps[len(sw.Steps)-2].Verdict.Met() {
-			t.Fatalf("stopped at %.0f req/s: %q; want after two steps past capacity", last.Report.Offered, sw.Stop)
-		}
-	})
+		t.Logf("attempt %d: %v", attempt+1, sw.Knee)
+	}
+	if k := sw.Knee; k.Rate != 90 || k.LowerBound {
+		t.Fatalf("%v; want 90 req/s, the highest step at or below the capacity, %.0f req/s", k, capacity)
+	}
+	last := sw.Steps[len(sw.Steps)-1]
+	if !strings.Contains(sw.Stop, "two steps in a row") || last.Report.Offered != 170 || last.Verdict.Met() || sw.Steps[len(sw.Steps)-2].Verdict.Met() {
+		t.Fatalf("stopped at %.0f req/s: %q; want after the two steps past capacity", last.Report.Offered, sw.Stop)
+	}
 }

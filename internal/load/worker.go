@@ -1,0 +1,202 @@
+package load
+
+import (
+	"net"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/loopbench/loopbench"
+)
+
+// worker is one loop of a run and everything it owns: its connections,
+// their schedule, its recorder and error log. Everything but start,
+// landed and over is touched only on the loop's thread.
+type worker struct {
+	run    *shared
+	l      *loopbench.Loop
+	cpu    int // the CPU its thread is pinned to; -1: not pinned
+	conns  []*conn
+	rec    *recorder
+	errs   *errorLog
+	buf    []byte        // the read buffer its connections share
+	stamps stampReader   // reads with the receive timestamp
+	base   time.Duration // the loop time of the run's start
+	start  chan time.Time
+
+	closed    bool // the window closed (its end, a stop or an interrupt)
+	busy      int  // requests in flight or waiting for a dial
+	dialing   int  // first dials not yet landed
+	opened    int
+	firstErr  error
+	spinning  int // connections spinning for their send time
+	spinSince time.Duration
+
+	mu     sync.Mutex // guards landed and over, which dial goroutines reach
+	landed []landing
+	over   bool // the loop is done: a dial landing now is closed
+
+	landFn, stopFn, interruptFn func()
+}
+
+// landing is a finished dial on its way to the loop.
+type landing struct {
+	c   *conn
+	nc  net.Conn
+	err error
+}
+
+func newWorker(r *shared, cpu int) (*worker, error) {
+	l, err := newLoop()
+	if err != nil {
+		return nil, err
+	}
+	w := &worker{run: r, l: l, cpu: cpu, rec: newRecorder(), errs: newErrorLog(), buf: make([]byte, 64<<10), start: make(chan time.Time)}
+	w.landFn, w.stopFn, w.interruptFn = w.land, func() { w.closeWindow(r.stoppedAt()) }, w.interrupt
+	return w, nil
+}
+
+// now is the time since the run's start.
+func (w *worker) now() time.Duration { return w.l.Time() - w.base }
+
+// callAt calls fn at t, a time since the run's start.
+func (w *worker) callAt(t time.Duration, fn func()) loopbench.Handle {
+	return w.l.CallAt(w.base+t, fn).Handle
+}
+
+// main is the loop's goroutine: on its own locked thread, pinned, it
+// opens the connections, reports to Run, waits for the start, and runs
+// the schedule until the window closed and no request is in flight.
+func (w *worker) main() {
+	defer w.run.workers.Done()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	prepareThread(w.cpu)
+	defer w.closeAll()
+	w.dialing = len(w.conns)
+	for _, c := range w.conns {
+		c.open()
+	}
+	w.l.RunForever()
+	w.run.ready <- dialResult{w.opened, w.firstErr}
+	start, ok := <-w.start
+	if !ok {
+		return
+	}
+	w.base = w.l.Time() - time.Since(start)
+	w.callAt(w.run.s.end, func() { w.closeWindow(w.run.s.end) })
+	for _, c := range w.conns {
+		c.next()
+	}
+	w.l.RunForever()
+}
+
+// firstDial counts a connection's first dial.
+func (w *worker) firstDial(err error) {
+	if err != nil && w.firstErr == nil {
+		w.firstErr = err
+	}
+	if err == nil {
+		w.opened++
+	}
+	if w.dialing--; w.dialing == 0 {
+		w.l.Stop()
+	}
+}
+
+// dial dials for c off the loop; the outcome lands on the loop (land).
+func (w *worker) dial(c *conn) {
+	w.run.dials.Add(1)
+	go func() {
+		defer w.run.dials.Done()
+		nc, err := w.run.cfg.Dial(w.run.cfg.Addr)
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.over {
+			if nc != nil {
+				nc.Close()
+			}
+			return
+		}
+		w.landed = append(w.landed, landing{c, nc, err})
+		if len(w.landed) == 1 {
+			w.l.TryCallSoonThreadsafe(w.landFn)
+		}
+	}()
+}
+
+// land hands the finished dials to their connections.
+func (w *worker) land() {
+	w.mu.Lock()
+	ls := w.landed
+	w.landed = nil
+	w.mu.Unlock()
+	for _, d := range ls {
+		d.c.dialled(d.nc, d.err)
+	}
+}
+
+// closeWindow closes the window at end (time since the start): no
+// request is sent after it, the window's requests not sent by then are
+// recorded as unsent, and the loop stops once none is in flight.
+func (w *worker) closeWindow(end time.Duration) {
+	if w.closed {
+		return
+	}
+	w.closed = true
+	s := w.run.s
+	for _, c := range w.conns {
+		c.cancelWait()
+		if s.open() {
+			// c.k is past a request in flight, at one waiting for a dial.
+			w.rec.unsentFrom(c.at, c.k, s.measure, min(end, s.end))
+		}
+	}
+	w.maybeDone()
+}
+
+// interrupt closes the window now and leaves the requests in flight
+// out: they are no longer counted as the window's.
+func (w *worker) interrupt() {
+	w.closeWindow(w.run.stoppedAt())
+	for _, c := range w.conns {
+		c.abandon()
+	}
+	w.l.Stop()
+}
+
+func (w *worker) maybeDone() {
+	if w.closed && w.busy == 0 {
+		w.l.Stop()
+	}
+}
+
+// spinStart and spinEnd count the time at least one connection spun.
+func (w *worker) spinStart(now time.Duration) {
+	if w.spinning == 0 {
+		w.spinSince = now
+	}
+	w.spinning++
+}
+
+func (w *worker) spinEnd(now time.Duration) {
+	if w.spinning--; w.spinning == 0 {
+		w.rec.spin += now - w.spinSince
+	}
+}
+
+// closeAll closes the connections and every dial that lands from now on.
+func (w *worker) closeAll() {
+	w.mu.Lock()
+	w.over = true
+	for _, d := range w.landed {
+		if d.nc != nil {
+			d.nc.Close()
+		}
+	}
+	w.landed = nil
+	w.mu.Unlock()
+	for _, c := range w.conns {
+		c.drop()
+	}
+}
