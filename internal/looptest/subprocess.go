@@ -28,6 +28,7 @@ func RunSubprocess(t *testing.T, cfg loopbench.Config) {
 		{"ProtocolOrder", testSubprocessOrder},
 		{"Shell", testShell},
 		{"ReapFailed", testReapFailed},
+		{"CommunicateAfterExit", testCommunicateAfterExit},
 	})
 }
 
