@@ -241,7 +241,7 @@ func (l *Loop) newSubprocessTransport(pid int, proto SubprocessProtocol, parent 
 	l.CallSoon(func() {
 		proto.ConnectionMade(t)
 		for _, p := range t.pipes {
-			if p != nil && !p.write {
+			if p != nil {
 				p.startReading()
 			}
 		}

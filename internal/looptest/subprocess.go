@@ -29,6 +29,8 @@ func RunSubprocess(t *testing.T, cfg loopbench.Config) {
 		{"Shell", testShell},
 		{"ReapFailed", testReapFailed},
 		{"CommunicateAfterExit", testCommunicateAfterExit},
+		{"KillClosesStdin", testKillClosesStdin},
+		{"ProcessKillClosesStdin", testProcessKillStdin},
 	})
 }
 
