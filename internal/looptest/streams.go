@@ -24,6 +24,7 @@ func RunStreams(t *testing.T, cfg loopbench.Config) {
 		{"ReadUntilPastLimit", testReadUntilLimit},
 		{"DrainPausesForSlowPeer", testDrain},
 		{"UnknownHostName", testUnknownHost},
+		{"ReadUntilSeparators", testReadUntilSeparators},
 	})
 }
 
