@@ -198,6 +198,10 @@ func (p *PipeTransport) WriteEOF() {
 	p.lost(nil)
 }
 
+// CanWriteEOF reports whether WriteEOF can close the pipe: true for a
+// write pipe (the child's stdin).
+func (p *PipeTransport) CanWriteEOF() bool { return p.write }
+
 // Close closes the pipe: a write pipe once its data is written, a read
 // pipe at once.
 func (p *PipeTransport) Close() {

@@ -67,7 +67,7 @@ func CreateSubprocessExec(t *Task, argv []string, opts ProcessOptions) (*Process
 	}
 	for i, dst := range []**StreamReader{&p.Stdout, &p.Stderr} {
 		if pipe := st.pipes[i+1]; pipe != nil {
-			r := NewStreamReader(l, 0)
+			r := NewStreamReader(l, opts.Limit)
 			r.feeder = pipe
 			*dst = r
 		}

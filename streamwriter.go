@@ -114,6 +114,17 @@ func (w *StreamWriter) Drain(t *Task) error {
 	return w.flow.drain(t)
 }
 
+// CanWriteEOF reports whether WriteEOF can end the write side while the
+// read side stays open, asyncio's can_write_eof: true for a socket and for
+// a child's stdin. With TLS too, unlike asyncio's SSL transport: there
+// WriteEOF sends close_notify and reading goes on.
+func (w *StreamWriter) CanWriteEOF() bool {
+	if p, ok := w.t.(*PipeTransport); ok {
+		return p.CanWriteEOF()
+	}
+	return true
+}
+
 // Close closes the transport once the buffered data is written.
 func (w *StreamWriter) Close() { w.t.Close() }
 
@@ -182,16 +193,36 @@ func (p *streamProtocol) ConnectionLost(err error) {
 func (p *streamProtocol) PauseWriting()  { p.flow.pause() }
 func (p *streamProtocol) ResumeWriting() { p.flow.resume() }
 
+// WithStreamLimit sets the buffer limit of the StreamReaders that
+// StartServer and OpenConnection make, asyncio's limit= (without it,
+// DefaultStreamLimit): ReadUntil and ReadLine fail past it, and reading
+// from the socket pauses while more than twice as much is buffered. It
+// must be over 0, and is an option of these two calls only.
+func WithStreamLimit(n int) NetOption {
+	return func(o *netOptions) { o.streamLimit, o.limitSet = n, true }
+}
+
+// streamOptions returns opts marked as a stream call's, and the stream
+// limit they set (0: the default).
+func streamOptions(opts []NetOption) ([]NetOption, int) {
+	var o netOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return append(opts[:len(opts):len(opts)], func(o *netOptions) { o.stream = true }), o.streamLimit
+}
+
 // OpenConnection connects to address (as CreateConnection: a host name is
 // looked up and its addresses tried in order) and returns the
 // connection's reader and writer, asyncio's open_connection. t is the
 // task that waits. opts are CreateConnection's (WithTLS: after the
-// handshake).
+// handshake) and WithStreamLimit.
 func OpenConnection(t *Task, network, address string, opts ...NetOption) (*StreamReader, *StreamWriter, error) {
 	l := t.fut.loop
 	var proto *streamProtocol
+	opts, limit := streamOptions(opts)
 	f := l.CreateConnection(network, address, func() BaseProtocol {
-		proto = newStreamProtocol(l, 0)
+		proto = newStreamProtocol(l, limit)
 		return proto
 	}, opts...)
 	v, err := t.Await(f)
@@ -209,10 +240,12 @@ func OpenConnection(t *Task, network, address string, opts ...NetOption) (*Strea
 // writer, asyncio's start_server. When client returns the connection stays
 // as client left it; if client fails (panics), the error goes to the
 // loop's exception handler and the connection is closed. opts are
-// CreateServer's (WithTLS: client runs after the handshake).
+// CreateServer's (WithTLS: client runs after the handshake) and
+// WithStreamLimit.
 func StartServer(l *Loop, network, address string, client func(t *Task, r *StreamReader, w *StreamWriter), opts ...NetOption) (*Server, error) {
+	opts, limit := streamOptions(opts)
 	return l.CreateServer(network, address, func() BaseProtocol {
-		p := newStreamProtocol(l, 0)
+		p := newStreamProtocol(l, limit)
 		p.onConnect = func(p *streamProtocol) {
 			task := l.CreateTask(func(t *Task) (any, error) {
 				client(t, p.reader, p.writer)

@@ -25,6 +25,7 @@ func RunStreams(t *testing.T, cfg loopbench.Config) {
 		{"DrainPausesForSlowPeer", testDrain},
 		{"UnknownHostName", testUnknownHost},
 		{"ReadUntilSeparators", testReadUntilSeparators},
+		{"LimitOption", testStreamLimitOption},
 	})
 }
 

@@ -2,6 +2,7 @@ package looptest
 
 import (
 	"errors"
+	"io"
 	"slices"
 	"strconv"
 	"testing"
@@ -98,4 +99,67 @@ func readUntilRun(t *testing.T, l *loopbench.Loop, c readUntilCase) []string {
 		return nil
 	})
 	return got
+}
+
+// testStreamLimitOption: WithStreamLimit is the limit of the readers
+// StartServer and OpenConnection make (asyncio's limit=), refused by the
+// calls without streams and when not over 0; a socket's writer can write
+// EOF and keep reading.
+func testStreamLimitOption(t *testing.T, l *loopbench.Loop) {
+	served := l.CreateFuture()
+	s, err := loopbench.StartServer(l, "tcp", "127.0.0.1:0", func(tk *loopbench.Task, r *loopbench.StreamReader, w *loopbench.StreamWriter) {
+		_, err := r.ReadUntil(tk, []byte(";"))
+		w.Write([]byte("0123456789;"))
+		w.Close()
+		served.SetResult(err)
+	}, loopbench.WithStreamLimit(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runTask(t, l, func(tk *loopbench.Task) error {
+		r, w, err := loopbench.OpenConnection(tk, "tcp", s.Addr().String(), loopbench.WithStreamLimit(8))
+		if err != nil {
+			return err
+		}
+		if !w.CanWriteEOF() {
+			return errorf("a socket's CanWriteEOF: false")
+		}
+		w.Write([]byte("abcdefgh;"))
+		w.WriteEOF()
+		if v, err := tk.Await(served); err != nil || !isLimitOverrun(v.(error), 8) {
+			return errorf("the server's ReadUntil past a limit of 4: %v, %v; want a LimitOverrunError at 8", v, err)
+		}
+		if _, err := r.ReadUntil(tk, []byte(";")); !isLimitOverrun(err, 10) {
+			return errorf("the client's ReadUntil past a limit of 8: %v, want a LimitOverrunError at 10", err)
+		}
+		if rest, err := r.Read(tk, -1); string(rest) != "0123456789;" || err != nil {
+			return errorf("after the overrun: %q, %v", rest, err)
+		}
+		if _, err := r.Read(tk, 1); !errors.Is(err, io.EOF) {
+			return errorf("at the end: %v", err)
+		}
+		w.Close()
+		return w.WaitClosed(tk)
+	})
+	for _, bad := range []func() error{
+		func() error {
+			s, err := l.CreateServer("tcp", "127.0.0.1:0", func() loopbench.BaseProtocol { return &loopbench.ProtocolBase{} }, loopbench.WithStreamLimit(8))
+			if err == nil {
+				s.Close()
+			}
+			return err
+		},
+		func() error {
+			s, err := loopbench.StartServer(l, "tcp", "127.0.0.1:0", nil, loopbench.WithStreamLimit(0))
+			if err == nil {
+				s.Close()
+			}
+			return err
+		},
+	} {
+		if err := bad(); err == nil {
+			t.Fatal("a misused WithStreamLimit: no error")
+		}
+	}
 }

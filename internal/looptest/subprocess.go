@@ -31,6 +31,7 @@ func RunSubprocess(t *testing.T, cfg loopbench.Config) {
 		{"CommunicateAfterExit", testCommunicateAfterExit},
 		{"KillClosesStdin", testKillClosesStdin},
 		{"ProcessKillClosesStdin", testProcessKillStdin},
+		{"Limit", testSubprocessLimit},
 	})
 }
 

@@ -86,6 +86,9 @@ func testProcessKillStdin(t *testing.T, l *loopbench.Loop) {
 		if err != nil {
 			return err
 		}
+		if !p.Stdin.CanWriteEOF() {
+			return errorf("a child's stdin: CanWriteEOF false")
+		}
 		p.Kill()
 		if code, err := p.Wait(tk); code != -int(syscall.SIGKILL) || err != nil {
 			return errorf("killed cat: exit %d (%v)", code, err)
@@ -96,6 +99,31 @@ func testProcessKillStdin(t *testing.T, l *loopbench.Loop) {
 		closed := l.CreateTask(func(tk *loopbench.Task) (any, error) { return nil, p.Stdin.WaitClosed(tk) })
 		if _, err := loopbench.WaitFor(tk, closed, 10*time.Second); err != nil || !p.Stdin.IsClosing() {
 			return errorf("killed cat's stdin: WaitClosed %v, closing %v", err, p.Stdin.IsClosing())
+		}
+		return nil
+	})
+}
+
+// testSubprocessLimit: ProcessOptions.Limit is the limit of the child's
+// stdout and stderr streams (asyncio's limit=); SubprocessExec takes none.
+func testSubprocessLimit(t *testing.T, l *loopbench.Loop) {
+	runTask(t, l, func(tk *loopbench.Task) error {
+		p, err := loopbench.CreateSubprocessExec(tk, []string{"printf", "0123456789abcdef;"}, loopbench.ProcessOptions{Stdout: loopbench.Pipe, Limit: 8})
+		if err != nil {
+			return err
+		}
+		if _, err := p.Stdout.ReadUntil(tk, []byte(";")); !isLimitOverrun(err, 16) {
+			return errorf("ReadUntil past a limit of 8: %v, want a LimitOverrunError at 16", err)
+		}
+		if _, _, err := p.Communicate(tk, nil); err != nil {
+			return err
+		}
+		if _, err := loopbench.CreateSubprocessExec(tk, []string{"true"}, loopbench.ProcessOptions{Limit: -1}); err == nil {
+			return errorf("Limit -1: no error")
+		}
+		_, err = tk.Await(l.SubprocessExec(func() loopbench.SubprocessProtocol { return &loopbench.SubprocessProtocolBase{} }, []string{"true"}, loopbench.ProcessOptions{Limit: 8}))
+		if err == nil {
+			return errorf("SubprocessExec with a Limit: no error")
 		}
 		return nil
 	})
