@@ -25,6 +25,8 @@ var streamScenarios = map[string]streamScenario{
 	"kill_open_pipes":        scenarioKillOpenPipes,
 	"communicate_after_exit": scenarioCommunicateAfterExit,
 	"pipe_limit":             scenarioPipeLimit,
+	"second_reader":          scenarioSecondReader,
+	"stdin_broken":           scenarioStdinBroken,
 }
 
 // serveFunc is a stream server's client function.
@@ -325,5 +327,42 @@ func scenarioPipeLimit(tk *loopbench.Task, l *loopbench.Loop, tr *streamTrace) e
 	tr.add("communicate %s", out)
 	code, _ := p.ReturnCode()
 	tr.add("returncode %d", code)
+	return nil
+}
+
+func scenarioSecondReader(tk *loopbench.Task, l *loopbench.Loop, tr *streamTrace) error {
+	goOn := l.CreateFuture()
+	s, r, w, err := streamPair(tk, l, func(tk *loopbench.Task, _ *loopbench.StreamReader, w *loopbench.StreamWriter) {
+		await(tk, goOn)
+		w.Write([]byte("x"))
+		w.Close()
+	}, nil, nil)
+	if err != nil {
+		return err
+	}
+	first := l.CreateTask(func(tk *loopbench.Task) (any, error) { return r.Read(tk, 10) })
+	if err := loopbench.Sleep(tk, 0); err != nil {
+		return err
+	}
+	data, err := r.Read(tk, 10)
+	tr.bytes("second read", data, err)
+	goOn.SetResult(nil)
+	v, err := tk.Await(first)
+	data, _ = v.([]byte)
+	tr.bytes("first read", data, err)
+	return finish(tk, s, w)
+}
+
+func scenarioStdinBroken(tk *loopbench.Task, l *loopbench.Loop, tr *streamTrace) error {
+	p, err := loopbench.CreateSubprocessExec(tk, []string{"head", "-c", "10"}, loopbench.ProcessOptions{Stdin: loopbench.Pipe, Stdout: loopbench.Pipe})
+	if err != nil {
+		return err
+	}
+	p.Stdin.Write(bytes.Repeat([]byte("y"), 1<<20))
+	tr.value("drain", nil, p.Stdin.Drain(tk))
+	data, err := p.Stdout.Read(tk, -1)
+	tr.bytes("read-1", data, err)
+	code, err := p.Wait(tk)
+	tr.value("wait", code, err)
 	return nil
 }

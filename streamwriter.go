@@ -61,24 +61,27 @@ func (f *flow) wakeAll() {
 	f.waiters = f.waiters[:0]
 }
 
-// drain waits while writing is paused.
+// drain waits while writing is paused. A connection lost before the
+// call is ErrConnectionLost; one lost while it waits ends the wait with
+// the loss's error, nil for a clean close, as asyncio's _drain_helper.
 func (f *flow) drain(t *Task) error {
-	for {
-		if f.lost {
-			if f.lostErr != nil {
-				return fmt.Errorf("%w: %w", ErrConnectionLost, f.lostErr)
-			}
-			return ErrConnectionLost
+	if f.lost {
+		if f.lostErr != nil {
+			return fmt.Errorf("%w: %w", ErrConnectionLost, f.lostErr)
 		}
-		if !f.paused {
-			return nil
-		}
+		return ErrConnectionLost
+	}
+	for f.paused {
 		w := f.loop.CreateFuture()
 		f.waiters = append(f.waiters, w)
 		if _, err := t.Await(w); err != nil {
 			return err
 		}
+		if f.lost {
+			return f.lostErr
+		}
 	}
+	return nil
 }
 
 // StreamWriter is asyncio's StreamWriter: writes through a transport, and
@@ -100,7 +103,9 @@ func (w *StreamWriter) WriteEOF() { w.t.WriteEOF() }
 // Drain waits until the transport's write buffer is back under its
 // low-water mark (at once when it is not over the high one). It returns
 // the read side's error if there is one, and ErrConnectionLost once the
-// connection is gone.
+// connection is gone; a connection lost while Drain waits ends the wait
+// with the error that broke it, or nil when it closed cleanly, as in
+// asyncio.
 func (w *StreamWriter) Drain(t *Task) error {
 	if w.reader != nil && w.reader.err != nil {
 		return w.reader.err

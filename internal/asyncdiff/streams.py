@@ -239,10 +239,36 @@ async def pipe_limit(trace):
     trace.append("returncode %s" % p.returncode)
 
 
+async def second_reader(trace):
+    go = asyncio.Event()
+
+    async def serve(r, w):
+        await go.wait()
+        w.write(b"x")
+        w.close()
+
+    server, r, w = await pair(serve)
+    first = asyncio.ensure_future(r.read(10))
+    await asyncio.sleep(0)
+    await call(trace, "second read", r.read(10))
+    go.set()
+    await call(trace, "first read", first)
+    await finish(server, w)
+
+
+async def stdin_broken(trace):
+    p = await asyncio.create_subprocess_exec(
+        "head", "-c", "10", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+    p.stdin.write(b"y" * (1 << 20))
+    await call(trace, "drain", p.stdin.drain())
+    await call(trace, "read-1", p.stdout.read(-1))
+    await call(trace, "wait", p.wait())
+
+
 SCENARIOS = {f.__name__: f for f in (
     partial_reads, readuntil_chunks, readuntil_limit, readexactly_eof,
     drain_nonreading, write_eof, kill_open_pipes, communicate_after_exit,
-    pipe_limit,
+    pipe_limit, second_reader, stdin_broken,
 )}
 
 
