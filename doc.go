@@ -109,10 +109,11 @@
 // TestStreamsDifferential runs scripted scenarios (partial reads,
 // readuntil across chunks and past the limit, readexactly at the end,
 // drain under a peer that does not read, write EOF, a kill with the pipes
-// open, communicate after the exit, a pipe's limit) under CPython's
-// asyncio and on every variant, over real sockets and pipes, and requires
-// the same results and exception classes. Where loopbench differs, it is
-// by choice, and the check maps one to the other:
+// open, communicate after the exit, a pipe's limit, a second reader, a
+// drain that the child's exit breaks) under CPython's asyncio and on every
+// variant, over real sockets and pipes, and requires the same results and
+// exception classes. Where loopbench differs, it is by choice, and the
+// check maps one to the other:
 //
 //   - Read at the end of the stream returns io.EOF where asyncio returns
 //     b"", on which a Go read loop would spin.
@@ -121,9 +122,10 @@
 //     raises ValueError with its message.
 //   - Errors are returned, not raised, each standing for asyncio's
 //     exception: a Write after WriteEOF returns ErrTransportClosed
-//     (RuntimeError), Drain on a lost connection ErrConnectionLost
-//     (ConnectionResetError), a second reader ErrReadInProgress
-//     (RuntimeError), a broken pipe syscall.EPIPE (BrokenPipeError).
+//     (RuntimeError), Drain on a connection already lost
+//     ErrConnectionLost (ConnectionResetError), a second reader
+//     ErrReadInProgress (RuntimeError), a broken pipe syscall.EPIPE
+//     (BrokenPipeError).
 //   - Communicate drains and closes stdin also without input, as asyncio
 //     does since Python 3.12 (3.11 leaves it open when input is None).
 //   - StreamWriter.CanWriteEOF is true with TLS too: there WriteEOF sends
