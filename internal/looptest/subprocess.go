@@ -29,6 +29,7 @@ func RunSubprocess(t *testing.T, cfg loopbench.Config) {
 		{"Shell", testShell},
 		{"ReapFailed", testReapFailed},
 		{"CommunicateAfterExit", testCommunicateAfterExit},
+		{"CommunicateChildExitsEarly", testCommunicateChildExitsEarly},
 		{"KillClosesStdin", testKillClosesStdin},
 		{"ProcessKillClosesStdin", testProcessKillStdin},
 		{"Limit", testSubprocessLimit},

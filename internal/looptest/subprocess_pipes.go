@@ -41,6 +41,25 @@ func testCommunicateAfterExit(t *testing.T, l *loopbench.Loop) {
 	})
 }
 
+// testCommunicateChildExitsEarly: a child that exits before it has read
+// all its input breaks the pipe while Communicate drains it; Communicate
+// still returns the output and no error.
+func testCommunicateChildExitsEarly(t *testing.T, l *loopbench.Loop) {
+	input := bytes.Repeat([]byte("y"), 1<<20)
+	runTask(t, l, func(tk *loopbench.Task) error {
+		p, err := loopbench.CreateSubprocessExec(tk, []string{"head", "-c", "10"}, loopbench.ProcessOptions{Stdin: loopbench.Pipe, Stdout: loopbench.Pipe})
+		if err != nil {
+			return err
+		}
+		out, _, err := p.Communicate(tk, input)
+		code, _ := p.ReturnCode()
+		if err != nil || string(out) != "yyyyyyyyyy" || code != 0 {
+			return errorf("head -c 10 of 1 MiB: Communicate = %q, %v; exit %d", out, err, code)
+		}
+		return nil
+	})
+}
+
 // testKillClosesStdin: a killed child's pipes, stdin included, are closed
 // by the loop, so the protocol's ConnectionLost comes after the exit and
 // no fd stays open (CPython's test_subprocess_kill): the loop watches the
