@@ -126,6 +126,11 @@
 //     ErrConnectionLost (ConnectionResetError), a second reader
 //     ErrReadInProgress (RuntimeError), a broken pipe syscall.EPIPE
 //     (BrokenPipeError).
+//   - A stream whose connection broke (SetException) still gives what
+//     it had buffered, then the error, where asyncio raises at once and
+//     the data is lost (a reset peer: asyncio's read raises
+//     ConnectionResetError, loopbench's returns the bytes received
+//     before the reset first).
 //   - Communicate drains and closes stdin also without input, as asyncio
 //     does since Python 3.12 (3.11 leaves it open when input is None).
 //   - StreamWriter.CanWriteEOF is true with TLS too: there WriteEOF sends

@@ -223,14 +223,12 @@ func (r *StreamReader) ReadExactly(t *Task, n int) ([]byte, error) {
 // *IncompleteReadError holding what was left, which it takes. If more
 // than the limit is buffered without a separator, or a separator starts
 // past the limit, it returns a *LimitOverrunError and leaves the data in
-// the stream. An error set on the stream is returned first.
+// the stream. An error set on the stream comes after what the buffer
+// holds, as for Read (see SetException).
 func (r *StreamReader) ReadUntil(t *Task, seps ...[]byte) ([]byte, error) {
 	minLen, maxLen, err := sepLengths(seps)
 	if err != nil {
 		return nil, err
-	}
-	if r.err != nil {
-		return nil, r.err
 	}
 	offset := 0 // buf[:offset] holds no separator
 	for {
@@ -247,14 +245,14 @@ func (r *StreamReader) ReadUntil(t *Task, seps ...[]byte) ([]byte, error) {
 				return nil, &LimitOverrunError{Consumed: offset}
 			}
 		}
-		if r.eof {
+		switch {
+		case r.err != nil:
+			return nil, r.err
+		case r.eof:
 			return nil, &IncompleteReadError{Partial: r.take(len(buf)), Expected: -1}
 		}
 		if err := r.wait(t); err != nil {
 			return nil, err
-		}
-		if r.err != nil {
-			return nil, r.err
 		}
 	}
 }

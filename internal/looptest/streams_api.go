@@ -55,6 +55,16 @@ func testReadUntilSeparators(t *testing.T, l *loopbench.Loop) {
 		if _, err := r.ReadUntil(tk, []byte("\n"), nil); err == nil {
 			return errorf("ReadUntil with an empty separator: no error")
 		}
+		// An error set on the stream comes after the buffered lines.
+		broken := errors.New("broken")
+		r.FeedData([]byte("a\nb"))
+		r.SetException(broken)
+		if line, err := r.ReadUntil(tk, []byte("\n")); string(line) != "a\n" || err != nil {
+			return errorf("ReadUntil before the error: %q, %v", line, err)
+		}
+		if _, err := r.ReadUntil(tk, []byte("\n")); err != broken {
+			return errorf("ReadUntil after the buffered line: %v, want the stream's error", err)
+		}
 		return nil
 	})
 }
