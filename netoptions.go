@@ -16,8 +16,8 @@ const (
 // A NetOption is an optional argument of CreateServer, CreateConnection,
 // StartServer, OpenConnection and StartTLS: asyncio's keyword arguments
 // ssl=, server_hostname=, ssl_handshake_timeout= and
-// ssl_shutdown_timeout=, and limit= of the stream calls. Without options the calls are plain text, as
-// before they took options.
+// ssl_shutdown_timeout=, and limit= of the stream calls. Without options
+// the calls are plain text, as before they took options.
 type NetOption func(*netOptions)
 
 type netOptions struct {
