@@ -104,6 +104,43 @@
 // GatherValues, AwaitContext); Task.Sleep and Loop.NewStreamReader remain
 // as deprecated spellings of Sleep and NewStreamReader.
 //
+// # Streams and subprocesses against asyncio
+//
+// TestStreamsDifferential runs scripted scenarios (partial reads,
+// readuntil across chunks and past the limit, readexactly at the end,
+// drain under a peer that does not read, write EOF, a kill with the pipes
+// open, communicate after the exit, a pipe's limit, a second reader, a
+// drain that the child's exit breaks) under CPython's asyncio and on every
+// variant, over real sockets and pipes, and requires the same results and
+// exception classes. Where loopbench differs, it is by choice, and the
+// check maps one to the other:
+//
+//   - Read at the end of the stream returns io.EOF where asyncio returns
+//     b"", on which a Go read loop would spin.
+//   - ReadLine of a line over the limit drops it as asyncio does but
+//     returns the *LimitOverrunError, which keeps Consumed, where asyncio
+//     raises ValueError with its message.
+//   - Errors are returned, not raised, each standing for asyncio's
+//     exception: a Write after WriteEOF returns ErrTransportClosed
+//     (RuntimeError), Drain on a connection already lost
+//     ErrConnectionLost (ConnectionResetError), a second reader
+//     ErrReadInProgress (RuntimeError), a broken pipe syscall.EPIPE
+//     (BrokenPipeError).
+//   - A stream whose connection broke (SetException) still gives what
+//     it had buffered, then the error, where asyncio raises at once and
+//     the data is lost (a reset peer: asyncio's read raises
+//     ConnectionResetError, loopbench's returns the bytes received
+//     before the reset first).
+//   - Communicate drains and closes stdin also without input, as asyncio
+//     does since Python 3.12 (3.11 leaves it open when input is None).
+//   - StreamWriter.CanWriteEOF is true with TLS too: there WriteEOF sends
+//     close_notify and reading goes on, where asyncio's SSL transport
+//     cannot write EOF.
+//
+// ReadUntil with several separators is Python 3.13's readuntil with a
+// tuple, which older Pythons lack: the streams suite checks it against
+// 3.13's documented behaviour (the match that ends first wins).
+//
 // # Typed results
 //
 // A future's result is an any, as the loop's machinery needs it: Gather,

@@ -16,8 +16,8 @@ const (
 // A NetOption is an optional argument of CreateServer, CreateConnection,
 // StartServer, OpenConnection and StartTLS: asyncio's keyword arguments
 // ssl=, server_hostname=, ssl_handshake_timeout= and
-// ssl_shutdown_timeout=. Without options the calls are plain text, as
-// before they took options.
+// ssl_shutdown_timeout=, and limit= of the stream calls. Without options
+// the calls are plain text, as before they took options.
 type NetOption func(*netOptions)
 
 type netOptions struct {
@@ -26,6 +26,9 @@ type netOptions struct {
 	nameSet          bool
 	handshakeTimeout time.Duration
 	shutdownTimeout  time.Duration
+	streamLimit      int  // WithStreamLimit's
+	limitSet         bool // WithStreamLimit was given
+	stream           bool // the call is StartServer's or OpenConnection's
 }
 
 // WithTLS makes the connections TLS with config: a server's accepted
@@ -74,6 +77,10 @@ func applyNetOptions(opts []NetOption, server, needTLS bool) (*netOptions, error
 		return nil, errTLSOption
 	case server && o.nameSet:
 		return nil, errors.New("WithServerName is a client's option")
+	case o.limitSet && o.streamLimit <= 0:
+		return nil, fmt.Errorf("WithStreamLimit(%d): want a limit > 0", o.streamLimit)
+	case o.limitSet && !o.stream:
+		return nil, errors.New("WithStreamLimit is an option of StartServer and OpenConnection")
 	case o.handshakeTimeout < 0 || o.shutdownTimeout < 0:
 		return nil, fmt.Errorf("TLS timeouts %v and %v: want 0 (the default) or more", o.handshakeTimeout, o.shutdownTimeout)
 	}

@@ -2,6 +2,8 @@ package loopbench
 
 import (
 	"errors"
+	"fmt"
+	"syscall"
 
 	"github.com/loopbench/loopbench/internal/proc"
 	"github.com/loopbench/loopbench/internal/sock"
@@ -22,6 +24,7 @@ type PipeTransport struct {
 	closed  bool
 	reading bool
 	paused  bool
+	watched bool // a write pipe's reader, which sees its read end close
 
 	wb         writeBuffer // a write pipe's unwritten data
 	eofPending bool
@@ -48,8 +51,14 @@ func (p *PipeTransport) IsReading() bool { return p.reading && !p.paused }
 
 func (p *PipeTransport) loop() *Loop { return p.sub.loop }
 
+// startReading reads a read pipe; on a write pipe it watches for the
+// read end closing instead.
 func (p *PipeTransport) startReading() {
-	if p.closing || p.write {
+	if p.closing {
+		return
+	}
+	if p.write {
+		p.watchReadEnd()
 		return
 	}
 	if err := p.loop().AddReader(p.fd, p.readFn); err != nil {
@@ -57,6 +66,30 @@ func (p *PipeTransport) startReading() {
 		return
 	}
 	p.reading = true
+}
+
+// watchReadEnd registers a reader on a write pipe, as asyncio's write
+// pipe transport does: the pipe never has data to read, so it turns
+// readable only with an error or a hang-up, when the child exited or
+// closed its stdin (EPOLLERR, POLLERR, select's readable, kqueue's
+// EV_EOF), and readEndClosed then closes the pipe without waiting for a
+// write to fail. Where the system refuses the registration, the pipe is
+// found broken by the next write instead.
+func (p *PipeTransport) watchReadEnd() {
+	if err := p.loop().AddReader(p.fd, p.readEndClosed); err == nil {
+		p.watched = true
+	}
+}
+
+// readEndClosed closes a write pipe whose read end closed: with a broken
+// pipe error if data was still waiting to be written, else cleanly
+// (asyncio's _UnixWritePipeTransport._read_ready).
+func (p *PipeTransport) readEndClosed() {
+	if n := p.wb.size(); n > 0 {
+		p.lost(fmt.Errorf("loopbench: the child's stdin closed with %d bytes unwritten: %w", n, syscall.EPIPE))
+		return
+	}
+	p.lost(nil)
 }
 
 func (p *PipeTransport) readReady() {
@@ -165,6 +198,10 @@ func (p *PipeTransport) WriteEOF() {
 	p.lost(nil)
 }
 
+// CanWriteEOF reports whether WriteEOF can close the pipe: true for a
+// write pipe (the child's stdin).
+func (p *PipeTransport) CanWriteEOF() bool { return p.write }
+
 // Close closes the pipe: a write pipe once its data is written, a read
 // pipe at once.
 func (p *PipeTransport) Close() {
@@ -185,7 +222,7 @@ func (p *PipeTransport) lost(err error) {
 		return
 	}
 	p.closing, p.closed = true, true
-	if p.reading && !p.paused {
+	if (p.reading && !p.paused) || p.watched {
 		p.loop().RemoveReader(p.fd)
 	}
 	p.wb.discard()

@@ -67,7 +67,7 @@ func CreateSubprocessExec(t *Task, argv []string, opts ProcessOptions) (*Process
 	}
 	for i, dst := range []**StreamReader{&p.Stdout, &p.Stderr} {
 		if pipe := st.pipes[i+1]; pipe != nil {
-			r := NewStreamReader(l, 0)
+			r := NewStreamReader(l, opts.Limit)
 			r.feeder = pipe
 			*dst = r
 		}
@@ -115,16 +115,7 @@ func (p *Process) Communicate(t *Task, input []byte) (stdout, stderr []byte, err
 	var subs []Awaitable
 	if p.Stdin != nil {
 		subs = append(subs, l.CreateTask(func(t *Task) (any, error) {
-			if len(input) > 0 {
-				if err := p.Stdin.Write(input); err != nil && !errors.Is(err, ErrTransportClosed) {
-					return nil, err
-				}
-				if err := p.Stdin.Drain(t); err != nil && !errors.Is(err, ErrConnectionLost) {
-					return nil, err // the child closing its stdin early is not an error
-				}
-			}
-			p.Stdin.Close()
-			return nil, nil
+			return nil, p.feedStdin(t, input)
 		}))
 	}
 	read := func(r *StreamReader, out *[]byte) {
@@ -143,6 +134,32 @@ func (p *Process) Communicate(t *Task, input []byte) (stdout, stderr []byte, err
 	}
 	_, err = p.Wait(t)
 	return stdout, stderr, err
+}
+
+// feedStdin writes input to the child's stdin, waits for it to be
+// written and closes stdin: asyncio's _feed_stdin, which ignores
+// BrokenPipeError and ConnectionResetError, so a child that exited or
+// closed its stdin early is no error.
+func (p *Process) feedStdin(t *Task, input []byte) error {
+	var err error
+	if len(input) > 0 {
+		err = p.Stdin.Write(input)
+	}
+	if err == nil {
+		err = p.Stdin.Drain(t)
+	}
+	p.Stdin.Close()
+	if err != nil && !stdinGone(err) {
+		return err
+	}
+	return nil
+}
+
+// stdinGone reports whether err says that the child's stdin is closed
+// (the pipe is broken, reset, or already closed by the loop).
+func stdinGone(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, ErrConnectionLost) || errors.Is(err, ErrTransportClosed)
 }
 
 // SendSignal sends sig to the child.

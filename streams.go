@@ -215,37 +215,80 @@ func (r *StreamReader) ReadExactly(t *Task, n int) ([]byte, error) {
 	return r.take(n), nil
 }
 
-// ReadUntil reads up to and including sep. If the stream ends first, it
-// returns an *IncompleteReadError holding what was left, which it takes.
-// If more than the limit is buffered without sep, it returns a
-// *LimitOverrunError and leaves the data in the stream.
-func (r *StreamReader) ReadUntil(t *Task, sep []byte) ([]byte, error) {
-	if len(sep) == 0 {
-		return nil, errors.New("loopbench: ReadUntil with an empty separator")
+// ReadUntil reads up to and including a separator. With several
+// separators it stops at the match that ends first, so the shortest wins
+// where two end at the same byte: Python 3.13's readuntil with a tuple
+// (readuntil((b"\r\n", b"\n")) is ReadUntil(t, []byte("\r\n"),
+// []byte("\n"))). If the stream ends first, it returns an
+// *IncompleteReadError holding what was left, which it takes. If more
+// than the limit is buffered without a separator, or a separator starts
+// past the limit, it returns a *LimitOverrunError and leaves the data in
+// the stream. An error set on the stream comes after what the buffer
+// holds, as for Read (see SetException).
+func (r *StreamReader) ReadUntil(t *Task, seps ...[]byte) ([]byte, error) {
+	minLen, maxLen, err := sepLengths(seps)
+	if err != nil {
+		return nil, err
 	}
-	searched := 0
+	offset := 0 // buf[:offset] holds no separator
 	for {
 		buf := r.buffered()
-		if i := bytes.Index(buf[searched:], sep); i >= 0 {
-			if at := searched + i; at > r.limit {
-				return nil, &LimitOverrunError{Consumed: at}
+		if len(buf)-offset >= minLen {
+			if start, end := firstMatch(buf, offset, seps); end >= 0 {
+				if start > r.limit {
+					return nil, &LimitOverrunError{Consumed: start}
+				}
+				return r.take(end), nil
 			}
-			return r.take(searched + i + len(sep)), nil
+			offset = max(0, len(buf)+1-maxLen)
+			if offset > r.limit {
+				return nil, &LimitOverrunError{Consumed: offset}
+			}
 		}
-		searched = max(0, len(buf)-len(sep)+1)
-		if searched > r.limit {
-			return nil, &LimitOverrunError{Consumed: searched}
-		}
-		if r.err != nil {
+		switch {
+		case r.err != nil:
 			return nil, r.err
-		}
-		if r.eof {
+		case r.eof:
 			return nil, &IncompleteReadError{Partial: r.take(len(buf)), Expected: -1}
 		}
 		if err := r.wait(t); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// sepLengths checks ReadUntil's separators and returns the shortest's and
+// the longest's lengths.
+func sepLengths(seps [][]byte) (minLen, maxLen int, err error) {
+	if len(seps) == 0 {
+		return 0, 0, errors.New("loopbench: ReadUntil with no separator")
+	}
+	minLen = len(seps[0])
+	for _, sep := range seps {
+		if len(sep) == 0 {
+			return 0, 0, errors.New("loopbench: ReadUntil with an empty separator")
+		}
+		minLen, maxLen = min(minLen, len(sep)), max(maxLen, len(sep))
+	}
+	return minLen, maxLen, nil
+}
+
+// firstMatch returns where the separator match that ends first in
+// buf[offset:] starts and ends (the shortest separator where two end
+// together), or -1, -1.
+func firstMatch(buf []byte, offset int, seps [][]byte) (start, end int) {
+	start, end = -1, -1
+	for _, sep := range seps {
+		i := bytes.Index(buf[offset:], sep)
+		if i < 0 {
+			continue
+		}
+		s, e := offset+i, offset+i+len(sep)
+		if end < 0 || e < end || (e == end && s > start) {
+			start, end = s, e
+		}
+	}
+	return start, end
 }
 
 // ReadLine reads a line, up to and including "\n"; at the end of the

@@ -61,24 +61,27 @@ func (f *flow) wakeAll() {
 	f.waiters = f.waiters[:0]
 }
 
-// drain waits while writing is paused.
+// drain waits while writing is paused. A connection lost before the
+// call is ErrConnectionLost; one lost while it waits ends the wait with
+// the loss's error, nil for a clean close, as asyncio's _drain_helper.
 func (f *flow) drain(t *Task) error {
-	for {
-		if f.lost {
-			if f.lostErr != nil {
-				return fmt.Errorf("%w: %w", ErrConnectionLost, f.lostErr)
-			}
-			return ErrConnectionLost
+	if f.lost {
+		if f.lostErr != nil {
+			return fmt.Errorf("%w: %w", ErrConnectionLost, f.lostErr)
 		}
-		if !f.paused {
-			return nil
-		}
+		return ErrConnectionLost
+	}
+	for f.paused {
 		w := f.loop.CreateFuture()
 		f.waiters = append(f.waiters, w)
 		if _, err := t.Await(w); err != nil {
 			return err
 		}
+		if f.lost {
+			return f.lostErr
+		}
 	}
+	return nil
 }
 
 // StreamWriter is asyncio's StreamWriter: writes through a transport, and
@@ -100,7 +103,9 @@ func (w *StreamWriter) WriteEOF() { w.t.WriteEOF() }
 // Drain waits until the transport's write buffer is back under its
 // low-water mark (at once when it is not over the high one). It returns
 // the read side's error if there is one, and ErrConnectionLost once the
-// connection is gone.
+// connection is gone; a connection lost while Drain waits ends the wait
+// with the error that broke it, or nil when it closed cleanly, as in
+// asyncio.
 func (w *StreamWriter) Drain(t *Task) error {
 	if w.reader != nil && w.reader.err != nil {
 		return w.reader.err
@@ -112,6 +117,17 @@ func (w *StreamWriter) Drain(t *Task) error {
 		}
 	}
 	return w.flow.drain(t)
+}
+
+// CanWriteEOF reports whether WriteEOF can end the write side while the
+// read side stays open, asyncio's can_write_eof: true for a socket and for
+// a child's stdin. With TLS too, unlike asyncio's SSL transport: there
+// WriteEOF sends close_notify and reading goes on.
+func (w *StreamWriter) CanWriteEOF() bool {
+	if p, ok := w.t.(*PipeTransport); ok {
+		return p.CanWriteEOF()
+	}
+	return true
 }
 
 // Close closes the transport once the buffered data is written.
@@ -182,16 +198,36 @@ func (p *streamProtocol) ConnectionLost(err error) {
 func (p *streamProtocol) PauseWriting()  { p.flow.pause() }
 func (p *streamProtocol) ResumeWriting() { p.flow.resume() }
 
+// WithStreamLimit sets the buffer limit of the StreamReaders that
+// StartServer and OpenConnection make, asyncio's limit= (without it,
+// DefaultStreamLimit): ReadUntil and ReadLine fail past it, and reading
+// from the socket pauses while more than twice as much is buffered. It
+// must be over 0, and is an option of these two calls only.
+func WithStreamLimit(n int) NetOption {
+	return func(o *netOptions) { o.streamLimit, o.limitSet = n, true }
+}
+
+// streamOptions returns opts marked as a stream call's, and the stream
+// limit they set (0: the default).
+func streamOptions(opts []NetOption) ([]NetOption, int) {
+	var o netOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return append(opts[:len(opts):len(opts)], func(o *netOptions) { o.stream = true }), o.streamLimit
+}
+
 // OpenConnection connects to address (as CreateConnection: a host name is
 // looked up and its addresses tried in order) and returns the
 // connection's reader and writer, asyncio's open_connection. t is the
 // task that waits. opts are CreateConnection's (WithTLS: after the
-// handshake).
+// handshake) and WithStreamLimit.
 func OpenConnection(t *Task, network, address string, opts ...NetOption) (*StreamReader, *StreamWriter, error) {
 	l := t.fut.loop
 	var proto *streamProtocol
+	opts, limit := streamOptions(opts)
 	f := l.CreateConnection(network, address, func() BaseProtocol {
-		proto = newStreamProtocol(l, 0)
+		proto = newStreamProtocol(l, limit)
 		return proto
 	}, opts...)
 	v, err := t.Await(f)
@@ -209,10 +245,12 @@ func OpenConnection(t *Task, network, address string, opts ...NetOption) (*Strea
 // writer, asyncio's start_server. When client returns the connection stays
 // as client left it; if client fails (panics), the error goes to the
 // loop's exception handler and the connection is closed. opts are
-// CreateServer's (WithTLS: client runs after the handshake).
+// CreateServer's (WithTLS: client runs after the handshake) and
+// WithStreamLimit.
 func StartServer(l *Loop, network, address string, client func(t *Task, r *StreamReader, w *StreamWriter), opts ...NetOption) (*Server, error) {
+	opts, limit := streamOptions(opts)
 	return l.CreateServer(network, address, func() BaseProtocol {
-		p := newStreamProtocol(l, 0)
+		p := newStreamProtocol(l, limit)
 		p.onConnect = func(p *streamProtocol) {
 			task := l.CreateTask(func(t *Task) (any, error) {
 				client(t, p.reader, p.writer)

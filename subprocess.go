@@ -32,6 +32,10 @@ type ProcessOptions struct {
 	Stdin, Stdout, Stderr Redirect
 	Dir                   string   // working directory; "" is this process's
 	Env                   []string // environment; nil is this process's
+	// Limit is the buffer limit of the StreamReaders CreateSubprocessExec
+	// makes for stdout and stderr, asyncio's limit=; 0 is
+	// DefaultStreamLimit. SubprocessExec has no streams and takes none.
+	Limit int
 }
 
 // SubprocessProtocol receives a child's output and life: asyncio's
@@ -103,6 +107,10 @@ const lostReturnCode = 255
 // leaves nothing open.
 func (l *Loop) SubprocessExec(factory func() SubprocessProtocol, argv []string, opts ProcessOptions) *Future {
 	f := l.CreateFuture()
+	if opts.Limit != 0 {
+		f.SetException(errors.New("loopbench: ProcessOptions.Limit is CreateSubprocessExec's: SubprocessExec has no streams"))
+		return f
+	}
 	t, err := l.spawn(factory(), argv, opts, Pipe)
 	if err != nil {
 		f.SetException(err)
@@ -116,6 +124,9 @@ func (l *Loop) SubprocessExec(factory func() SubprocessProtocol, argv []string, 
 func (l *Loop) spawn(proto SubprocessProtocol, argv []string, opts ProcessOptions, def Redirect) (*SubprocessTransport, error) {
 	if l.c.closed.Load() {
 		return nil, closedError("SubprocessExec")
+	}
+	if opts.Limit < 0 {
+		return nil, fmt.Errorf("loopbench: ProcessOptions.Limit %d: want 0 (the default) or more", opts.Limit)
 	}
 	path, err := commandPath(argv)
 	if err != nil {
@@ -241,7 +252,7 @@ func (l *Loop) newSubprocessTransport(pid int, proto SubprocessProtocol, parent 
 	l.CallSoon(func() {
 		proto.ConnectionMade(t)
 		for _, p := range t.pipes {
-			if p != nil && !p.write {
+			if p != nil {
 				p.startReading()
 			}
 		}

@@ -24,6 +24,8 @@ func RunStreams(t *testing.T, cfg loopbench.Config) {
 		{"ReadUntilPastLimit", testReadUntilLimit},
 		{"DrainPausesForSlowPeer", testDrain},
 		{"UnknownHostName", testUnknownHost},
+		{"ReadUntilSeparators", testReadUntilSeparators},
+		{"LimitOption", testStreamLimitOption},
 	})
 }
 

@@ -28,6 +28,11 @@ func RunSubprocess(t *testing.T, cfg loopbench.Config) {
 		{"ProtocolOrder", testSubprocessOrder},
 		{"Shell", testShell},
 		{"ReapFailed", testReapFailed},
+		{"CommunicateAfterExit", testCommunicateAfterExit},
+		{"CommunicateChildExitsEarly", testCommunicateChildExitsEarly},
+		{"KillClosesStdin", testKillClosesStdin},
+		{"ProcessKillClosesStdin", testProcessKillStdin},
+		{"Limit", testSubprocessLimit},
 	})
 }
 

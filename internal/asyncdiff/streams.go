@@ -1,0 +1,49 @@
+package asyncdiff
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+//go:embed streams.py
+var streamsScript string
+
+// StreamScenarios names the stream and subprocess scenarios of
+// streams.py, which the root package's TestStreamsDifferential runs on
+// every variant too: partial reads, readuntil across chunks and past the
+// limit, readexactly at the end, drain under a peer that does not read,
+// write_eof, a kill with the pipes open, communicate after the exit, a
+// pipe's limit, a second reader, and a drain the child's exit breaks.
+var StreamScenarios = []string{
+	"partial_reads", "readuntil_chunks", "readuntil_limit", "readexactly_eof",
+	"drain_nonreading", "write_eof", "kill_open_pipes", "communicate_after_exit",
+	"pipe_limit", "second_reader", "stdin_broken",
+}
+
+// RunStreamScenarios runs the named scenarios of streams.py under
+// asyncio with python, in one process, and returns their traces.
+func RunStreamScenarios(python string, names []string) ([][]string, error) {
+	in, err := json.Marshal(names)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(python, "-I", "-c", streamsScript)
+	cmd.Stdin = bytes.NewReader(in)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("asyncdiff: %s streams.py: %v: %s", python, err, strings.TrimSpace(stderr.String()))
+	}
+	var traces [][]string
+	if err := json.Unmarshal(out.Bytes(), &traces); err != nil {
+		return nil, fmt.Errorf("asyncdiff: the traces streams.py wrote: %w", err)
+	}
+	if len(traces) != len(names) {
+		return nil, fmt.Errorf("asyncdiff: streams.py wrote %d traces for %d scenarios", len(traces), len(names))
+	}
+	return traces, nil
+}
