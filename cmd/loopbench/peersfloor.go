@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/bench"
+	"github.com/loopbench/loopbench/peers"
+	"golang.org/x/perf/benchfmt"
+)
+
+// findFloor builds the C floor client (peers.Floor) for the echo round
+// and records its version in raw; where it cannot run, one line says why
+// and the round goes on without it.
+func (r *peersRun) findFloor(ctx context.Context, raw io.Writer) {
+	ready, skipped := peers.Find(ctx, []string{peers.Floor}, peers.CacheDir())
+	for _, s := range skipped {
+		fmt.Fprintf(r.stderr, "loopbench peers: skipped %s\n", s)
+	}
+	if len(ready) == 0 {
+		return
+	}
+	r.floor = ready[0]
+	fmt.Fprintf(raw, "peer-%s: %s\nUnit cpu-ns/req better=lower\n", r.floor.Name, r.floor.Version(ctx))
+}
+
+// echoVariant names the echo server name in a benchmark: loopbench's
+// default variant, or impl=<name>.
+func echoVariant(name string) string {
+	if name == "loopbench" {
+		return loopbench.Config{}.String()
+	}
+	return "impl=" + name
+}
+
+// floorEcho drives the echo server at addr with the floor client in the
+// shape load just drove it (closed loop, 1 KiB, conns connections, as
+// long) and writes its line as EchoFloor/<server>/size=1024/conns=N:
+// beside the server's EchoServer line, the generator's cost over the
+// floor's (cpu-ns/req) in the same run. Plain-text round trips only. A
+// failure is reported and counted; the server's own line stands.
+func (r *peersRun) floorEcho(ctx context.Context, name, addr string, conns int, mode echoMode) error {
+	if r.floor == nil || mode.tls {
+		return nil
+	}
+	res, err := r.floor.EchoClient(ctx, peers.FloorLoad{Addr: addr, Size: 1024, Conns: conns, Duration: r.f.echoTime})
+	if err != nil {
+		r.failures++
+		fmt.Fprintf(r.stderr, "loopbench peers: echo %s %s: %v\n", name, mode.params, err)
+		return nil
+	}
+	r.measured++
+	res.Name = benchfmt.Name(fmt.Sprintf("EchoFloor/%s/%s/conns=%d", echoVariant(name), mode.params, conns))
+	return r.w.w.Write(res)
+}
+
+// wakeups measures, once a round, how late a 200 µs timer fires on
+// loopbench's default variant (bench's Wakeup case) and how late the
+// floor's clock_nanosleep wakes: the machine's floor, in the same run.
+func (r *peersRun) wakeups(ctx context.Context) error {
+	if r.floor == nil {
+		return nil
+	}
+	variant := loopbench.Config{}.String()
+	for _, c := range bench.Cases(bench.Options{Workloads: []string{"Wakeup"}}) {
+		if c.Variant != variant {
+			continue
+		}
+		res, err := measureCase(c, r.f.benchtime)
+		if err != nil {
+			return fmt.Errorf("%s/%s: %w", c.Workload, c.Name(), err)
+		}
+		if err := r.w.writeCase(c, res); err != nil {
+			return err
+		}
+		r.measured++
+	}
+	count := int(max(r.f.benchtime/(200*time.Microsecond), 1))
+	res, err := r.floor.Sleep(ctx, 200*time.Microsecond, count)
+	if err != nil {
+		r.failures++
+		fmt.Fprintf(r.stderr, "loopbench peers: %v\n", err)
+		return nil
+	}
+	r.measured++
+	return r.w.w.Write(res)
+}
