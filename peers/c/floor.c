@@ -105,14 +105,14 @@ static int wait_until(struct epoll_event *evs, int max, ns_t deadline) {
 
 typedef struct {
 	int fd, dead;
-	long want;    /* bytes to write before the pending requests are all out */
-	long got;     /* bytes of the current answer read */
-	long head, n; /* ring of intended send times of requests awaiting an answer */
+	long want;         /* bytes to write before the pending requests are all out */
+	long got;          /* bytes of the current answer read */
+	long head, n, cap; /* ring of intended send times of requests awaiting an answer */
 	ns_t *due;
 } conn;
 
 static conn *conns;
-static long nconns, size, ring;
+static long nconns, size;
 static char *wbuf, *rbuf;
 static samples lat, lag;
 static long sent, answered, errors;
@@ -168,9 +168,18 @@ static void send_req(conn *c, ns_t due, ns_t now) {
 		errors++;
 		return;
 	}
-	if (c->n == ring)
-		die("more requests in flight on a connection than the ring holds");
-	c->due[(c->head + c->n++) % ring] = due;
+	if (c->n == c->cap) { /* grow the ring, unwrapped */
+		ns_t *d = malloc(2 * c->cap * sizeof *d);
+		if (!d)
+			die("out of memory");
+		for (long i = 0; i < c->n; i++)
+			d[i] = c->due[(c->head + i) % c->cap];
+		free(c->due);
+		c->due = d;
+		c->head = 0;
+		c->cap *= 2;
+	}
+	c->due[(c->head + c->n++) % c->cap] = due;
 	sent++;
 	add(&lag, now - due);
 	int idle = c->want == 0;
@@ -193,7 +202,7 @@ static long on_read(conn *c, ns_t *now) {
 		*now = now_ns();
 		for (c->got += r; c->got >= size && c->n > 0; c->got -= size) {
 			add(&lat, *now - c->due[c->head]);
-			c->head = (c->head + 1) % ring;
+			c->head = (c->head + 1) % c->cap;
 			c->n--;
 			answered++;
 			done++;
@@ -217,7 +226,6 @@ static void echo_client(int argc, char **argv) {
 	ns_t dur = (ns_t)arg_int(argc, argv, 7, "DURATION_MS: want a positive count") * 1000000LL;
 	if (rate < 0)
 		die("RATE: want req/s, or 0 for a closed loop");
-	ring = rate > 0 ? 65536 : 1;
 	wbuf = malloc(size);
 	rbuf = malloc(size);
 	memset(wbuf, 'x', size);
@@ -226,7 +234,8 @@ static void echo_client(int argc, char **argv) {
 	for (long i = 0; i < nconns; i++) {
 		conn *c = &conns[i];
 		c->fd = dial(argv[2], argv[3]);
-		c->due = malloc(ring * sizeof *c->due);
+		c->cap = 4;
+		c->due = malloc(c->cap * sizeof *c->due);
 		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
 		epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &ev);
 	}
@@ -305,6 +314,7 @@ static void sleeper(int argc, char **argv) {
 		snprintf(name, sizeof name, "%lldns", wait);
 	printf("BenchmarkWakeup/impl=cfloor/wait=%s %ld %.17g ns/op %.17g late-p50-ns %.17g late-p90-ns %.17g late-p99-ns %.17g late-max-ns\n",
 	       name, count, wait + sum / count, pct(&late, .5), pct(&late, .9), pct(&late, .99), pct(&late, 1));
+	free(late.v);
 }
 
 int main(int argc, char **argv) {
