@@ -24,7 +24,7 @@ func (r *peersRun) findFloor(ctx context.Context, raw io.Writer) {
 		return
 	}
 	r.floor = ready[0]
-	fmt.Fprintf(raw, "peer-%s: %s\nUnit cpu-ns/req better=lower\n", r.floor.Name, r.floor.Version(ctx))
+	fmt.Fprintf(raw, "peer-%s: %s\nUnit cpu-ns/req better=lower\nUnit lag-p99-ns better=lower\n", r.floor.Name, r.floor.Version(ctx))
 }
 
 // echoVariant names the echo server name in a benchmark: loopbench's
@@ -38,9 +38,10 @@ func echoVariant(name string) string {
 
 // floorEcho drives the echo server at addr with the floor client in the
 // shape load just drove it (closed loop, 1 KiB, conns connections, as
-// long) and writes its line as EchoFloor/<server>/size=1024/conns=N:
-// beside the server's EchoServer line, the generator's cost over the
-// floor's (cpu-ns/req) in the same run. Plain-text round trips only. A
+// long) and writes its line as EchoFloor/<server>/size=1024/conns=N with
+// the units EchoServer's line has (req/s, p50-ns, p99-ns) and cpu-ns/req
+// and lag-p99-ns: beside the server's line, the least a generator costs in
+// the same run. A load with errors or unanswered requests is a failure. Plain-text round trips only. A
 // failure is reported and counted; the server's own line stands.
 func (r *peersRun) floorEcho(ctx context.Context, name, addr string, conns int, mode echoMode) error {
 	if r.floor == nil || mode.tls {
@@ -52,9 +53,33 @@ func (r *peersRun) floorEcho(ctx context.Context, name, addr string, conns int, 
 		fmt.Fprintf(r.stderr, "loopbench peers: echo %s %s: %v\n", name, mode.params, err)
 		return nil
 	}
+	n, bad := origValue(res, "answered"), origValue(res, "errors")
+	if n == 0 || bad > 0 || n != origValue(res, "requests") {
+		r.failures++
+		fmt.Fprintf(r.stderr, "loopbench peers: echo %s %s: floor client: %v requests, %v answered, %v errors\n", name, mode.params, origValue(res, "requests"), n, bad)
+		return nil
+	}
 	r.measured++
-	res.Name = benchfmt.Name(fmt.Sprintf("EchoFloor/%s/%s/conns=%d", echoVariant(name), mode.params, conns))
-	return r.w.w.Write(res)
+	var vals []benchfmt.Value
+	for _, u := range []string{"ns/op", "req/s", "p50-ns", "p99-ns", "cpu-ns/req", "lag-p99-ns"} {
+		vals = append(vals, benchfmt.Value{Value: origValue(res, u), Unit: u})
+	}
+	return r.w.write(fmt.Sprintf("EchoFloor/%s/%s/conns=%d", echoVariant(name), mode.params, conns), res.Iters, vals)
+}
+
+// origValue is res's value in unit as the program printed it (0 if
+// none): benchfmt keeps the original beside a value only when it tidied
+// the unit (ns/op to sec/op).
+func origValue(res *benchfmt.Result, unit string) float64 {
+	for _, v := range res.Values {
+		if v.OrigUnit == unit {
+			return v.OrigValue
+		}
+		if v.OrigUnit == "" && v.Unit == unit {
+			return v.Value
+		}
+	}
+	return 0
 }
 
 // wakeups measures, once a round, how late a 200 µs timer fires on
