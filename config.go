@@ -28,7 +28,7 @@ type Config struct {
 	// cancelled.
 	TimerCancel string
 	// Debug logs callbacks that run longer than SlowCallbackDuration, and,
-	// at New through slog.Default at level Debug, a selector that can only
+	// at New through slog.Default at level Info, a selector that can only
 	// wait in whole milliseconds here (epoll on a kernel without
 	// epoll_pwait2, poll without ppoll).
 	Debug                bool

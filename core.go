@@ -158,7 +158,7 @@ func (c *core) init(cfg Config) error {
 	}
 	c.sel = sel
 	if cfg.Debug && sel.Resolution() >= time.Millisecond {
-		c.logger.Debug("loopbench: the selector waits in whole milliseconds here", "selector", sel.Name(), "resolution", sel.Resolution())
+		c.logger.Info("loopbench: the selector waits in whole milliseconds here", "selector", sel.Name(), "resolution", sel.Resolution())
 	}
 	if err := c.ts.open(sel); err != nil {
 		sel.Close()
