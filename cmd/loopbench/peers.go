@@ -67,7 +67,10 @@ loopbench load sweeps it from CPU 1 (load -sweep: open-loop steps of rising
 rate, -sweep-conns connections of 1024 bytes, a -steptime window each),
 one server after the other in a random order. raw.txt holds every step and
 knee; sweeps.svg puts the servers on one plot at the corrected p99 and
-sweeps.md tables their knees.
+sweeps.md tables their knees. Where the C floor client builds, each
+server is then driven by it too, open loop at every rate its sweep ran
+(LoadFloor lines: req/s, p99-ns, lag-p99-ns, cpu-ns/req), after one
+Wakeup measurement: the least a generator is late and costs, same run.
 
 Install the peers on Debian:
   apt install python3-uvloop libuv1-dev libev-dev libevent-dev pkg-config gcc
@@ -175,7 +178,7 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	bench.WriteUnits(raw)
 	fmt.Fprintln(raw, "Unit p50-ns better=lower\nUnit p99-ns better=lower")
 	r := &peersRun{f: f, ready: ready, w: newResultWriter(raw), stderr: stderr, rng: rand.New(rand.NewPCG(f.seed, f.seed^0x5851f42d4c957f2d))}
-	if !f.noEcho && f.sweep.rates == nil {
+	if !f.noEcho {
 		r.findFloor(ctx, raw)
 	}
 	var runErr error

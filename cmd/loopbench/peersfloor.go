@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/loopbench/loopbench"
@@ -112,4 +113,38 @@ func (r *peersRun) wakeups(ctx context.Context) error {
 	}
 	r.measured++
 	return r.w.w.Write(res)
+}
+
+// floorSweep drives the echo server at addr, just swept, with the floor
+// client open loop at the first steps rates of the sweep, with the
+// sweep's connections and step time, and writes one line a step,
+// LoadFloor/label=<server>/size=1024/conns=N/rate=R, with req/s, p99-ns,
+// lag-p99-ns and cpu-ns/req: the least a generator is late and costs at
+// each rate, in the same run. It stops at the first failed load.
+func (r *peersRun) floorSweep(ctx context.Context, s echoServer, addr string, steps int) {
+	if r.floor == nil {
+		return
+	}
+	for _, rate := range r.f.sweep.rates[:min(steps, len(r.f.sweep.rates))] {
+		if ctx.Err() != nil {
+			return
+		}
+		res, err := r.floor.EchoClient(ctx, peers.FloorLoad{Addr: addr, Size: 1024, Conns: r.f.sweep.conns, Rate: rate, Duration: r.f.sweep.stepTime})
+		if err != nil {
+			r.failures++
+			fmt.Fprintf(r.stderr, "loopbench peers: sweep %s: floor client: %v\n", s.label(), err)
+			return
+		}
+		var vals []benchfmt.Value
+		for _, u := range []string{"req/s", "p99-ns", "lag-p99-ns", "cpu-ns/req"} {
+			vals = append(vals, benchfmt.Value{Value: origValue(res, u), Unit: u})
+		}
+		name := fmt.Sprintf("LoadFloor/label=%s/size=1024/conns=%d/rate=%s", s.label(), r.f.sweep.conns, strconv.FormatFloat(rate, 'f', -1, 64))
+		if err := r.w.write(name, res.Iters, vals); err != nil {
+			fmt.Fprintf(r.stderr, "loopbench peers: %v\n", err)
+			return
+		}
+		fmt.Fprintf(r.stderr, "%s: floor client at %.0f req/s: %.0f achieved, p99 %v, pacing lag p99 %v\n", s.label(), rate,
+			origValue(res, "req/s"), time.Duration(origValue(res, "p99-ns")), time.Duration(origValue(res, "lag-p99-ns")))
+	}
 }

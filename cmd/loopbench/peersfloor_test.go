@@ -52,3 +52,29 @@ func lineWith(s, prefix string) string {
 	}
 	return ""
 }
+
+// TestPeersSweepFloor: a sweep drives each server with the floor client
+// too, open loop at each rate the sweep ran, after the wake-up floor.
+func TestPeersSweepFloor(t *testing.T) {
+	dir := peersTest(t)
+	_, errs, code := runOut("peers", "-quick", "-sweep", "100", "-peers", "asyncio", "-out", dir)
+	if strings.Contains(errs, "skipped") {
+		t.Skip(strings.TrimSpace(errs))
+	}
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr %s", code, errs)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "raw.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, label := range []string{"loopbench", "loopbench-task", "gonet", "asyncio"} {
+		line := lineWith(string(raw), "BenchmarkLoadFloor/label="+label+"/size=1024/conns=1/rate=100 ")
+		if !strings.Contains(line, " req/s") || !strings.Contains(line, " cpu-ns/req") || !strings.Contains(line, " lag-p99-ns") {
+			t.Errorf("no floor line for %s with req/s, cpu-ns/req and lag-p99-ns: %q", label, line)
+		}
+	}
+	if !strings.Contains(string(raw), "BenchmarkWakeup/impl=cfloor/wait=200us ") {
+		t.Error("raw.txt has no wake-up floor")
+	}
+}
