@@ -217,14 +217,16 @@ static long in_flight(void) {
 	return n;
 }
 
-static void echo_client(int argc, char **argv) {
+/* open_conns parses echo-client's arguments into size, nconns, *rate and
+ * *dur, and connects. */
+static void open_conns(int argc, char **argv, double *rate, ns_t *dur) {
 	if (argc != 8)
 		die("usage: cfloor echo-client HOST PORT SIZE CONNS RATE DURATION_MS");
 	size = arg_int(argc, argv, 4, "SIZE: want a positive byte count");
 	nconns = arg_int(argc, argv, 5, "CONNS: want a positive count");
-	double rate = strtod(argv[6], NULL);
-	ns_t dur = (ns_t)arg_int(argc, argv, 7, "DURATION_MS: want a positive count") * 1000000LL;
-	if (rate < 0)
+	*rate = strtod(argv[6], NULL);
+	*dur = (ns_t)arg_int(argc, argv, 7, "DURATION_MS: want a positive count") * 1000000LL;
+	if (*rate < 0)
 		die("RATE: want req/s, or 0 for a closed loop");
 	wbuf = malloc(size);
 	rbuf = malloc(size);
@@ -239,6 +241,23 @@ static void echo_client(int argc, char **argv) {
 		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
 		epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &ev);
 	}
+}
+
+/* print_client prints the load's line: took is its wall time, cpu its CPU. */
+static void print_client(double rate, ns_t dur, ns_t took, double cpu) {
+	qsort(lat.v, lat.n, sizeof *lat.v, cmp_ns);
+	qsort(lag.v, lag.n, sizeof *lag.v, cmp_ns);
+	long n = answered ? answered : 1;
+	printf("BenchmarkEchoClient/impl=cfloor/mode=%s/size=%ld/conns=%ld %ld %.17g ns/op %.17g req/s %ld requests %ld answered %ld errors "
+	       "%.17g cpu-ns/req %.17g p50-ns %.17g p90-ns %.17g p99-ns %.17g p99.9-ns %.17g max-ns %.17g lag-p50-ns %.17g lag-p99-ns\n",
+	       rate > 0 ? "open" : "closed", size, nconns, n, (double)took / n, answered / (dur / 1e9), sent, answered, errors,
+	       cpu / n, pct(&lat, .5), pct(&lat, .9), pct(&lat, .99), pct(&lat, .999), pct(&lat, 1), pct(&lag, .5), pct(&lag, .99));
+}
+
+static void echo_client(int argc, char **argv) {
+	double rate;
+	ns_t dur;
+	open_conns(argc, argv, &rate, &dur);
 	struct epoll_event evs[256];
 	double cpu0 = cpu_ns();
 	ns_t start = now_ns(), end = start + dur, now = start;
@@ -253,11 +272,9 @@ static void echo_client(int argc, char **argv) {
 			for (; due < end && due <= now; due = start + (ns_t)(++next * period))
 				send_req(&conns[next % nconns], due, now);
 		int open = now < end;
-		if (!open && in_flight() == 0)
+		if (!open && (in_flight() == 0 || now >= end + 2000000000LL))
 			break;
-		if (!open && now >= end + 2000000000LL)
-			break;
-		ns_t deadline = !open ? end + 2000000000LL : rate > 0 ? (due < end ? due : end) : end;
+		ns_t deadline = !open ? end + 2000000000LL : rate > 0 && due < end ? due : end;
 		int n = wait_until(evs, 256, deadline);
 		if (n < 0)
 			die("epoll_wait failed");
@@ -275,15 +292,8 @@ static void echo_client(int argc, char **argv) {
 		}
 	}
 	double cpu = cpu_ns() - cpu0;
-	ns_t took = now - start;
 	errors += in_flight();
-	qsort(lat.v, lat.n, sizeof *lat.v, cmp_ns);
-	qsort(lag.v, lag.n, sizeof *lag.v, cmp_ns);
-	long n = answered ? answered : 1;
-	printf("BenchmarkEchoClient/impl=cfloor/mode=%s/size=%ld/conns=%ld %ld %.17g ns/op %.17g req/s %ld requests %ld answered %ld errors "
-	       "%.17g cpu-ns/req %.17g p50-ns %.17g p90-ns %.17g p99-ns %.17g p99.9-ns %.17g max-ns %.17g lag-p50-ns %.17g lag-p99-ns\n",
-	       rate > 0 ? "open" : "closed", size, nconns, n, (double)took / n, answered / (dur / 1e9), sent, answered, errors,
-	       cpu / n, pct(&lat, .5), pct(&lat, .9), pct(&lat, .99), pct(&lat, .999), pct(&lat, 1), pct(&lag, .5), pct(&lag, .99));
+	print_client(rate, dur, now - start, cpu);
 }
 
 /* --- the sleeper -------------------------------------------------------- */
