@@ -27,7 +27,10 @@ type Config struct {
 	// when more than 100 timers are scheduled and more than half are
 	// cancelled.
 	TimerCancel string
-	// Debug logs callbacks that run longer than SlowCallbackDuration.
+	// Debug logs callbacks that run longer than SlowCallbackDuration, and,
+	// at New through slog.Default at level Info, a selector that can only
+	// wait in whole milliseconds here (epoll on a kernel without
+	// epoll_pwait2, poll without ppoll).
 	Debug                bool
 	SlowCallbackDuration time.Duration
 }

@@ -20,7 +20,11 @@ import (
 )
 
 // clockResolution is asyncio's _clock_resolution: a timer is due when its
-// deadline is before now + clockResolution.
+// deadline is before now + clockResolution. The loop's clock (Go's
+// monotonic clock) counts nanoseconds, and the selectors wait with
+// nanosecond timeouts where the system has them, rounded up, never down,
+// so a timer's wait ends at or after its deadline and the iteration that
+// wakes finds it due.
 const clockResolution = time.Nanosecond
 
 // maxSelectTimeout caps the select timeout, as asyncio's MAXIMUM_SELECT_TIMEOUT.
@@ -153,6 +157,9 @@ func (c *core) init(cfg Config) error {
 		return err
 	}
 	c.sel = sel
+	if cfg.Debug && sel.Resolution() >= time.Millisecond {
+		c.logger.Info("loopbench: the selector waits in whole milliseconds here", "selector", sel.Name(), "resolution", sel.Resolution())
+	}
 	if err := c.ts.open(sel); err != nil {
 		sel.Close()
 		return err

@@ -31,6 +31,14 @@
 // their order undefined); (5) runs exactly the callbacks queued now,
 // skipping cancelled ones; what they schedule runs next iteration.
 //
+// The select timeout is kept to the nanosecond where the system can wait
+// that finely (epoll_pwait2, ppoll, kqueue; select in microseconds) and
+// rounded up where it cannot, never down: a 200 µs timer fires near
+// 200 µs, not after a millisecond as in asyncio, libuv and libev, whose
+// selectors wait in whole milliseconds, and the iteration that wakes finds
+// it due (a timer is due before now plus the clock's resolution, 1 ns, as
+// in asyncio's _run_once). See package selectors.
+//
 // asyncio appends a call_soon_threadsafe callback to _ready when it is
 // made. For a call made while the loop waits in select, the case the call
 // is for, that is the order above: before the fds' callbacks and the

@@ -43,7 +43,7 @@ func (c Case) Name() string {
 }
 
 // Workloads are the workload names, in the order the matrix runs them.
-var Workloads = []string{"CallSoon", "ReadyQueue", "RunOnce", "Timers", "IOChain", "Echo", "UDPEcho", "Signal", "Subprocess", "Await", "Coordination"}
+var Workloads = []string{"CallSoon", "ReadyQueue", "RunOnce", "Timers", "IOChain", "Echo", "UDPEcho", "Signal", "Subprocess", "Await", "Coordination", "Wakeup"}
 
 // Options select the matrix.
 type Options struct {
@@ -97,6 +97,9 @@ func Cases(o Options) []Case {
 	}
 	if want("Coordination") {
 		coordinationCases(o, add)
+	}
+	if want("Wakeup") {
+		wakeupCases(o, add)
 	}
 	return cs
 }

@@ -16,6 +16,9 @@ var Units = []struct{ Unit, Better string }{
 	{"cpu-ns/timer", "lower"},
 	{"ns/timer", "lower"},
 	{"schedule-ns/timer", "lower"},
+	{"late-p50-ns", "lower"},
+	{"late-p90-ns", "lower"},
+	{"late-p99-ns", "lower"},
 }
 
 // WriteUnits writes the Unit metadata lines of Units.

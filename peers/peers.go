@@ -4,6 +4,8 @@
 // libev and libevent (c/*.c). Each program prints Go benchmark lines named
 // as loopbench's own (BenchmarkTimers/impl=libev/op=cold-fire/k=100000),
 // so that its results land in the same benchfmt file as loopbench's.
+// Beside them, the floor client (c/floor.c, Floor) drives an echo server as
+// loopbench load does, at the least cost a generator can have here.
 //
 // The sources are embedded in the binary. The C programs are built on
 // demand with the system's C compiler and pkg-config, into a cache
@@ -22,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -40,6 +43,7 @@ type spec struct {
 	pkg      string // C: its pkg-config name; "" when it ships none
 	fallback []string
 	debian   string // the Debian package that provides it
+	linux    bool   // C: the program builds on Linux only
 }
 
 var specs = map[string]spec{
@@ -48,6 +52,7 @@ var specs = map[string]spec{
 	"libuv":    {source: "libuv.c", header: "uv.h", pkg: "libuv", debian: "libuv1-dev"},
 	"libev":    {source: "libev.c", header: "ev.h", fallback: []string{"-lev"}, debian: "libev-dev"},
 	"libevent": {source: "libevent.c", header: "event2/event.h", pkg: "libevent", debian: "libevent-dev"},
+	Floor:      {source: "floor.c", header: "sys/epoll.h", linux: true, debian: "gcc"},
 }
 
 // Peer is a peer ready to run.
@@ -76,8 +81,12 @@ func Find(ctx context.Context, names []string, cacheDir string) ([]*Peer, []Skip
 	py := pythons(ctx)
 	for _, name := range names {
 		sp, ok := specs[name]
-		if !ok {
-			skipped = append(skipped, Skip{name, fmt.Sprintf("no such peer (valid: %s)", strings.Join(Names, ", "))})
+		switch {
+		case !ok:
+			skipped = append(skipped, Skip{name, fmt.Sprintf("no such peer (valid: %s, %s)", strings.Join(Names, ", "), Floor)})
+			continue
+		case sp.linux && runtime.GOOS != "linux":
+			skipped = append(skipped, Skip{name, "needs Linux (epoll_pwait2)"})
 			continue
 		}
 		var p *Peer

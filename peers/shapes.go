@@ -82,13 +82,19 @@ func (p *Peer) Run(ctx context.Context, s Shape, target time.Duration) (*benchfm
 	} else {
 		args = append(args, strconv.FormatInt(max(target.Milliseconds(), 1), 10))
 	}
-	argv := p.Command(s.Workload, args...)
+	return p.output(ctx, p.Command(s.Workload, args...))
+}
+
+// output runs argv, the peer's command line, and returns its one
+// benchmark result; a failure names the command and the first line of
+// its stderr.
+func (p *Peer) output(ctx context.Context, argv []string) (*benchfmt.Result, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %v: %s", p.Name, strings.Join(append([]string{s.Workload}, s.Args...), " "), err, firstLine(stderr.String(), err))
+		return nil, fmt.Errorf("%s %s: %v: %s", p.Name, strings.Join(argv[len(p.argv):], " "), err, firstLine(stderr.String(), err))
 	}
 	return benchResult(out)
 }

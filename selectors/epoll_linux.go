@@ -5,7 +5,9 @@ package selectors
 import (
 	"errors"
 	"os"
+	"sync"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,19 +21,71 @@ var backends = []backend{
 // epollSel is the epoll(7) backend: O(ready) per Select. Each registration
 // carries its generation in the event data, so events of a file whose fd
 // was closed without Unregister and then reused are dropped.
+//
+// It waits with epoll_pwait2 and a nanosecond timespec; where the kernel
+// refuses that call, with epoll_wait and whole milliseconds (coarse).
 type epollSel struct {
 	table
-	epfd int
-	evs  []unix.EpollEvent
-	ctl  unix.EpollEvent // scratch for epoll_ctl, kept here so it does not escape per call
+	epfd   int
+	coarse bool // epoll_wait in milliseconds: the kernel refuses epoll_pwait2
+	evs    []unix.EpollEvent
+	ctl    unix.EpollEvent // scratch for epoll_ctl, kept here so it does not escape per call
+	ts     kernelTimespec  // scratch for epoll_pwait2's timeout
 }
+
+// kernelTimespec is the kernel's __kernel_timespec, which epoll_pwait2
+// takes on every architecture: 64-bit fields also where unix.Timespec
+// has 32-bit ones (386, arm).
+type kernelTimespec struct{ Sec, Nsec int64 }
 
 func newEpoll() (*epollSel, error) {
 	fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, os.NewSyscallError("epoll_create1", err)
 	}
-	return &epollSel{table: table{name: "epoll"}, epfd: fd, evs: make([]unix.EpollEvent, 64)}, nil
+	s := &epollSel{table: table{name: "epoll"}, epfd: fd, evs: make([]unix.EpollEvent, 64)}
+	s.coarse = !hasPwait2(fd)
+	return s, nil
+}
+
+var (
+	pwait2Once sync.Once
+	pwait2OK   bool
+)
+
+// hasPwait2 reports whether the kernel takes epoll_pwait2 (Linux 5.11 and
+// later), asked once per process by a zero-timeout call on epfd. ENOSYS
+// is an older kernel; EPERM a seccomp filter that predates the call.
+func hasPwait2(epfd int) bool {
+	pwait2Once.Do(func() {
+		var ev [1]unix.EpollEvent
+		var ts kernelTimespec
+		_, _, e := unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(epfd), uintptr(unsafe.Pointer(&ev[0])), 1, uintptr(unsafe.Pointer(&ts)), 0, 0)
+		pwait2OK = e != unix.ENOSYS && e != unix.EPERM
+	})
+	return pwait2OK
+}
+
+// Resolution is 1 ns with epoll_pwait2, 1 ms with epoll_wait.
+func (s *epollSel) Resolution() time.Duration {
+	if s.coarse {
+		return time.Millisecond
+	}
+	return time.Nanosecond
+}
+
+// wait is one epoll_pwait2, or epoll_wait when coarse, with timeout d.
+func (s *epollSel) wait(d time.Duration) (int, error) {
+	if s.coarse {
+		return unix.EpollWait(s.epfd, s.evs, msTimeout(d))
+	}
+	var ts *kernelTimespec
+	if d >= 0 {
+		s.ts = kernelTimespec{Sec: int64(d / time.Second), Nsec: int64(d % time.Second)}
+		ts = &s.ts
+	}
+	n, _, e := unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(s.epfd), uintptr(unsafe.Pointer(&s.evs[0])), uintptr(len(s.evs)), uintptr(unsafe.Pointer(ts)), 0, 0)
+	return int(n), errno(e)
 }
 
 func epollMask(ev Events) uint32 {
@@ -109,9 +163,11 @@ func (s *epollSel) Select(timeout time.Duration, buf []Event) ([]Event, error) {
 	if timeout == 0 {
 		n, err = epollWaitNow(s.epfd, s.evs)
 	} else {
-		n, err = retry("epoll_wait", timeout, func(ms int) (int, error) {
-			return unix.EpollWait(s.epfd, s.evs, ms)
-		})
+		name := "epoll_pwait2"
+		if s.coarse {
+			name = "epoll_wait"
+		}
+		n, err = retry(name, timeout, s.wait)
 	}
 	buf = buf[:0]
 	for _, e := range s.evs[:n] {

@@ -28,7 +28,11 @@ type kqueueSel struct {
 	evs     []unix.Kevent_t
 	changes [2]unix.Kevent_t
 	merge   merger
+	ts      unix.Timespec // scratch for kevent's timeout
 }
+
+// Resolution is 1 ns: kevent's timeout is a timespec.
+func (s *kqueueSel) Resolution() time.Duration { return time.Nanosecond }
 
 func newKqueue() (*kqueueSel, error) {
 	syscall.ForkLock.RLock()
@@ -143,13 +147,8 @@ func (s *kqueueSel) Select(timeout time.Duration, buf []Event) ([]Event, error) 
 	if 2*s.count > len(s.evs) {
 		s.evs = make([]unix.Kevent_t, 2*s.count)
 	}
-	n, err := retry("kevent", timeout, func(ms int) (int, error) {
-		var ts *unix.Timespec
-		if ms >= 0 {
-			t := unix.NsecToTimespec(int64(ms) * int64(time.Millisecond))
-			ts = &t
-		}
-		return unix.Kevent(s.kq, nil, s.evs, ts)
+	n, err := retry("kevent", timeout, func(d time.Duration) (int, error) {
+		return unix.Kevent(s.kq, nil, s.evs, tsTimeout(d, &s.ts))
 	})
 	buf = buf[:0]
 	for _, e := range s.evs[:n] {

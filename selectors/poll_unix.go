@@ -14,8 +14,12 @@ import (
 type pollSel struct {
 	table
 	pfds []unix.PollFd
-	idx  []int32 // idx[fd] = position in pfds
+	idx  []int32       // idx[fd] = position in pfds
+	ts   unix.Timespec // scratch for ppoll's timeout
 }
+
+// Resolution is 1 ns where ppoll exists, else 1 ms.
+func (s *pollSel) Resolution() time.Duration { return pollResolution }
 
 func newPoll() *pollSel { return &pollSel{table: table{name: "poll"}} }
 
@@ -73,8 +77,8 @@ func (s *pollSel) Select(timeout time.Duration, buf []Event) ([]Event, error) {
 	if timeout == 0 {
 		n, err = pollNow(s.pfds)
 	} else {
-		n, err = retry("poll", timeout, func(ms int) (int, error) {
-			return unix.Poll(s.pfds, ms)
+		n, err = retry(pollCall, timeout, func(d time.Duration) (int, error) {
+			return pollWait(s.pfds, d, &s.ts)
 		})
 	}
 	buf = buf[:0]

@@ -25,7 +25,11 @@ type selectSel struct {
 	table
 	r, w  unix.FdSet
 	maxfd int
+	tv    unix.Timeval // scratch for select's timeout
 }
+
+// Resolution is 1 µs: select's timeout is a timeval.
+func (s *selectSel) Resolution() time.Duration { return time.Microsecond }
 
 func newSelect() *selectSel { return &selectSel{table: table{name: "select"}, maxfd: -1} }
 
@@ -88,14 +92,9 @@ func (s *selectSel) Select(timeout time.Duration, buf []Event) ([]Event, error) 
 	if timeout == 0 {
 		n, err = selectNow(s.maxfd+1, &s.r, &s.w, &r, &w)
 	} else {
-		n, err = retry("select", timeout, func(ms int) (int, error) {
+		n, err = retry("select", timeout, func(d time.Duration) (int, error) {
 			r, w = s.r, s.w
-			var tv *unix.Timeval
-			if ms >= 0 {
-				t := unix.NsecToTimeval(int64(ms) * int64(time.Millisecond))
-				tv = &t
-			}
-			return unix.Select(s.maxfd+1, &r, &w, nil, tv)
+			return unix.Select(s.maxfd+1, &r, &w, nil, tvTimeout(d, &s.tv))
 		})
 	}
 	buf = buf[:0]

@@ -15,9 +15,17 @@
 //     ready fds to buf[:0], each with the registered events that are ready.
 //     It is level-triggered: an fd stays ready until it is drained. Errors
 //     and hang-ups report as whatever the fd was registered for.
-//   - Timeouts are rounded up to whole milliseconds, so a 0.3 ms timer never
-//     turns into a busy 0 ms poll; a Select never returns before its timeout
-//     unless an fd is ready. EINTR is retried with the time that remains.
+//   - Timeouts are as fine as the system call allows, and Resolution says
+//     how fine: nanoseconds for epoll (epoll_pwait2), kqueue (its timespec)
+//     and poll where ppoll exists (Linux, OpenBSD), microseconds for select
+//     (its timeval), whole milliseconds for poll elsewhere and for epoll on
+//     a kernel that refuses epoll_pwait2 (before Linux 5.11, or a seccomp
+//     filter that does not know it), where epoll_wait is used instead, a
+//     choice made once per process. A positive timeout is rounded up to
+//     the resolution, never down: a 0.3 ms timer on a millisecond backend
+//     waits 1 ms and never turns into a busy 0 ms poll. A Select never
+//     returns before its timeout unless an fd is ready. EINTR is retried
+//     with the time that remains.
 //   - System call errors are *os.SyscallError; descriptors the selector
 //     opens are close-on-exec.
 //   - An fd closed without Unregister and reused by a new file never reports
@@ -34,6 +42,13 @@
 //     watches its new file with every backend.
 //   - select refuses fds >= FD_SETSIZE (1024; 256 on NetBSD) with
 //     ErrFdTooLarge.
+//
+// Nanosecond waits are a deliberate departure from asyncio, libuv and
+// libev, which all wait in whole milliseconds (epoll_wait, poll): there a
+// 200 µs timer fires after a millisecond or more, here near 200 µs, as
+// late as the kernel's wake-up makes it and no later. A loop thread that
+// must wake on time also lowers its timer slack (internal/cpu), which
+// Linux otherwise adds to every wait (50 µs by default).
 //
 // A Selector is not safe for concurrent use; the loop owns it.
 package selectors
@@ -83,6 +98,9 @@ type Selector interface {
 	Unregister(fd int) error
 	Select(timeout time.Duration, buf []Event) ([]Event, error)
 	Close() error
+	// Resolution is the granularity of Select's timeout: a positive
+	// timeout is rounded up to a multiple of it.
+	Resolution() time.Duration
 }
 
 // Errors the backends return, wrapped with the fd concerned.
@@ -131,6 +149,28 @@ func msTimeout(d time.Duration) int {
 	return int(min(ms, math.MaxInt32))
 }
 
+// tsTimeout sets *ts to the timeout d and returns it, or nil (block) for
+// a negative d: the timespec of ppoll, epoll_pwait2 and kevent. The
+// caller keeps ts, so that the call does not allocate it.
+func tsTimeout(d time.Duration, ts *unix.Timespec) *unix.Timespec {
+	if d < 0 {
+		return nil
+	}
+	*ts = unix.NsecToTimespec(int64(d))
+	return ts
+}
+
+// tvTimeout sets *tv to the timeout d rounded up to whole microseconds
+// and returns it, or nil (block) for a negative d: select's timeval.
+func tvTimeout(d time.Duration, tv *unix.Timeval) *unix.Timeval {
+	if d < 0 {
+		return nil
+	}
+	us := (d + time.Microsecond - 1) / time.Microsecond
+	*tv = unix.NsecToTimeval(int64(us * time.Microsecond))
+	return tv
+}
+
 // nowaitResult is the result of a zero-timeout poll: n, or err as a
 // syscall error of name.
 func nowaitResult(name string, n int, err error) (int, error) {
@@ -140,16 +180,17 @@ func nowaitResult(name string, n int, err error) (int, error) {
 	return n, nil
 }
 
-// retry runs wait with the millisecond timeout for d, again on EINTR with
-// the time that remains, and wraps other errors as syscall errors of name.
-func retry(name string, d time.Duration, wait func(ms int) (int, error)) (int, error) {
+// retry runs wait with the timeout d, again on EINTR with the time that
+// remains (0 once it has passed), and wraps other errors as syscall
+// errors of name. wait converts the timeout into its system call's unit.
+func retry(name string, d time.Duration, wait func(rem time.Duration) (int, error)) (int, error) {
 	var start time.Time
 	if d > 0 {
 		start = time.Now()
 	}
 	rem := d
 	for {
-		n, err := wait(msTimeout(rem))
+		n, err := wait(rem)
 		if err != unix.EINTR {
 			if err != nil {
 				return 0, os.NewSyscallError(name, err)

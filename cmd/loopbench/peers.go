@@ -44,6 +44,15 @@ Workloads (names as loopbench's, /impl=<peer> for the peers):
                                   and uvloop with Python's ssl), and
                                   op=handshake/conns=N: full handshakes
                                   (ECDSA P-256, X25519) per second
+  EchoFloor size=1024/conns=N     beside each plain EchoServer load, the
+                                  C floor client (peers/c/floor.c: one
+                                  thread, epoll_pwait2) in the same shape
+                                  against the same server: cpu-ns/req is
+                                  the least a generator costs here
+  Wakeup wait=200us               how late a 200 µs timer fires on
+                                  loopbench's default variant, and how
+                                  late the floor's clock_nanosleep (1 ns
+                                  timer slack) wakes: the machine's floor
 
 Writes raw.txt (with each peer's version as a configuration line) and the
 report of loopbench report, whose tables put the systems side by side with
@@ -58,7 +67,10 @@ loopbench load sweeps it from CPU 1 (load -sweep: open-loop steps of rising
 rate, -sweep-conns connections of 1024 bytes, a -steptime window each),
 one server after the other in a random order. raw.txt holds every step and
 knee; sweeps.svg puts the servers on one plot at the corrected p99 and
-sweeps.md tables their knees.
+sweeps.md tables their knees. Where the C floor client builds, each
+server is then driven by it too, open loop at every rate its sweep ran
+(LoadFloor lines: req/s, p99-ns, lag-p99-ns, cpu-ns/req), after one
+Wakeup measurement: the least a generator is late and costs, same run.
 
 Install the peers on Debian:
   apt install python3-uvloop libuv1-dev libev-dev libevent-dev pkg-config gcc
@@ -166,6 +178,9 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	bench.WriteUnits(raw)
 	fmt.Fprintln(raw, "Unit p50-ns better=lower\nUnit p99-ns better=lower")
 	r := &peersRun{f: f, ready: ready, w: newResultWriter(raw), stderr: stderr, rng: rand.New(rand.NewPCG(f.seed, f.seed^0x5851f42d4c957f2d))}
+	if !f.noEcho {
+		r.findFloor(ctx, raw)
+	}
 	var runErr error
 	if f.sweep.rates != nil {
 		runErr = r.sweeps(ctx)
@@ -212,6 +227,7 @@ type peersRun struct {
 	measured int
 	failures int
 	tls      peersTLS
+	floor    *peers.Peer // the C floor client, nil where it cannot run
 }
 
 // rounds runs every system on every workload count times, in an order
@@ -255,6 +271,9 @@ func (r *peersRun) rounds(ctx context.Context) error {
 		}
 		if !r.f.noEcho {
 			if err := r.echoRound(ctx); err != nil {
+				return err
+			}
+			if err := r.wakeups(ctx); err != nil {
 				return err
 			}
 		}
@@ -334,5 +353,8 @@ func (r *peersRun) echo(ctx context.Context, name string, conns int, mode echoMo
 		return err
 	}
 	defer stop()
-	return r.measureEcho(ctx, name, addr, conns, mode)
+	if err := r.measureEcho(ctx, name, addr, conns, mode); err != nil {
+		return err
+	}
+	return r.floorEcho(ctx, name, addr, conns, mode)
 }

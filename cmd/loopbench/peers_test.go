@@ -48,6 +48,10 @@ func TestPeersQuick(t *testing.T) {
 		"BenchmarkEchoServer/ready=ringbuffer/timers=heap4ary/selector=epoll/size=1024/conns=1 ",
 		"BenchmarkEchoServer/impl=libuv/size=1024/conns=1 ",
 		"BenchmarkEchoServer/impl=gonet/size=1024/conns=1 ",
+		"peer-cfloor: cfloor ", "BenchmarkEchoFloor/impl=gonet/size=1024/conns=1 ",
+		"BenchmarkEchoFloor/impl=libuv/size=1024/conns=1 ",
+		"BenchmarkWakeup/ready=ringbuffer/timers=heap4ary/selector=epoll/wait=200us-",
+		"BenchmarkWakeup/impl=cfloor/wait=200us ",
 	} {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("raw.txt has no %q", want)

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/bench"
 	"github.com/loopbench/loopbench/internal/load"
 	"github.com/loopbench/loopbench/internal/tlscert"
@@ -96,11 +95,7 @@ func (r *peersRun) handshakes(bname, addr string, conns int) error {
 // measureEcho measures the echo server name at addr in mode, with conns
 // connections: round trips (loopbench load's closed loop) or handshakes.
 func (r *peersRun) measureEcho(ctx context.Context, name, addr string, conns int, mode echoMode) error {
-	variant := "impl=" + name
-	if name == "loopbench" {
-		variant = loopbench.Config{}.String()
-	}
-	bname := fmt.Sprintf("EchoServer/%s/%s/conns=%d", variant, mode.params, conns)
+	bname := fmt.Sprintf("EchoServer/%s/%s/conns=%d", echoVariant(name), mode.params, conns)
 	if mode.handshake {
 		return r.handshakes(bname, addr, conns)
 	}

@@ -88,6 +88,9 @@ func (r *peersRun) sweeps(ctx context.Context) error {
 	if err := writeUnits(r.w.w, sweepUnits); err != nil {
 		return err
 	}
+	if err := r.wakeups(ctx); err != nil {
+		return err
+	}
 	for _, s := range servers {
 		if ctx.Err() != nil {
 			return errors.New("interrupted: the report covers what was measured")
@@ -130,7 +133,9 @@ func (r *peersRun) sweepOne(ctx context.Context, s echoServer) (load.Sweep, erro
 	defer stop()
 	sc := r.sweepConfig(s, addr)
 	sc.CPUs = generatorCPUs() // after pinning: the generator's own CPUs
-	return load.RunSweep(ctx, sc, func(st load.Step) {
+	sw, err := load.RunSweep(ctx, sc, func(st load.Step) {
 		fmt.Fprintf(r.stderr, "%s: %.0f req/s offered, %.0f achieved, p99 %v: %v\n", s.label(), st.Report.Offered, st.Report.Achieved, sig3(st.Report.Corrected.P99), st.Verdict)
 	})
+	r.floorSweep(ctx, s, addr, len(sw.Steps))
+	return sw, err
 }

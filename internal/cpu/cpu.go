@@ -1,7 +1,9 @@
 // Package cpu pins the process to CPUs, so that a server and a load
 // generator on one machine can be kept apart. Pinning needs an affinity
 // call: on Linux (sched_setaffinity) it works; elsewhere Pin, Check and
-// Allowed return ErrUnsupported, which names the system.
+// Allowed return ErrUnsupported, which names the system. LowerTimerSlack
+// lets a thread that paces or fires sub-millisecond timers wake on time
+// (Linux; a no-op elsewhere).
 package cpu
 
 import (

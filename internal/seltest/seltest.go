@@ -177,17 +177,25 @@ func testMany(t *testing.T, s selectors.Selector) {
 	want(t, mustSelect(t, s, time.Second), ready...)
 }
 
-// testTimeout: a 0.3 ms timeout waits a whole millisecond (rounded up, never
-// a busy 0 ms poll). Only the lower bound is asserted: a loaded machine may
-// wake late, but a selector must never wake early.
+// testTimeout: a Select with a timeout waits at least that long, and a
+// timeout below the backend's Resolution at least the resolution (rounded
+// up, never a busy 0 poll). Only lower bounds are asserted: a loaded
+// machine may wake late, but a selector must never wake early.
 func testTimeout(t *testing.T, s selectors.Selector) {
 	a, _ := Pair(t)
 	s.Register(a, selectors.Read)
-	for _, d := range []time.Duration{300 * time.Microsecond, 2 * time.Millisecond} {
+	res := s.Resolution()
+	if res <= 0 || res > time.Millisecond {
+		t.Fatalf("Resolution() = %v; want 1ns..1ms", res)
+	}
+	for _, d := range []time.Duration{time.Nanosecond, res / 2, 300 * time.Microsecond, 2 * time.Millisecond} {
+		if d <= 0 {
+			continue
+		}
 		start := time.Now()
 		want(t, mustSelect(t, s, d))
-		if el := time.Since(start); el < max(d, time.Millisecond) {
-			t.Fatalf("Select(%v) returned after %v", d, el)
+		if el := time.Since(start); el < max(d, res) {
+			t.Fatalf("Select(%v) returned after %v (resolution %v)", d, el, res)
 		}
 	}
 }

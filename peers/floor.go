@@ -1,0 +1,72 @@
+package peers
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// Floor is the C floor client, c/floor.c: the least a load generator can
+// cost on this machine. One thread, one epoll set, non-blocking TCP
+// connections, one write and one read per request, waits in epoll_pwait2
+// with nanosecond timeouts; and a sleeper, clock_nanosleep with 1 ns timer
+// slack, the least a paced send can be late by. It runs no loop workload,
+// so it is not among Names; Find builds it like the other C peers (Linux
+// only).
+const Floor = "cfloor"
+
+// FloorLoad is one load of the floor client, in load's shapes.
+//
+// The client's line, BenchmarkEchoClient/impl=cfloor/mode=closed|open/
+// size=S/conns=C, carries: answered requests as its count; req/s (answered
+// per second of the load); requests (sent), answered, errors (failed
+// connections' requests and answers missing 2 s after the load);
+// cpu-ns/req (the process's user+system CPU per answered request);
+// latency p50-ns, p90-ns, p99-ns, p99.9-ns and max-ns, from the intended
+// send time (coordinated omission corrected); lag-p50-ns and lag-p99-ns,
+// how late sends left against their intended times.
+type FloorLoad struct {
+	Addr     string        // the echo server, host:port
+	Size     int           // bytes per request
+	Conns    int           // connections
+	Rate     float64       // req/s over all connections, open loop; 0: closed loop
+	Duration time.Duration // time requests are sent for (whole ms)
+}
+
+// Args returns the floor client's command-line arguments for l.
+func (l FloorLoad) Args() ([]string, error) {
+	host, port, err := net.SplitHostPort(l.Addr)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("floor client: address %q: %v", l.Addr, err)
+	case l.Size < 1 || l.Conns < 1 || l.Rate < 0 || l.Duration < time.Millisecond:
+		return nil, fmt.Errorf("floor client: size %d, conns %d, rate %g, duration %v: want positive sizes, a rate >= 0 and at least 1ms", l.Size, l.Conns, l.Rate, l.Duration)
+	}
+	return []string{"echo-client", host, port, strconv.Itoa(l.Size), strconv.Itoa(l.Conns),
+		strconv.FormatFloat(l.Rate, 'g', -1, 64), strconv.FormatInt(l.Duration.Milliseconds(), 10)}, nil
+}
+
+// EchoClient runs the floor client p (Find's Floor) on l and returns its
+// benchmark line.
+func (p *Peer) EchoClient(ctx context.Context, l FloorLoad) (*benchfmt.Result, error) {
+	args, err := l.Args()
+	if err != nil {
+		return nil, err
+	}
+	return p.output(ctx, p.Command(args[0], args[1:]...))
+}
+
+// Sleep runs the floor's sleeper: count clock_nanosleep calls of wait
+// each with 1 ns timer slack. Its line, BenchmarkWakeup/impl=cfloor/
+// wait=200us as bench's Wakeup cases, reports late-p50-ns, late-p90-ns,
+// late-p99-ns and late-max-ns: how late the wake-ups came.
+func (p *Peer) Sleep(ctx context.Context, wait time.Duration, count int) (*benchfmt.Result, error) {
+	if wait <= 0 || count < 1 {
+		return nil, fmt.Errorf("floor sleeper: wait %v, count %d: want both positive", wait, count)
+	}
+	return p.output(ctx, p.Command("sleep", strconv.FormatInt(wait.Nanoseconds(), 10), strconv.Itoa(count)))
+}
