@@ -7,23 +7,21 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/loopbench/loopbench/internal/cpu"
 )
 
 // prepareThread readies the calling (locked) thread to run a generator
-// loop: pinned to cpu unless it is -1, and with a timer slack of 1 ns,
+// loop: pinned to CPU core unless it is -1, and with a timer slack of 1 ns,
 // so that the kernel wakes the loop's waits when they end rather than up
 // to 50 µs later (the default slack).
-//
-// The timer slack is set here, on the loop's thread; when the loop
-// package gets a function of its own for it, this call is the one to
-// replace.
-func prepareThread(cpu int) {
-	unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
-	if cpu < 0 {
+func prepareThread(core int) {
+	cpu.LowerTimerSlack() // a failure leaves the default slack: waits end later, still counted as pacing lag
+	if core < 0 {
 		return
 	}
 	var set unix.CPUSet
-	set.Set(cpu)
+	set.Set(core)
 	unix.SchedSetaffinity(0, &set) // the CLI checked the CPU; a failure leaves the thread unpinned
 }
 
