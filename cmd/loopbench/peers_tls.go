@@ -121,5 +121,5 @@ func (r *peersRun) measureEcho(ctx context.Context, name, addr string, conns int
 	return r.w.write(bname, int(rep.Requests), []benchfmt.Value{
 		{Value: 1e9 / rep.Achieved, Unit: "ns/op"}, {Value: rep.Achieved, Unit: "req/s"},
 		{Value: float64(rep.Corrected.P50), Unit: "p50-ns"}, {Value: float64(rep.Corrected.P99), Unit: "p99-ns"},
-		{Value: rep.Cores(), Unit: "generator-cores"}})
+		{Value: rep.Cores(), Unit: "generator-cores"}, {Value: float64(rep.CPUPerRequest()), Unit: "cpu-ns/req"}})
 }
