@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -146,6 +147,10 @@ func read(br scanner, path string, filter *benchproc.Filter) (*Set, error) {
 					continue
 				}
 			}
+			if bad := nonFinite(rec); bad != "" {
+				s.Malformed = append(s.Malformed, bad)
+				continue
+			}
 			s.Raw = append(s.Raw, rec.Clone())
 			s.add(rec)
 		}
@@ -161,6 +166,20 @@ func read(br scanner, path string, filter *benchproc.Filter) (*Set, error) {
 		return s, fmt.Errorf("%s: %w", path, what)
 	}
 	return s, nil
+}
+
+// nonFinite describes rec's first value that is not a finite number, as
+// a malformed line ("" when every value is finite). Such a line is left
+// out whole: no statistic is defined on it, and the U test of a sample
+// holding NaN does not return.
+func nonFinite(rec *benchfmt.Result) string {
+	for _, v := range rec.Values {
+		if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+			file, line := rec.Pos()
+			return fmt.Sprintf("%s:%d: %s: %v %s is not a finite number", file, line, rec.Name, v.Value, v.Unit)
+		}
+	}
+	return ""
 }
 
 // SplitName returns a benchmark's name without its -N suffix, and N ("" when
