@@ -53,7 +53,7 @@ func ReadFloors(path string) (Floors, error) {
 			return nil, fmt.Errorf("%s:%d: want group<TAB>name<TAB>unit<TAB>floor%% (write it again with gate -aa -write-floor), got %q", path, line, text)
 		}
 		v, err := strconv.ParseFloat(strings.TrimSuffix(fields[3], "%"), 64)
-		if err != nil || v < 0 || !strings.HasSuffix(fields[3], "%") {
+		if err != nil || !(v >= 0) || math.IsInf(v, 0) || !strings.HasSuffix(fields[3], "%") {
 			return nil, fmt.Errorf("%s:%d: floor %q: want a percentage such as 7.5%%", path, line, fields[3])
 		}
 		f.Set(fields[0], fields[1], fields[2], v/100)

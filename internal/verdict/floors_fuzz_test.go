@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,8 @@ func FuzzReadFloors(f *testing.F) {
 	f.Add([]byte("# two groups\ngoos=linux\tTimers/op=churn/p=1000\tsec/op\t3.5%\ngoos=linux\tTimers/op=churn/p=1000\tB/op\t0%\n\n"))
 	f.Add([]byte("\tX\tsec/op\t7.5\n"))
 	f.Add([]byte("\tX\tsec/op\n"))
+	f.Add([]byte("\tX\tsec/op\tNaN%\n"))
+	f.Add([]byte("\tX\tsec/op\t+Inf%\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
 		floors, err := readFloorsOf(t, dir, "floors", data)
@@ -24,6 +27,11 @@ func FuzzReadFloors(f *testing.F) {
 				t.Fatalf("refused with %v, returned %d floors", err, len(floors))
 			}
 			return
+		}
+		for k, v := range floors {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				t.Fatalf("accepted floor %v for %q: want a finite percentage", v, k)
+			}
 		}
 		var once, twice bytes.Buffer
 		if err := floors.Write(&once, "fuzz"); err != nil {
