@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/internal/sock"
 	"golang.org/x/sys/unix"
 )
 
@@ -86,18 +87,14 @@ func (rw *rawWire) writable() {
 
 // writeFd writes what the socket takes now; a full socket is no error.
 func writeFd(fd int, b []byte) (int, error) {
-	for {
-		n, err := unix.Write(fd, b)
-		switch err {
-		case nil:
-			return n, nil
-		case unix.EINTR:
-			continue
-		case unix.EAGAIN:
-			return 0, nil
-		}
-		return 0, &net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", err)}
+	n, err := sock.UserWrite(fd, b)
+	switch {
+	case err == unix.EAGAIN:
+		return 0, nil
+	case err != nil:
+		return 0, &net.OpError{Op: "write", Net: "tcp", Err: err}
 	}
+	return n, nil
 }
 
 func (rw *rawWire) readable() {
