@@ -21,23 +21,32 @@ func peersTest(t *testing.T) string {
 	return filepath.Join(t.TempDir(), "out")
 }
 
+// peersOut runs loopbench peers with args and -out dir (from peersTest),
+// skipping the test when a peer it asked for is missing (unless
+// mayskip is false: the skips are then the test's to read) and failing it
+// on any other exit than 0. It returns stdout, stderr and raw.txt.
+func peersOut(t *testing.T, dir string, mayskip bool, args ...string) (out, errs, raw string) {
+	out, errs, code := runOut(append(append([]string{"peers"}, args...), "-out", dir)...)
+	if mayskip && strings.Contains(errs, "skipped") {
+		t.Skip(strings.TrimSpace(errs))
+	}
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr %s", code, errs)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "raw.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, errs, string(b)
+}
+
 // TestPeersQuick runs loopbench peers end to end at tiny sizes with libev
 // and libuv (skipping, with the package, where they are missing): every
 // workload has loopbench's line and the peers', the report puts them side
 // by side, and the echo servers are measured in their own processes.
 func TestPeersQuick(t *testing.T) {
 	dir := peersTest(t)
-	out, errs, code := runOut("peers", "-quick", "-count", "1", "-peers", "libev,libuv", "-benchtime", "5ms", "-echotime", "200ms", "-out", dir)
-	if strings.Contains(errs, "skipped") {
-		t.Skip(strings.TrimSpace(errs))
-	}
-	if code != 0 {
-		t.Fatalf("exit %d\nstderr %s", code, errs)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "raw.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, _, raw := peersOut(t, dir, true, "-quick", "-count", "1", "-peers", "libev,libuv", "-benchtime", "5ms", "-echotime", "200ms")
 	for _, want := range []string{
 		"peer-libev: libev ", "peer-libuv: libuv ",
 		"BenchmarkCallSoon/ready=ringbuffer/timers=heap4ary/selector=epoll/mode=inflight/w=1000-",
@@ -53,7 +62,7 @@ func TestPeersQuick(t *testing.T) {
 		"BenchmarkWakeup/ready=ringbuffer/timers=heap4ary/selector=epoll/wait=200us-",
 		"BenchmarkWakeup/impl=cfloor/wait=200us ",
 	} {
-		if !strings.Contains(string(raw), want) {
+		if !strings.Contains(raw, want) {
 			t.Errorf("raw.txt has no %q", want)
 		}
 	}
@@ -74,14 +83,7 @@ func TestPeersQuick(t *testing.T) {
 // processes, and the report draws them together with their knees.
 func TestPeersSweepQuick(t *testing.T) {
 	dir := peersTest(t)
-	out, errs, code := runOut("peers", "-quick", "-sweep", "100,200", "-peers", "asyncio,uvloop,libuv,libev", "-out", dir)
-	if code != 0 {
-		t.Fatalf("exit %d\nstderr %s", code, errs)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "raw.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, errs, raw := peersOut(t, dir, false, "-quick", "-sweep", "100,200", "-peers", "asyncio,uvloop,libuv,libev")
 	servers := []string{"loopbench", "loopbench-task", "loopbench-stream", "gonet"}
 	for _, p := range []string{"asyncio", "uvloop", "libuv"} {
 		if !strings.Contains(errs, "skipped "+p+": ") {
@@ -93,7 +95,7 @@ func TestPeersSweepQuick(t *testing.T) {
 	}
 	for _, s := range servers {
 		for _, want := range []string{"BenchmarkLoad/label=" + s + "/size=1024/conns=1/rate=100-", "BenchmarkLoad/label=" + s + "/size=1024/conns=1/rate=200-", "BenchmarkLoadKnee/label=" + s + "/size=1024/conns=1/slo=1ms "} {
-			if !strings.Contains(string(raw), want) {
+			if !strings.Contains(raw, want) {
 				t.Errorf("raw.txt has no %q", want)
 			}
 		}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -13,28 +11,18 @@ import (
 // each round measures the loop's 200 µs timer beside the floor's sleeper.
 func TestPeersFloor(t *testing.T) {
 	dir := peersTest(t)
-	_, errs, code := runOut("peers", "-quick", "-count", "1", "-peers", "asyncio", "-benchtime", "5ms", "-echotime", "100ms", "-out", dir)
-	if strings.Contains(errs, "skipped") {
-		t.Skip(strings.TrimSpace(errs))
-	}
-	if code != 0 {
-		t.Fatalf("exit %d\nstderr %s", code, errs)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "raw.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, raw := peersOut(t, dir, true, "-quick", "-count", "1", "-peers", "asyncio", "-benchtime", "5ms", "-echotime", "100ms")
 	for _, want := range []string{
 		"peer-cfloor: cfloor ",
 		"BenchmarkWakeup/ready=ringbuffer/timers=heap4ary/selector=epoll/wait=200us-",
 		"BenchmarkWakeup/impl=cfloor/wait=200us ",
 	} {
-		if !strings.Contains(string(raw), want) {
+		if !strings.Contains(raw, want) {
 			t.Errorf("raw.txt has no %q", want)
 		}
 	}
 	for _, server := range []string{"ready=ringbuffer/timers=heap4ary/selector=epoll", "impl=gonet", "impl=asyncio"} {
-		line := lineWith(string(raw), "BenchmarkEchoFloor/"+server+"/size=1024/conns=1 ")
+		line := lineWith(raw, "BenchmarkEchoFloor/"+server+"/size=1024/conns=1 ")
 		for _, unit := range []string{" ns/op", " req/s", " p50-ns", " p99-ns", " cpu-ns/req", " lag-p99-ns"} {
 			if !strings.Contains(line, unit) {
 				t.Errorf("EchoFloor line of %s has no%s: %q", server, unit, line)
@@ -57,24 +45,14 @@ func lineWith(s, prefix string) string {
 // too, open loop at each rate the sweep ran, after the wake-up floor.
 func TestPeersSweepFloor(t *testing.T) {
 	dir := peersTest(t)
-	_, errs, code := runOut("peers", "-quick", "-sweep", "100", "-peers", "asyncio", "-out", dir)
-	if strings.Contains(errs, "skipped") {
-		t.Skip(strings.TrimSpace(errs))
-	}
-	if code != 0 {
-		t.Fatalf("exit %d\nstderr %s", code, errs)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "raw.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, raw := peersOut(t, dir, true, "-quick", "-sweep", "100", "-peers", "asyncio")
 	for _, label := range []string{"loopbench", "loopbench-task", "gonet", "asyncio"} {
-		line := lineWith(string(raw), "BenchmarkLoadFloor/label="+label+"/size=1024/conns=1/rate=100 ")
+		line := lineWith(raw, "BenchmarkLoadFloor/label="+label+"/size=1024/conns=1/rate=100 ")
 		if !strings.Contains(line, " req/s") || !strings.Contains(line, " cpu-ns/req") || !strings.Contains(line, " lag-p99-ns") {
 			t.Errorf("no floor line for %s with req/s, cpu-ns/req and lag-p99-ns: %q", label, line)
 		}
 	}
-	if !strings.Contains(string(raw), "BenchmarkWakeup/impl=cfloor/wait=200us ") {
+	if !strings.Contains(raw, "BenchmarkWakeup/impl=cfloor/wait=200us ") {
 		t.Error("raw.txt has no wake-up floor")
 	}
 }
