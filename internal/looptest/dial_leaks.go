@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"runtime"
 	"sync"
 	"syscall"
 	"testing"
@@ -30,7 +29,7 @@ func DialLeavesNothing(t *testing.T, cfg loopbench.Config) {
 	if ln, err := net.Listen("tcp", "127.0.0.1:0"); err == nil { // the runtime's poller, for good
 		ln.Close()
 	}
-	fds, gs := openFds(t), runtime.NumGoroutine()
+	before := holding(t)
 	tls := certs(t)
 	func() {
 		dns := stallDNS()
@@ -49,9 +48,7 @@ func DialLeavesNothing(t *testing.T, cfg loopbench.Config) {
 		}
 		dns.wait(t, "after Close")
 	}()
-	if n, g := settle(t, func(n, g int) bool { return n <= fds && g <= gs }); n > fds || g > gs {
-		t.Fatalf("after Close: %d fds (%d before), %d goroutines (%d before)", n, fds, g, gs)
-	}
+	before.leftNothing(t, "after Close")
 }
 
 // testCancelledLookup: cancelling a CreateConnection, or a

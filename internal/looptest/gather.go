@@ -171,11 +171,8 @@ func CloseStopsTasks(t *testing.T, cfg loopbench.Config) {
 	if unwound != 10 {
 		t.Fatalf("%d of 10 suspended functions unwound", unwound)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
+	var n int
+	if !settle(func() bool { n = runtime.NumGoroutine(); return n <= before }) {
 		t.Fatalf("%d goroutines after Close, %d before", n, before)
 	}
 }

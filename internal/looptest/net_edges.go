@@ -20,15 +20,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// openFds counts the process's open file descriptors.
-func openFds(t *testing.T) int {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Skip("no /proc/self/fd:", err)
-	}
-	return len(ents)
-}
-
 // NetLeavesNothing runs echo traffic through the three server styles, a
 // datagram endpoint and a child process, leaves some of each open, closes
 // the loop, and checks that no fd or goroutine is left. It counts
@@ -39,7 +30,7 @@ func NetLeavesNothing(t *testing.T, cfg loopbench.Config) {
 	prime := make(chan os.Signal, 1)
 	signal.Notify(prime, syscall.SIGUSR2)
 	signal.Stop(prime)
-	fds, gs := openFds(t), runtime.NumGoroutine()
+	before := holding(t)
 	func() {
 		l, err := loopbench.New(cfg)
 		if err != nil {
@@ -76,13 +67,7 @@ func NetLeavesNothing(t *testing.T, cfg loopbench.Config) {
 			t.Fatal(err)
 		}
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for (openFds(t) > fds || runtime.NumGoroutine() > gs) && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if n, g := openFds(t), runtime.NumGoroutine(); n > fds || g > gs {
-		t.Fatalf("after Close: %d fds (%d before), %d goroutines (%d before)", n, fds, g, gs)
-	}
+	before.leftNothing(t, "after Close")
 }
 
 // bufProto is a BufferedProtocol that collects everything into its own

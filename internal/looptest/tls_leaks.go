@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/loopbench/loopbench"
 )
@@ -67,17 +66,6 @@ func testTLSWorkerBound(t *testing.T, l *loopbench.Loop) {
 	waitFor(t, l, func() bool { r, w := l.TLSHandshakes(); return r == 0 && w == 0 })
 }
 
-// settle waits, up to ten seconds, until done holds for the process's
-// open fds and goroutines, and returns them: goroutines that are ending
-// are given the time to end.
-func settle(t *testing.T, done func(fds, gs int) bool) (int, int) {
-	deadline := time.Now().Add(10 * time.Second)
-	for !done(openFds(t), runtime.NumGoroutine()) && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	return openFds(t), runtime.NumGoroutine()
-}
-
 // TLSLeavesNothing opens TLS connections between a loop's server and its
 // own clients and checks that, once the handshakes are done, they hold no
 // goroutine (logging the count per idle connection, 0); then it runs the
@@ -89,7 +77,8 @@ func TLSLeavesNothing(t *testing.T, cfg loopbench.Config) {
 	if ln, err := net.Listen("tcp", "127.0.0.1:0"); err == nil { // the runtime's poller, for good
 		ln.Close()
 	}
-	fds, gs := openFds(t), runtime.NumGoroutine()
+	before := holding(t)
+	gs := before.gs
 	peer, heard, stopPeer, err := newStallingPeer()
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +105,8 @@ func TLSLeavesNothing(t *testing.T, cfg loopbench.Config) {
 		if r, w := l.TLSHandshakes(); r != 0 || w != 0 {
 			t.Fatalf("%d handshakes running and %d waiting after all completed", r, w)
 		}
-		_, g := settle(t, func(_, g int) bool { return g <= gs+1 }) // +1: the stalling peer's accept
+		var g int
+		settle(func() bool { g = runtime.NumGoroutine(); return g <= gs+1 }) // +1: the stalling peer's accept
 		t.Logf("goroutines per idle TLS connection: %d (%d connections, both ends on the loop)", (g-gs-1)/idle, 2*idle)
 		if g > gs+1 {
 			t.Fatalf("%d goroutines more with %d idle TLS connections open, want none", g-gs-1, 2*idle)
@@ -124,9 +114,7 @@ func TLSLeavesNothing(t *testing.T, cfg loopbench.Config) {
 		leakCases(t, l, s, peer.Addr().String(), heard)
 	}()
 	stopPeer()
-	if n, g := settle(t, func(n, g int) bool { return n <= fds && g <= gs }); n > fds || g > gs {
-		t.Fatalf("after Close: %d fds (%d before), %d goroutines (%d before)", n, fds, g, gs)
-	}
+	before.leftNothing(t, "after Close")
 }
 
 // leakCases runs the errors that leave the most behind: a bad
