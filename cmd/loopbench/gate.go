@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -292,17 +291,6 @@ func gateOutDir(dir string, g gateFlags) string {
 		base = "gate-" + time.Now().UTC().Format("2006-01-02") + "-aa-" + name(g.head, "worktree")
 	}
 	return newDir(filepath.Join(dir, "results", base))
-}
-
-// newDir returns path, or path-2, path-3, ... when it exists.
-func newDir(path string) string {
-	p := path
-	for i := 2; ; i++ {
-		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-			return p
-		}
-		p = fmt.Sprintf("%s-%d", path, i)
-	}
 }
 
 // gateMachine is the machine's configuration for the gate's files: run's,

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/loopbench/loopbench/internal/loadresult"
 )
@@ -151,15 +150,4 @@ func readResults(name string) ([]loadresult.Result, error) {
 	}
 	defer f.Close()
 	return loadresult.Read(name, f)
-}
-
-// nameSegment makes s usable as a benchmark name segment's value: no
-// slash, which separates segments, and no blank, which ends the name.
-func nameSegment(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '/' || r == ' ' || r == '\t' {
-			return '_'
-		}
-		return r
-	}, s)
 }

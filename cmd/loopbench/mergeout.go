@@ -11,17 +11,6 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// byFormat calls the writer of -format: json, benchfmt or the table.
-func byFormat(format string, json, bench, table func() error) error {
-	switch format {
-	case "json":
-		return json()
-	case "benchfmt":
-		return bench()
-	}
-	return table()
-}
-
 func writeMergedTable(w io.Writer, m loadresult.Merged) error {
 	fmt.Fprintf(w, "%d generators: %d requests, %.0f req/s", len(m.Generators), m.Requests, m.AchievedRPS)
 	if m.OfferedRPS > 0 {

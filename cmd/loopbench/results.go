@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 
 	"github.com/loopbench/loopbench/bench"
 	"golang.org/x/perf/benchfmt"
@@ -41,4 +42,26 @@ func (rw *resultWriter) writeCase(c bench.Case, res bench.Result) error {
 // write writes one result line.
 func (rw *resultWriter) write(name string, iters int, vals []benchfmt.Value) error {
 	return rw.w.Write(&benchfmt.Result{Name: benchfmt.Name(name), Iters: iters, Values: vals})
+}
+
+// nameSegment makes s usable as a benchmark name segment's value: no
+// slash, which separates segments, and no blank, which ends the name.
+func nameSegment(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == ' ' || r == '\t' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// byFormat calls the writer of -format: json, benchfmt or the table.
+func byFormat(format string, json, bench, table func() error) error {
+	switch format {
+	case "json":
+		return json()
+	case "benchfmt":
+		return bench()
+	}
+	return table()
 }
