@@ -104,6 +104,20 @@ func (w *waitList) wakeFirst() bool {
 	return true
 }
 
+// wakeHead completes the first waiter if it is still pending, asyncio's
+// Lock._wake_up_first: a first waiter already woken or cancelled (and not
+// yet resumed) takes the wake-up with it, the woken one by running, the
+// cancelled one by passing it on as it leaves; so one wake-up is
+// outstanding at a time and the order is kept. False if none was woken.
+func (w *waitList) wakeHead() bool {
+	if w.head == len(w.fs) || w.fs[w.head].Done() {
+		return false
+	}
+	// A pending first entry is where the cursor stands: nothing before it
+	// is held, and the cursor passes only done entries.
+	return w.wakeFirst()
+}
+
 // wakeUpTo wakes pending waiters, first in first, until n are woken and
 // not yet resumed: one per item, slot or permit there is to take.
 func (w *waitList) wakeUpTo(n int) {

@@ -17,6 +17,8 @@ func RunCoordination(t *testing.T, cfg loopbench.Config) {
 		{"LockCancelWhileWaiting", testLockCancelWaiting},
 		{"LockCancelAfterWake", testLockCancelAfterWake},
 		{"LockNoBarging", testLockNoBarging},
+		{"LockCancelAndReleaseInOneIteration", testLockCancelAndRelease},
+		{"LockFIFOUnderCancellation", testLockFIFOUnderCancellation},
 		{"Event", testEvent},
 		{"ConditionNotify", testConditionNotify},
 		{"ConditionCancelReacquires", testConditionCancel},
