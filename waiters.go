@@ -23,6 +23,14 @@ type waitList struct {
 
 // wait adds a waiter for t and suspends t until it is woken or cancelled.
 func (w *waitList) wait(t *Task) error {
+	_, err := w.waitWoken(t)
+	return err
+}
+
+// waitWoken is wait, and reports whether the waiter was woken, also when
+// the task was cancelled after its wake-up (and the error is
+// ErrCancelled): then the wake-up is the caller's to pass on.
+func (w *waitList) waitWoken(t *Task) (woken bool, err error) {
 	var f *Future
 	if n := len(w.pool); n > 0 {
 		f = w.pool[n-1]
@@ -33,9 +41,10 @@ func (w *waitList) wait(t *Task) error {
 	}
 	f.waitIdx = len(w.fs)
 	w.fs = append(w.fs, f)
-	_, err := t.Await(f)
+	_, err = t.Await(f)
+	woken = f.Done() && !f.Cancelled()
 	w.remove(f)
-	return err
+	return woken, err
 }
 
 // remove takes f out of the list and keeps it for reuse when it can be

@@ -33,6 +33,8 @@ func RunCoordination(t *testing.T, cfg loopbench.Config) {
 		{"QueueBounded", testQueueBounded},
 		{"QueueCancelledGetterTakesNothing", testQueueCancelGet},
 		{"QueueCancelledPutterPutsNothing", testQueueCancelPut},
+		{"QueueNewGetOvertakesWoken", testQueueNewGetOvertakes},
+		{"QueueNewPutOvertakesWoken", testQueueNewPutOvertakes},
 		{"QueueJoin", testQueueJoin},
 		{"QueueShutdown", testQueueShutdown},
 		{"QueueShutdownImmediate", testQueueShutdownImmediate},

@@ -1,0 +1,58 @@
+package looptest
+
+import (
+	"testing"
+
+	"github.com/loopbench/loopbench"
+)
+
+// testQueueNewGetOvertakes: as in asyncio, a Get that finds an item takes
+// it, even when a waiting Get was woken for it and has not run yet; the
+// woken one finds the queue empty and waits again.
+func testQueueNewGetOvertakes(t *testing.T, l *loopbench.Loop) {
+	q := loopbench.NewQueue[int](0)
+	var g events
+	getter := func(name string) *loopbench.Task {
+		return run(l, func(t *loopbench.Task) error {
+			v, err := q.Get(t)
+			g.add("%s got %d", name, v)
+			return err
+		})
+	}
+	a := getter("a")
+	RunOnce(t, l) // a waits
+	var b *loopbench.Task
+	l.CallSoon(func() {
+		b = getter("b") // b's first step comes before a's wake-up
+		q.PutNowait(1)
+	})
+	iterations(t, l, 3)
+	g.want(t, "b got 1")
+	q.PutNowait(2)
+	complete(t, l, loopbench.Gather(l, a, b))
+	g.want(t, "b got 1", "a got 2")
+}
+
+// testQueueNewPutOvertakes: as in asyncio, a Put that finds a free slot
+// takes it, even when a waiting Put was woken for it and has not run
+// yet; the woken one finds the queue full and waits again.
+func testQueueNewPutOvertakes(t *testing.T, l *loopbench.Loop) {
+	q := loopbench.NewQueue[int](1)
+	q.PutNowait(0)
+	putter := func(v int) *loopbench.Task { return run(l, func(t *loopbench.Task) error { return q.Put(t, v) }) }
+	a := putter(1)
+	RunOnce(t, l) // a waits
+	var b *loopbench.Task
+	l.CallSoon(func() {
+		b = putter(2) // b's first step comes before a's wake-up
+		q.GetNowait()
+	})
+	iterations(t, l, 3)
+	if v, err := q.GetNowait(); v != 2 || err != nil {
+		t.Fatalf("the queue held %d (%v), want the newcomer's 2", v, err)
+	}
+	complete(t, l, loopbench.Gather(l, a, b))
+	if v, err := q.GetNowait(); v != 1 || err != nil || !q.Empty() {
+		t.Fatalf("the queue held %d (%v), want only the woken Put's 1", v, err)
+	}
+}
