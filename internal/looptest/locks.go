@@ -46,6 +46,7 @@ func RunCoordination(t *testing.T, cfg loopbench.Config) {
 		{"TaskGroupParentCancelled", testGroupParentCancelled},
 		{"TaskGroupNested", testGroupNested},
 		{"TaskGroupClosed", testGroupClosed},
+		{"WaitForCancelledAndTimedOut", testWaitForCancelledAndTimedOut},
 		{"WaitModes", testWaitModes},
 		{"WaitTimeout", testWaitTimeout},
 		{"WaitTimeoutZero", testWaitTimeoutZero},

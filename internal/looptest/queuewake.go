@@ -1,7 +1,9 @@
 package looptest
 
 import (
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/loopbench/loopbench"
 )
@@ -54,5 +56,31 @@ func testQueueNewPutOvertakes(t *testing.T, l *loopbench.Loop) {
 	complete(t, l, loopbench.Gather(l, a, b))
 	if v, err := q.GetNowait(); v != 1 || err != nil || !q.Empty() {
 		t.Fatalf("the queue held %d (%v), want only the woken Put's 1", v, err)
+	}
+}
+
+// testWaitForCancelledAndTimedOut: the task in WaitFor is cancelled, and
+// the timeout passes before the inner task has finished (it handles its
+// cancellation by awaiting a future, which only the timeout's
+// cancellation ends): as asyncio's wait_for (3.12 and later), the
+// cancellation from outside wins and WaitFor returns ErrCancelled, not
+// ErrTimeout.
+func testWaitForCancelledAndTimedOut(t *testing.T, l *loopbench.Loop) {
+	cleanup := l.CreateFuture()
+	inner := run(l, func(t *loopbench.Task) error {
+		err := loopbench.Sleep(t, time.Hour)
+		t.Await(cleanup)
+		return err
+	})
+	var got error
+	outer := run(l, func(t *loopbench.Task) error {
+		_, got = loopbench.WaitFor(t, inner, time.Millisecond)
+		return got
+	})
+	RunOnce(t, l) // both wait
+	outer.Cancel("")
+	complete(t, l, loopbench.GatherErrors(l, outer, inner))
+	if !errors.Is(got, loopbench.ErrCancelled) || errors.Is(got, loopbench.ErrTimeout) || !cleanup.Cancelled() {
+		t.Fatalf("WaitFor = %v (the cleanup cancelled by the timeout: %v), want ErrCancelled", got, cleanup.Cancelled())
 	}
 }
