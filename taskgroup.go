@@ -28,8 +28,10 @@ type TaskGroup struct {
 // and body at its next await. WithTaskGroup returns, once every task is
 // done, the errors joined with errors.Join (asyncio's ExceptionGroup),
 // cancellations left out; if t itself is cancelled meanwhile, the group's
-// tasks are cancelled and it returns an error wrapping ErrCancelled. A
-// group may be nested in a task of another.
+// tasks are cancelled and it returns an error wrapping ErrCancelled, or,
+// when tasks failed, their errors, and t gets the cancellation again at
+// its next await (asyncio 3.13). A group may be nested in a task of
+// another.
 //
 // A panic in body is a failure too: the group cancels its tasks and waits
 // for them, as for an error, then panics again with the same value, so
@@ -70,6 +72,12 @@ func WithTaskGroup(t *Task, body func(g *TaskGroup) error) error {
 		cancelled = nil // only the group's own cancellation reached body: withdrawn
 	}
 	if len(g.errs) > 0 {
+		if t.Cancelling() > 0 {
+			// A cancellation the wait swallowed: the task gets it again
+			// at its next await, as asyncio does since 3.13.
+			t.Uncancel()
+			t.Cancel("")
+		}
 		return errors.Join(g.errs...)
 	}
 	return cancelled

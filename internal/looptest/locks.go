@@ -45,6 +45,7 @@ func RunCoordination(t *testing.T, cfg loopbench.Config) {
 		{"TaskGroupBodyPanics", testGroupBodyPanics},
 		{"TaskGroupParentCancelled", testGroupParentCancelled},
 		{"TaskGroupNested", testGroupNested},
+		{"TaskGroupRedeliversSwallowedCancel", testGroupRedeliversSwallowedCancel},
 		{"TaskGroupClosed", testGroupClosed},
 		{"WaitForCancelledAndTimedOut", testWaitForCancelledAndTimedOut},
 		{"WaitModes", testWaitModes},

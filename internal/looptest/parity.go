@@ -1,5 +1,9 @@
 package looptest
 
+// Behaviours of the coordination primitives under cancellation where
+// loopbench once differed from asyncio (TestCoordinationDifferential
+// found them).
+
 import (
 	"errors"
 	"testing"
@@ -82,5 +86,41 @@ func testWaitForCancelledAndTimedOut(t *testing.T, l *loopbench.Loop) {
 	complete(t, l, loopbench.GatherErrors(l, outer, inner))
 	if !errors.Is(got, loopbench.ErrCancelled) || errors.Is(got, loopbench.ErrTimeout) || !cleanup.Cancelled() {
 		t.Fatalf("WaitFor = %v (the cleanup cancelled by the timeout: %v), want ErrCancelled", got, cleanup.Cancelled())
+	}
+}
+
+// testGroupRedeliversSwallowedCancel: a task's group has failed (a child
+// returned an error) and waits for a child that handles its cancellation
+// slowly; the task is cancelled meanwhile. As with asyncio 3.13, the group
+// returns the failure, and the cancellation, swallowed by the wait, is
+// delivered again at the task's next await.
+func testGroupRedeliversSwallowedCancel(t *testing.T, l *loopbench.Loop) {
+	boom := errors.New("boom")
+	cleanup := l.CreateFuture()
+	var groupErr, nextErr error
+	parent := run(l, func(t *loopbench.Task) error {
+		groupErr = loopbench.WithTaskGroup(t, func(g *loopbench.TaskGroup) error {
+			g.CreateTask(func(*loopbench.Task) (any, error) { return nil, boom })
+			g.CreateTask(func(t *loopbench.Task) (any, error) {
+				for !cleanup.Done() { // a cancellation cancels only the shield
+					t.Await(loopbench.Shield(l, cleanup))
+				}
+				return nil, nil
+			})
+			return nil
+		})
+		nextErr = loopbench.Sleep(t, 0)
+		return nextErr
+	})
+	iterations(t, l, 4) // the group failed and waits for the second child
+	parent.Cancel("")
+	iterations(t, l, 2)
+	cleanup.SetResult(nil)
+	complete(t, l, loopbench.GatherErrors(l, parent))
+	if !errors.Is(groupErr, boom) || errors.Is(groupErr, loopbench.ErrCancelled) {
+		t.Fatalf("the group returned %v, want the child's failure", groupErr)
+	}
+	if !errors.Is(nextErr, loopbench.ErrCancelled) {
+		t.Fatalf("the await after the group returned %v, want the cancellation the group swallowed", nextErr)
 	}
 }
