@@ -127,13 +127,6 @@ func (w *waitList) wakeHead() bool {
 	return w.wakeFirst()
 }
 
-// wakeUpTo wakes pending waiters, first in first, until n are woken and
-// not yet resumed: one per item, slot or permit there is to take.
-func (w *waitList) wakeUpTo(n int) {
-	for w.woken < n && w.wakeFirst() {
-	}
-}
-
 // wakeAll completes every waiter still pending.
 func (w *waitList) wakeAll() {
 	for w.wakeFirst() {

@@ -62,6 +62,7 @@ func RunCoordination(t *testing.T, cfg loopbench.Config) {
 		{"TaskContextAfterTimeout", testContextAfterTimeout},
 		{"AwaitContext", testAwaitContext},
 		{"SemaphoreLeaveOutOfOrder", testSemaphoreLeaveOutOfOrder},
+		{"SemaphorePromisedPermit", testSemaphorePromisedPermit},
 		{"RandomizedAgainstModel", testModel},
 		{"RandomizedCrowd", testModelCrowd},
 	})

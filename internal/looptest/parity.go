@@ -124,3 +124,28 @@ func testGroupRedeliversSwallowedCancel(t *testing.T, l *loopbench.Loop) {
 		t.Fatalf("the await after the group returned %v, want the cancellation the group swallowed", nextErr)
 	}
 }
+
+// testSemaphorePromisedPermit: as asyncio's Semaphore, a release promises
+// the permit to the waiter it wakes at once: while that waiter has not
+// run, the semaphore is locked (a waiter is there) even with a permit
+// left, and a BoundedSemaphore's bound counts only the permits neither
+// taken nor promised, so one more Release is accepted.
+func testSemaphorePromisedPermit(t *testing.T, l *loopbench.Loop) {
+	s := loopbench.NewBoundedSemaphore(2)
+	s.Acquire(nil)
+	s.Acquire(nil) // both permits taken without waiting
+	c := run(l, func(t *loopbench.Task) error { return s.Acquire(t) })
+	RunOnce(t, l) // c waits
+	s.Release()   // wakes c, promising it the permit
+	s.Release()   // a permit left
+	if !s.Locked() || s.Value() != 2 {
+		t.Fatalf("Locked %v, Value %d; want locked (c is woken and has not run), 2 not taken", s.Locked(), s.Value())
+	}
+	if err := s.Release(); err != nil {
+		t.Fatalf("a Release with one permit promised and one left = %v, want accepted as asyncio does", err)
+	}
+	complete(t, l, c)
+	if s.Value() != 2 || s.Locked() {
+		t.Fatalf("Value %d, Locked %v after c took its permit; want 2 left", s.Value(), s.Locked())
+	}
+}
