@@ -16,8 +16,8 @@ type TaskGroup struct {
 	aborting bool
 	exiting  bool // the parent waits for the tasks
 	finished bool
-	// cancelledParent: a failure cancelled the parent in its body, a
-	// cancellation the group withdraws before it returns.
+	// cancelledParent: a failure cancelled the parent, a cancellation
+	// the group withdraws before it returns.
 	cancelledParent bool
 	allDone         *Future
 }
@@ -56,11 +56,11 @@ func WithTaskGroup(t *Task, body func(g *TaskGroup) error) error {
 	g.exiting = true
 	for g.running > 0 {
 		g.allDone = t.fut.loop.CreateFuture()
-		if _, err := t.Await(g.allDone); err != nil {
-			// t was cancelled while waiting: cancel the group, keep waiting.
-			if cancelled == nil {
-				cancelled = err
-			}
+		if _, err := t.Await(g.allDone); err != nil && !g.aborting {
+			// t was cancelled while waiting: cancel the group, keep
+			// waiting. (Once the group aborts, a cancellation here is
+			// the failure's own, or comes again after, as asyncio's.)
+			cancelled = err
 			g.abort()
 		}
 	}
@@ -135,7 +135,9 @@ func (g *TaskGroup) taskDone(task *Task, f *Future) {
 		g.errs = append(g.errs, err)
 		if !g.aborting {
 			g.abort()
-			if !g.exiting && g.parent.fut.state == pending {
+			// Also while the parent waits for the tasks: it wakes and
+			// waits again, as asyncio's TaskGroup has it.
+			if g.parent.fut.state == pending {
 				g.parent.Cancel("")
 				g.cancelledParent = true
 			}

@@ -46,6 +46,7 @@ func RunCoordination(t *testing.T, cfg loopbench.Config) {
 		{"TaskGroupParentCancelled", testGroupParentCancelled},
 		{"TaskGroupNested", testGroupNested},
 		{"TaskGroupRedeliversSwallowedCancel", testGroupRedeliversSwallowedCancel},
+		{"TaskGroupFailureWakesParent", testGroupFailureWakesParent},
 		{"TaskGroupClosed", testGroupClosed},
 		{"WaitForCancelledAndTimedOut", testWaitForCancelledAndTimedOut},
 		{"WaitModes", testWaitModes},

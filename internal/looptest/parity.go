@@ -149,3 +149,34 @@ func testSemaphorePromisedPermit(t *testing.T, l *loopbench.Loop) {
 		t.Fatalf("Value %d, Locked %v after c took its permit; want 2 left", s.Value(), s.Locked())
 	}
 }
+
+// testGroupFailureWakesParent: as asyncio's TaskGroup, a task's failure
+// wakes the group's task waiting for the others (it cancels it, and
+// withdraws that), so when the last task finishes in the iteration the
+// failure is handled, the group returns an iteration earlier than a
+// wake-up by the last task alone would let it: here in the fifth.
+func testGroupFailureWakesParent(t *testing.T, l *loopbench.Loop) {
+	boom := errors.New("boom")
+	var groupErr error
+	parent := run(l, func(t *loopbench.Task) error {
+		groupErr = loopbench.WithTaskGroup(t, func(g *loopbench.TaskGroup) error {
+			g.CreateTask(func(t *loopbench.Task) (any, error) {
+				loopbench.Sleep(t, 0)
+				return nil, loopbench.Sleep(t, 0) // ends in iteration 4, its done callback runs in 5
+			})
+			g.CreateTask(func(t *loopbench.Task) (any, error) {
+				loopbench.Sleep(t, 0)
+				return nil, boom // ends in iteration 3, handled in 4
+			})
+			return nil
+		})
+		return nil
+	})
+	iterations(t, l, 5)
+	if !parent.Done() || !errors.Is(groupErr, boom) {
+		t.Fatalf("after 5 iterations: done %v, group error %v; want done with the failure", parent.Done(), groupErr)
+	}
+	if _, err := parent.Result(); err != nil {
+		t.Fatalf("the group's task ended with %v: the group's own cancellation was not withdrawn", err)
+	}
+}
