@@ -70,9 +70,12 @@
 // got what, in which order, with which exception. The behaviour followed
 // is Python 3.13's; on an older Python the check imposes it where it
 // differs (Condition's Wait passes on a notification when cancelled;
-// WaitFor waits in the awaiting task, as wait_for since 3.12; a task
-// group withdraws the cancellation a failing task requested of its task,
-// and delivers again one the group swallowed). One order differs from
+// a timeout ends in TimeoutError unless the task has more cancellations
+// than when it entered; WaitFor waits in the awaiting task, as wait_for
+// since 3.12; Uncancel bringing the count to zero withdraws a
+// cancellation not delivered yet; a task group withdraws the cancellation
+// a failing task requested of its task, and delivers again one the group
+// swallowed). One order differs from
 // asyncio's, by choice: a task group cancels its tasks in the order they
 // were created (asyncio's follow the order of a set; the check imposes
 // creation order on asyncio). Barrier's Abort and Reset take effect at

@@ -7,8 +7,11 @@
 # loopbench follows the asyncio of Python 3.13 where older ones differ;
 # on them this script imposes 3.13's behaviour (and nothing else):
 # Condition.wait passes on a notification it got when it is cancelled
-# (3.13); wait_for is a timeout around the await, in the awaiting task
-# (3.12); a TaskGroup withdraws the cancellation of its task that a
+# (3.13); timeout turns the cancellation into TimeoutError unless the
+# task has more cancellations than when it entered (3.12; 3.11 requires
+# none); wait_for is a timeout around the await, in the awaiting task
+# (3.12); Task.uncancel bringing the count to zero withdraws a
+# cancellation not delivered yet (3.13); a TaskGroup withdraws the cancellation of its task that a
 # failing child requested while the group waited for its children, and
 # delivers again one from elsewhere that the wait swallowed (3.13). And
 # everywhere it imposes loopbench's own choice where asyncio leaves the
@@ -66,6 +69,49 @@ if sys.version_info < (3, 13):
     asyncio.Condition._notify = _condition_notify_313
 
 
+if sys.version_info < (3, 12):
+    from asyncio import timeouts as _timeouts
+
+    _timeout_aenter_311 = _timeouts.Timeout.__aenter__
+
+    async def _timeout_aenter_312(self):
+        self._cancelling = asyncio.current_task().cancelling()
+        return await _timeout_aenter_311(self)
+
+    async def _timeout_aexit_312(self, exc_type, exc_val, exc_tb):
+        """asyncio.Timeout.__aexit__ of Python 3.12."""
+        if self._timeout_handler is not None:
+            self._timeout_handler.cancel()
+            self._timeout_handler = None
+        if self._state is _timeouts._State.EXPIRING:
+            self._state = _timeouts._State.EXPIRED
+            if self._task.uncancel() <= self._cancelling and exc_type is asyncio.CancelledError:
+                raise TimeoutError from exc_val
+        elif self._state is _timeouts._State.ENTERED:
+            self._state = _timeouts._State.EXITED
+        return None
+
+    _timeouts.Timeout.__aenter__ = _timeout_aenter_312
+    _timeouts.Timeout.__aexit__ = _timeout_aexit_312
+
+
+class Task313(asyncio.tasks._PyTask):
+    """asyncio's Task (its Python implementation, whose state a subclass
+    can reach) with 3.13's uncancel: the call that brings the count to
+    zero also withdraws a cancellation not delivered yet."""
+
+    def uncancel(self):
+        if self._num_cancels_requested > 0:
+            self._num_cancels_requested -= 1
+            if self._num_cancels_requested == 0:
+                self._must_cancel = False
+        return self._num_cancels_requested
+
+
+def task_313(loop, coro, **kwargs):
+    return Task313(coro, loop=loop, **kwargs)
+
+
 async def wait_for_312(aw, timeout):
     """asyncio.wait_for of Python 3.12, for a timeout > 0."""
     async with asyncio.timeout(timeout):
@@ -115,6 +161,8 @@ class Fail(ValueError):
 class CoordReplay(Driven):
     def __init__(self, s):
         super().__init__()
+        if sys.version_info < (3, 13):
+            self.loop.set_task_factory(task_313)
         self.s = s
         self.lock = asyncio.Lock()
         self.sem = asyncio.Semaphore(s["sem"])
