@@ -46,6 +46,8 @@ type CoordProg struct {
 //	put A         put A in the queue (waits while full); putn A: put_nowait
 //	get           get from the queue (waits while empty); getn: get_nowait
 //	barrier       wait at the Barrier (its index); abort, reset
+//	state         the primitives' state: Lock, Semaphore, BoundedSemaphore and
+//	              Condition locked, Event set, queue size, Barrier waiting and broken
 //	sleep A       sleep A units
 //	cancel A      cancel task A
 //	timeout A B   inner step B (0 get, 1 lock 0, 2 ev_wait, 3 sem 0) with a deadline A units away
@@ -66,7 +68,7 @@ var coordOps = []string{
 	"cond_wait", "cond_wait", "cond_notify", "cond_all",
 	"put", "put", "put", "get", "get", "get", "putn", "getn",
 	"barrier", "barrier", "abort", "reset",
-	"sleep", "sleep", "cancel", "cancel",
+	"sleep", "sleep", "cancel", "cancel", "state",
 	"timeout", "timeout", "waitfor", "shield", "group",
 }
 

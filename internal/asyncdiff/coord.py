@@ -287,6 +287,10 @@ class CoordReplay(Driven):
             await self.bar.abort()
         elif op == "reset":
             await self.bar.reset()
+        elif op == "state":
+            return " ".join([b(self.lock.locked()), b(self.sem.locked()), b(self.bsem.locked()),
+                             b(self.cond.locked()), b(self.ev.is_set()), str(self.q.qsize()),
+                             str(self.bar.n_waiting), b(self.bar.broken)])
         elif op == "sleep":
             await asyncio.sleep(A * UNIT)
         elif op == "cancel":

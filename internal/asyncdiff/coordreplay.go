@@ -213,6 +213,9 @@ func (r *coordReplay) step2(t *loopbench.Task, i int, name string, st Step) (str
 		r.bar.Abort()
 	case "reset":
 		r.bar.Reset()
+	case "state":
+		return fmt.Sprintf("%v %v %v %v %v %d %d %v", r.lock.Locked(), r.sem.Locked(), r.bsem.Locked(),
+			r.cond.Locked(), r.ev.IsSet(), r.q.Len(), r.bar.NWaiting(), r.bar.Broken()), nil
 	case "sleep":
 		return "ok", loopbench.Sleep(t, units(st.A))
 	case "cancel":
