@@ -19,7 +19,7 @@ var (
 // TestCoordinationDifferential replays seeded random schedules of tasks
 // over the coordination primitives (Lock, Semaphore, BoundedSemaphore,
 // Event, Condition, Queue, LifoQueue, PriorityQueue, Barrier, TaskGroup,
-// timeout, wait_for, shield), cancelled at random points by timers and by
+// timeout, wait_for, wait, shield), cancelled at random points by timers and by
 // each other, in CPython's asyncio and on every variant, odd seeds in
 // lazy cancel mode, and requires the same trace of who got what, in which
 // order, with which exception. See internal/asyncdiff.

@@ -43,6 +43,7 @@ type CoordProg struct {
 //	ev_wait       wait for the Event; ev_set, ev_clear
 //	cond_wait     with the Condition's lock: wait
 //	cond_notify A with the Condition's lock: notify(A); cond_all: notify_all
+//	cond_waitfor  with the Condition's lock: wait_for(the queue is not empty)
 //	put A         put A in the queue (waits while full); putn A: put_nowait
 //	get           get from the queue (waits while empty); getn: get_nowait
 //	barrier       wait at the Barrier (its index); abort, reset
@@ -52,6 +53,8 @@ type CoordProg struct {
 //	cancel A      cancel task A
 //	timeout A B   inner step B (0 get, 1 lock 0, 2 ev_wait, 3 sem 0) with a deadline A units away
 //	waitfor A     wait_for(a new task that gets from the queue, A units)
+//	wait A B      wait(two new tasks: one gets from the queue, one sleeps A units;
+//	              FIRST_COMPLETED if B is 1, else ALL_COMPLETED; timeout 4 units)
 //	shield A      await shield(task A)
 //	group A B     a TaskGroup of two tasks: one gets from the queue, one
 //	              sleeps A units, then fails if B is 1
@@ -65,11 +68,11 @@ type Step struct {
 var coordOps = []string{
 	"lock", "lock", "lock", "sem", "sem", "bsem", "brel",
 	"ev_wait", "ev_wait", "ev_set", "ev_clear",
-	"cond_wait", "cond_wait", "cond_notify", "cond_all",
+	"cond_wait", "cond_wait", "cond_notify", "cond_all", "cond_waitfor",
 	"put", "put", "put", "get", "get", "get", "putn", "getn",
 	"barrier", "barrier", "abort", "reset",
 	"sleep", "sleep", "cancel", "cancel", "state",
-	"timeout", "timeout", "waitfor", "shield", "group",
+	"timeout", "timeout", "waitfor", "wait", "shield", "group",
 }
 
 // GenerateCoord returns the coordination schedule of seed.
@@ -110,8 +113,8 @@ func coordStep(r *rand.Rand, n, v int) Step {
 		st.A, st.B = 1+r.IntN(6), r.IntN(4)
 	case "waitfor":
 		st.A = 1 + r.IntN(6)
-	case "group":
-		st.A, st.B = r.IntN(4), r.IntN(2)
+	case "group", "wait":
+		st.A, st.B = r.IntN(4)*2, r.IntN(2)
 	}
 	return st
 }

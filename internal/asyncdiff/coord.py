@@ -268,6 +268,9 @@ class CoordReplay(Driven):
         elif op == "cond_all":
             async with self.cond:
                 self.cond.notify_all()
+        elif op == "cond_waitfor":
+            async with self.cond:
+                await self.cond.wait_for(lambda: not self.q.empty())
         elif op == "put":
             await self.q.put(A)
         elif op == "putn":
@@ -302,6 +305,15 @@ class CoordReplay(Driven):
         elif op == "waitfor":
             child = self.child(name + ".w", self.get)
             return await wait_for_312(child, A * UNIT)
+        elif op == "wait":
+            async def sleeper():
+                await asyncio.sleep(A * UNIT)
+                return "ok"
+
+            kids = [self.child(name + ".a", self.get), self.child(name + ".b", sleeper)]
+            mode = asyncio.FIRST_COMPLETED if B == 1 else asyncio.ALL_COMPLETED
+            done, pending = await asyncio.wait(kids, timeout=4 * UNIT, return_when=mode)
+            return f"done {len(done)} pending {len(pending)}"
         elif op == "shield":
             t = self.tasks[A]
             if t is None or A == i:

@@ -190,6 +190,8 @@ func (r *coordReplay) step(t *loopbench.Task, i int, name string, st Step) (stri
 		return r.withCond(t, func() error { return r.cond.Notify(st.A) })
 	case "cond_all":
 		return r.withCond(t, r.cond.NotifyAll)
+	case "cond_waitfor":
+		return r.withCond(t, func() error { return r.cond.WaitFor(t, func() bool { return !r.q.Empty() }) })
 	case "put":
 		return "ok", r.q.Put(t, st.A)
 	case "putn":
@@ -235,6 +237,8 @@ func (r *coordReplay) step2(t *loopbench.Task, i int, name string, st Step) (str
 		child := r.child(r.l.CreateTask, name+".w", func(t *loopbench.Task) (string, error) { return got(r.q.Get(t)) })
 		v, err := loopbench.WaitFor(t, child, units(st.A))
 		return fmt.Sprint(v), err
+	case "wait":
+		return r.wait(t, name, st)
 	case "shield":
 		target := r.tasks[st.A]
 		if target == nil || st.A == i {
@@ -248,6 +252,20 @@ func (r *coordReplay) step2(t *loopbench.Task, i int, name string, st Step) (str
 		panic("asyncdiff: unknown coordination step " + st.Op)
 	}
 	return "ok", nil
+}
+
+// wait is the wait step: two new tasks, waited for with Wait.
+func (r *coordReplay) wait(t *loopbench.Task, name string, st Step) (string, error) {
+	a := r.child(r.l.CreateTask, name+".a", func(t *loopbench.Task) (string, error) { return got(r.q.Get(t)) })
+	b := r.child(r.l.CreateTask, name+".b", func(t *loopbench.Task) (string, error) {
+		return "ok", loopbench.Sleep(t, units(st.A))
+	})
+	mode := loopbench.AllCompleted
+	if st.B == 1 {
+		mode = loopbench.FirstCompleted
+	}
+	done, pending, err := loopbench.Wait(t, []loopbench.Awaitable{a, b}, mode, units(4))
+	return fmt.Sprintf("done %d pending %d", len(done), len(pending)), err
 }
 
 // inner is the step a timeout bounds.

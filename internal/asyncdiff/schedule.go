@@ -15,8 +15,8 @@
 //
 // The coordination primitives have schedules of their own: GenerateCoord
 // makes task programs over a Lock, Semaphore, BoundedSemaphore, Event,
-// Condition, queue, Barrier, task groups, timeouts, wait_for and shield,
-// with cancellations at random points; ReplayCoord runs one on a
+// Condition, queue, Barrier, task groups, timeouts, wait_for, wait and
+// shield, with cancellations at random points; ReplayCoord runs one on a
 // loopbench loop and coord.py (RunPythonCoord) under asyncio, under the
 // same driven clock, each giving a trace of what every task got, in
 // order, with which exception. loopbench follows the asyncio of Python
