@@ -65,9 +65,9 @@
 // primitives: 200 seeded schedules of tasks that acquire, release, wait,
 // notify, set, clear, put and get, over Lock, Semaphore,
 // BoundedSemaphore, Event, Condition, the three queues, Barrier,
-// TaskGroup, WithTimeout, WaitFor, Wait and Shield, and cancel each other or are
-// cancelled by timers at random points, must give the same trace of who
-// got what, in which order, with which exception. The behaviour followed
+// TaskGroup, WithTimeout, WaitFor, Wait and Shield, and cancel each other
+// or are cancelled by timers at random points, must give the same trace
+// of who got what, in which order, with which exception. The behaviour followed
 // is Python 3.13's; on an older Python the check imposes it where it
 // differs (Condition's Wait passes on a notification when cancelled;
 // a timeout ends in TimeoutError unless the task has more cancellations
