@@ -69,8 +69,8 @@
 // or are cancelled by timers at random points, must give the same trace
 // of who got what, in which order, with which exception. The behaviour followed
 // is Python 3.13's; on an older Python the check imposes it where it
-// differs (Condition's Wait passes on a notification when cancelled;
-// a timeout ends in TimeoutError unless the task has more cancellations
+// differs (Condition's Wait passes on a notification when cancelled; a
+// Semaphore waiter leaving wakes as many as there are permits; a timeout ends in TimeoutError unless the task has more cancellations
 // than when it entered; WaitFor waits in the awaiting task, as wait_for
 // since 3.12; Uncancel bringing the count to zero withdraws a
 // cancellation not delivered yet; a task group withdraws the cancellation

@@ -48,34 +48,32 @@ func (s *Semaphore) Value() int { return s.value + s.waiters.woken }
 // Acquire takes a permit, waiting while none is left. A cancelled Acquire
 // takes none and returns ErrCancelled.
 //
-// As asyncio's (3.11.3 and later): a release wakes the first waiter and
-// promises it the permit at once; a waiter that takes its permit wakes
-// the next if permits are left; one cancelled after its wake-up gives the
-// permit back and wakes the next.
+// As asyncio's (3.13): a release wakes the first waiter and promises it
+// the permit at once; a waiter leaving, with its permit or cancelled
+// (then it gives back a permit promised to it), wakes as many of the
+// next as there are permits left (3.11 and 3.12 wake one).
 func (s *Semaphore) Acquire(t *Task) error {
 	if !s.Locked() {
 		s.value--
 		return nil
 	}
 	woken, err := s.waiters.waitWoken(t)
-	if err != nil {
-		if woken {
-			s.value++
-			s.wakeNext()
-		}
-		return err
+	if err != nil && woken {
+		s.value++
 	}
-	if s.value > 0 {
-		s.wakeNext()
+	for s.value > 0 && s.wakeNext() {
 	}
-	return nil
+	return err
 }
 
-// wakeNext wakes the first waiter still pending, promising it a permit.
-func (s *Semaphore) wakeNext() {
-	if s.waiters.wakeFirst() {
-		s.value--
+// wakeNext wakes the first waiter still pending, promising it a permit;
+// false if none waits.
+func (s *Semaphore) wakeNext() bool {
+	if !s.waiters.wakeFirst() {
+		return false
 	}
+	s.value--
+	return true
 }
 
 // Release gives a permit back and wakes the first waiter. On a

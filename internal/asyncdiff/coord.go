@@ -79,7 +79,7 @@ var coordOps = []string{
 func GenerateCoord(seed uint64) CoordSchedule {
 	r := rand.New(rand.NewPCG(seed, 0xc00d))
 	s := CoordSchedule{
-		Seed: seed, Sem: r.IntN(3), Bounded: 1 + r.IntN(2), QMax: r.IntN(3),
+		Seed: seed, Sem: r.IntN(4), Bounded: 1 + r.IntN(3), QMax: r.IntN(3),
 		QKind: []string{"fifo", "lifo", "prio"}[r.IntN(3)], Parties: 2 + r.IntN(2), End: 200,
 	}
 	n := 3 + r.IntN(6)

@@ -7,7 +7,8 @@
 # loopbench follows the asyncio of Python 3.13 where older ones differ;
 # on them this script imposes 3.13's behaviour (and nothing else):
 # Condition.wait passes on a notification it got when it is cancelled
-# (3.13); timeout turns the cancellation into TimeoutError unless the
+# (3.13); a Semaphore waiter leaving wakes as many waiters as there are
+# permits, not one (3.13); timeout turns the cancellation into TimeoutError unless the
 # task has more cancellations than when it entered (3.12; 3.11 requires
 # none); wait_for is a timeout around the await, in the awaiting task
 # (3.12); Task.uncancel bringing the count to zero withdraws a
@@ -18,6 +19,7 @@
 # order undefined: a TaskGroup cancels its tasks in creation order.
 
 import asyncio
+import collections
 import json
 import sys
 
@@ -64,9 +66,47 @@ def _condition_notify_313(self, n):
             fut.set_result(False)
 
 
+async def _semaphore_acquire_313(self):
+    """asyncio.Semaphore.acquire of Python 3.13."""
+    if not self.locked():
+        self._value -= 1
+        return True
+    if self._waiters is None:
+        self._waiters = collections.deque()
+    fut = self._get_loop().create_future()
+    self._waiters.append(fut)
+    try:
+        try:
+            await fut
+        finally:
+            self._waiters.remove(fut)
+    except asyncio.CancelledError:
+        if fut.done() and not fut.cancelled():
+            self._value += 1
+        raise
+    finally:
+        while self._value > 0:
+            if not self._wake_up_next():
+                break
+    return True
+
+
+def _semaphore_wake_up_next_313(self):
+    if not self._waiters:
+        return False
+    for fut in self._waiters:
+        if not fut.done():
+            self._value -= 1
+            fut.set_result(True)
+            return True
+    return False
+
+
 if sys.version_info < (3, 13):
     asyncio.Condition.wait = _condition_wait_313
     asyncio.Condition._notify = _condition_notify_313
+    asyncio.Semaphore.acquire = _semaphore_acquire_313
+    asyncio.Semaphore._wake_up_next = _semaphore_wake_up_next_313
 
 
 if sys.version_info < (3, 12):

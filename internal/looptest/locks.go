@@ -64,6 +64,7 @@ func RunCoordination(t *testing.T, cfg loopbench.Config) {
 		{"AwaitContext", testAwaitContext},
 		{"SemaphoreLeaveOutOfOrder", testSemaphoreLeaveOutOfOrder},
 		{"SemaphorePromisedPermit", testSemaphorePromisedPermit},
+		{"SemaphoreLeaverWakesAllowed", testSemaphoreLeaverWakesAllowed},
 		{"RandomizedAgainstModel", testModel},
 		{"RandomizedCrowd", testModelCrowd},
 	})

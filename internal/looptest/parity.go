@@ -180,3 +180,40 @@ func testGroupFailureWakesParent(t *testing.T, l *loopbench.Loop) {
 		t.Fatalf("the group's task ended with %v: the group's own cancellation was not withdrawn", err)
 	}
 }
+
+// testSemaphoreLeaverWakesAllowed: as asyncio 3.13's Semaphore, a waiter
+// that takes its permit wakes as many waiters as there are permits left,
+// not one: e and f queue behind the woken d with two permits left; d,
+// taking its permit, wakes both, so f has its permit in the third
+// iteration, not the fourth.
+func testSemaphoreLeaverWakesAllowed(t *testing.T, l *loopbench.Loop) {
+	s := loopbench.NewSemaphore(3)
+	for range 3 {
+		s.Acquire(nil)
+	}
+	var g events
+	acquirer := func(name string, yield bool) *loopbench.Task {
+		return run(l, func(t *loopbench.Task) error {
+			if yield {
+				loopbench.Sleep(t, 0) // acquire in the second iteration
+			}
+			if err := s.Acquire(t); err != nil {
+				return err
+			}
+			g.add("%s", name)
+			return nil
+		})
+	}
+	d, e, f := acquirer("d", false), acquirer("e", true), acquirer("f", true)
+	releaser := run(l, func(t *loopbench.Task) error {
+		s.Release() // wakes d
+		s.Release() // two permits left, no one else waits yet
+		return s.Release()
+	})
+	iterations(t, l, 3)
+	g.want(t, "d", "e", "f")
+	complete(t, l, loopbench.Gather(l, d, e, f, releaser))
+	if s.Value() != 0 {
+		t.Fatalf("Value %d, want 0: d, e and f hold the three permits", s.Value())
+	}
+}
