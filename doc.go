@@ -69,6 +69,29 @@
 // order on asyncio), and a thread-safe call made while callbacks run is
 // queued as described above.
 //
+// TestCoordinationDifferential does the same for the coordination
+// primitives: 200 seeded schedules of tasks that acquire, release, wait,
+// notify, set, clear, put and get, over Lock, Semaphore,
+// BoundedSemaphore, Event, Condition, the three queues, Barrier,
+// TaskGroup, WithTimeout, WaitFor, Wait and Shield, and cancel each other
+// or are cancelled by timers at random points, must give the same trace
+// of who got what, in which order, with which exception. The behaviour
+// followed is Python 3.13's; on an older Python the check imposes it
+// where it differs: Condition's Wait passes on a notification when
+// cancelled; a Semaphore waiter leaving wakes as many as there are
+// permits; a timeout ends in TimeoutError unless the task has more
+// cancellations than when it entered; WaitFor waits in the awaiting task,
+// as wait_for since 3.12; Uncancel bringing the count to zero withdraws a
+// cancellation not delivered yet; a task group withdraws the cancellation
+// a failing task requested of its task, and delivers again one the group
+// swallowed. One order differs from asyncio's, by choice: a task group
+// cancels its tasks in the order they were created (asyncio's follow the
+// order of a set; the check imposes creation order on asyncio). Barrier's
+// Abort and Reset take effect at once, where asyncio's are coroutines
+// that first take the barrier's lock; no schedule has told the two apart.
+// Semaphore's Value counts a permit promised to a woken waiter that has
+// not run as not taken; asyncio's _value leaves it out.
+//
 // # Ownership and errors
 //
 // A Loop belongs to the goroutine that runs it. Only CallSoonThreadsafe,

@@ -1,9 +1,6 @@
 package loopbench
 
-import (
-	"errors"
-	"time"
-)
+import "time"
 
 // Gather returns a future for all of futs (futures or tasks of l): its
 // result is a []any of their results in argument order. The first error
@@ -92,42 +89,34 @@ func (g *gathering) childDone(f *Future) {
 	g.outer.SetResult(results)
 }
 
-// WaitFor awaits aw from task t for at most timeout. On timeout it cancels
-// aw, waits until aw has actually finished (a task may take time to handle
-// its cancellation), and returns ErrTimeout, unless aw finished normally
-// despite the cancellation. If t is cancelled meanwhile, aw is cancelled
-// too. asyncio.wait_for.
+// WaitFor awaits aw from task t for at most timeout: asyncio.wait_for as
+// Python 3.12 has it, a WithTimeout around the await. On timeout it
+// cancels aw, waits until aw has actually finished (a task may take time
+// to handle its cancellation), and returns an error wrapping ErrTimeout,
+// unless aw finished normally despite the cancellation. If t is cancelled
+// meanwhile, aw is cancelled too, and WaitFor returns ErrCancelled, also
+// when the timeout passes too before aw finishes. A timeout <= 0 cancels
+// aw at once, unless it is done.
 func WaitFor(t *Task, aw Awaitable, timeout time.Duration) (any, error) {
 	f := aw.future()
 	if f.Done() {
 		return f.Result()
 	}
-	timedOut := false
-	expire := func() {
-		timedOut = true
-		f.Cancel("WaitFor timeout")
-	}
 	if timeout <= 0 {
-		expire()
-	} else {
-		defer t.fut.loop.CallLater(timeout, expire).Cancel()
-	}
-	for {
+		f.Cancel("WaitFor timeout")
 		res, err := t.Await(f)
-		switch {
-		case !f.Done():
-			// t itself was cancelled: cancel the inner one and wait for it.
-			f.Cancel("WaitFor cancelled")
-			continue
-		case timedOut && f.Cancelled():
+		if f.Cancelled() {
 			return nil, ErrTimeout
-		}
-		if errors.Is(err, ErrCancelled) && !f.Cancelled() {
-			// t was cancelled while f was finishing.
-			return nil, err
 		}
 		return res, err
 	}
+	var res any
+	err := WithTimeout(t, timeout, func(*TimeoutScope) error {
+		var err error
+		res, err = t.Await(f)
+		return err
+	})
+	return res, err
 }
 
 // Run is asyncio.run: it creates a loop for cfg, runs main as a task until

@@ -25,6 +25,13 @@ func NewLock() *Lock { return &Lock{} }
 
 // Acquire takes the lock, waiting while another task holds it. A
 // cancelled Acquire does not take it and returns ErrCancelled.
+//
+// Waiters take the lock first come, first served, cancellations
+// included, as with asyncio's Lock: a wake-up goes only to the first
+// waiter, and only when it is still pending; a first waiter that was
+// woken takes the lock when it runs, and one that was cancelled wakes the
+// next as it leaves. So at most one wake-up is outstanding, and no woken
+// waiter finds the lock taken and queues again behind later ones.
 func (m *Lock) Acquire(t *Task) error {
 	if !m.locked && !m.waiters.mustWait(1) {
 		m.locked = true
@@ -33,25 +40,25 @@ func (m *Lock) Acquire(t *Task) error {
 	for {
 		if err := m.waiters.wait(t); err != nil {
 			if !m.locked {
-				m.waiters.wakeFirst() // the wake-up was for us: pass it on
+				m.waiters.wakeHead() // a wake-up for us goes to the next
 			}
 			return err
 		}
-		if !m.locked {
+		if !m.locked { // always, with one wake-up outstanding
 			m.locked = true
 			return nil
 		}
 	}
 }
 
-// Release releases the lock and wakes the first waiter;
-// ErrNotAcquired if it is not held.
+// Release releases the lock and wakes the first waiter unless it is
+// woken or cancelled already; ErrNotAcquired if it is not held.
 func (m *Lock) Release() error {
 	if !m.locked {
 		return ErrNotAcquired
 	}
 	m.locked = false
-	m.waiters.wakeFirst()
+	m.waiters.wakeHead()
 	return nil
 }
 

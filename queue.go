@@ -17,7 +17,8 @@ var (
 // Queue is asyncio's Queue, typed: FIFO (NewQueue), LIFO (NewLifoQueue) or
 // by priority (NewPriorityQueue). A maxsize <= 0 means unbounded. Put
 // waits while the queue is full, Get while it is empty, first in, first
-// out among the waiters. Its methods are for the loop's goroutine.
+// out among the waiters, which a newcomer may overtake, as in asyncio.
+// Its methods are for the loop's goroutine.
 type Queue[T any] struct {
 	max        int
 	items      store[T]
@@ -65,28 +66,29 @@ func (q *Queue[T]) Empty() bool { return q.items.len() == 0 }
 // Full reports whether a bounded queue holds maxsize items.
 func (q *Queue[T]) Full() bool { return q.max > 0 && q.items.len() >= q.max }
 
-// Put puts v in the queue, waiting while it is full. Waiting Puts are
-// served first in, first out, and a new Put queues behind them (asyncio
-// lets it overtake; a fair queue starves no producer). A cancelled Put
-// puts nothing. After Shutdown it returns ErrQueueShutdown.
+// Put puts v in the queue, waiting while it is full, as asyncio's put:
+// each slot freed wakes the first waiting Put, and a Put woken that finds
+// the queue full again (a new Put or a PutNowait took the slot first, as
+// asyncio lets them) waits again, behind the others. A cancelled Put puts
+// nothing, and passes on a wake-up it had. After Shutdown it returns
+// ErrQueueShutdown.
 func (q *Queue[T]) Put(t *Task, v T) error {
-	if !q.shutdown && q.max > 0 && q.putters.mustWait(q.max-q.items.len()) {
-		for {
-			if err := q.putters.wait(t); err != nil {
-				q.wake() // a slot this Put was woken for goes to the next
-				return err
+	for q.Full() {
+		if q.shutdown {
+			return ErrQueueShutdown
+		}
+		if woken, err := q.putters.waitWoken(t); err != nil {
+			if woken && !q.Full() {
+				q.putters.wakeFirst() // the slot this Put was woken for
 			}
-			if q.shutdown || !q.Full() {
-				break
-			}
+			return err
 		}
 	}
 	return q.PutNowait(v)
 }
 
 // PutNowait puts v without waiting: ErrQueueFull when the queue is full,
-// ErrQueueShutdown after Shutdown. It takes a free slot even when Puts
-// wait for one.
+// ErrQueueShutdown after Shutdown. It wakes the first waiting Get.
 func (q *Queue[T]) PutNowait(v T) error {
 	switch {
 	case q.shutdown:
@@ -97,33 +99,34 @@ func (q *Queue[T]) PutNowait(v T) error {
 	q.items.push(v)
 	q.unfinished++
 	q.finished.set = false
-	q.wake()
+	q.getters.wakeFirst()
 	return nil
 }
 
-// Get takes an item, waiting while the queue is empty. Waiting Gets are
-// served first in, first out, and a new Get queues behind them. A
-// cancelled Get takes nothing. After Shutdown it takes what is left, then
-// returns ErrQueueShutdown.
+// Get takes an item, waiting while the queue is empty, as asyncio's get:
+// each item put wakes the first waiting Get, and a Get woken that finds
+// the queue empty again (a new Get or a GetNowait took the item first,
+// as asyncio lets them) waits again, behind the others. A cancelled Get
+// takes nothing, and passes on a wake-up it had. After Shutdown it takes
+// what is left, then returns ErrQueueShutdown.
 func (q *Queue[T]) Get(t *Task) (T, error) {
-	if q.Empty() || (!q.shutdown && q.getters.mustWait(q.items.len())) {
-		for !q.shutdown || !q.Empty() {
-			if err := q.getters.wait(t); err != nil {
-				q.wake() // an item this Get was woken for goes to the next
-				var zero T
-				return zero, err
+	for q.Empty() {
+		var zero T
+		if q.shutdown {
+			return zero, ErrQueueShutdown
+		}
+		if woken, err := q.getters.waitWoken(t); err != nil {
+			if woken && !q.Empty() {
+				q.getters.wakeFirst() // the item this Get was woken for
 			}
-			if !q.Empty() {
-				break
-			}
+			return zero, err
 		}
 	}
 	return q.GetNowait()
 }
 
 // GetNowait takes an item without waiting: ErrQueueEmpty when there is
-// none (ErrQueueShutdown after Shutdown). It takes an item even when Gets
-// wait for one.
+// none (ErrQueueShutdown after Shutdown). It wakes the first waiting Put.
 func (q *Queue[T]) GetNowait() (T, error) {
 	if q.Empty() {
 		var zero T
@@ -133,17 +136,10 @@ func (q *Queue[T]) GetNowait() (T, error) {
 		return zero, ErrQueueEmpty
 	}
 	v := q.items.pop()
-	q.wake()
-	return v, nil
-}
-
-// wake wakes one waiting Get per item and one waiting Put per free slot,
-// counting those woken already.
-func (q *Queue[T]) wake() {
-	q.getters.wakeUpTo(q.items.len())
 	if q.max > 0 {
-		q.putters.wakeUpTo(q.max - q.items.len())
+		q.putters.wakeFirst()
 	}
+	return v, nil
 }
 
 // TaskDone tells the queue that an item taken earlier is processed; Join

@@ -9,7 +9,7 @@ import (
 // one, waiting while none is left, Release gives one back. It is fair:
 // once tasks wait, a new Acquire queues behind them.
 type Semaphore struct {
-	value   int
+	value   int // asyncio's _value: permits neither taken nor promised
 	bound   int // > 0 for a BoundedSemaphore
 	waiters waitList
 }
@@ -34,43 +34,58 @@ func NewBoundedSemaphore(value int) *Semaphore {
 	return s
 }
 
-// Locked reports whether an Acquire would wait.
-func (s *Semaphore) Locked() bool { return s.waiters.mustWait(s.value) }
+// Locked reports whether an Acquire would wait: no permit is left, or
+// tasks wait (woken ones included), as asyncio's locked.
+func (s *Semaphore) Locked() bool {
+	return s.value <= 0 || s.waiters.woken > 0 || s.waiters.firstPending()
+}
 
-// Value returns the permits left.
-func (s *Semaphore) Value() int { return s.value }
+// Value returns the permits not taken, a permit promised to a woken
+// waiter that has not run yet included (asyncio's _value leaves those
+// out).
+func (s *Semaphore) Value() int { return s.value + s.waiters.woken }
 
 // Acquire takes a permit, waiting while none is left. A cancelled Acquire
 // takes none and returns ErrCancelled.
+//
+// As asyncio's (3.13): a release wakes the first waiter and promises it
+// the permit at once; a waiter leaving, with its permit or cancelled
+// (then it gives back a permit promised to it), wakes as many of the
+// next as there are permits left (3.11 and 3.12 wake one).
 func (s *Semaphore) Acquire(t *Task) error {
 	if !s.Locked() {
 		s.value--
 		return nil
 	}
-	for {
-		err := s.waiters.wait(t)
-		if err != nil {
-			s.wakeAllowed()
-			return err
-		}
-		if s.value > 0 {
-			s.value--
-			return nil
-		}
+	woken, err := s.waiters.waitWoken(t)
+	if err != nil && woken {
+		s.value++
 	}
+	for s.value > 0 && s.wakeNext() {
+	}
+	return err
 }
 
-// wakeAllowed wakes as many waiters as there are permits.
-func (s *Semaphore) wakeAllowed() { s.waiters.wakeUpTo(s.value) }
+// wakeNext wakes the first waiter still pending, promising it a permit;
+// false if none waits.
+func (s *Semaphore) wakeNext() bool {
+	if !s.waiters.wakeFirst() {
+		return false
+	}
+	s.value--
+	return true
+}
 
-// Release gives a permit back and wakes a waiter. On a BoundedSemaphore,
-// a Release beyond the initial value returns ErrSemaphoreReleased.
+// Release gives a permit back and wakes the first waiter. On a
+// BoundedSemaphore, a Release beyond the initial value returns
+// ErrSemaphoreReleased; as in asyncio, the permits promised to woken
+// waiters are not counted.
 func (s *Semaphore) Release() error {
 	if s.bound > 0 && s.value >= s.bound {
 		return ErrSemaphoreReleased
 	}
 	s.value++
-	s.wakeAllowed()
+	s.wakeNext()
 	return nil
 }
 

@@ -16,8 +16,8 @@ type TaskGroup struct {
 	aborting bool
 	exiting  bool // the parent waits for the tasks
 	finished bool
-	// cancelledParent: a failure cancelled the parent in its body, a
-	// cancellation the group withdraws before it returns.
+	// cancelledParent: a failure cancelled the parent, a cancellation
+	// the group withdraws before it returns.
 	cancelledParent bool
 	allDone         *Future
 }
@@ -28,8 +28,10 @@ type TaskGroup struct {
 // and body at its next await. WithTaskGroup returns, once every task is
 // done, the errors joined with errors.Join (asyncio's ExceptionGroup),
 // cancellations left out; if t itself is cancelled meanwhile, the group's
-// tasks are cancelled and it returns an error wrapping ErrCancelled. A
-// group may be nested in a task of another.
+// tasks are cancelled and it returns an error wrapping ErrCancelled, or,
+// when tasks failed, their errors, and t gets the cancellation again at
+// its next await (asyncio 3.13). A group may be nested in a task of
+// another.
 //
 // A panic in body is a failure too: the group cancels its tasks and waits
 // for them, as for an error, then panics again with the same value, so
@@ -54,11 +56,11 @@ func WithTaskGroup(t *Task, body func(g *TaskGroup) error) error {
 	g.exiting = true
 	for g.running > 0 {
 		g.allDone = t.fut.loop.CreateFuture()
-		if _, err := t.Await(g.allDone); err != nil {
-			// t was cancelled while waiting: cancel the group, keep waiting.
-			if cancelled == nil {
-				cancelled = err
-			}
+		if _, err := t.Await(g.allDone); err != nil && !g.aborting {
+			// t was cancelled while waiting: cancel the group, keep
+			// waiting. (Once the group aborts, a cancellation here is
+			// the failure's own, or comes again after, as asyncio's.)
+			cancelled = err
 			g.abort()
 		}
 	}
@@ -70,6 +72,12 @@ func WithTaskGroup(t *Task, body func(g *TaskGroup) error) error {
 		cancelled = nil // only the group's own cancellation reached body: withdrawn
 	}
 	if len(g.errs) > 0 {
+		if t.Cancelling() > 0 {
+			// A cancellation the wait swallowed: the task gets it again
+			// at its next await, as asyncio does since 3.13.
+			t.Uncancel()
+			t.Cancel("")
+		}
 		return errors.Join(g.errs...)
 	}
 	return cancelled
@@ -127,7 +135,9 @@ func (g *TaskGroup) taskDone(task *Task, f *Future) {
 		g.errs = append(g.errs, err)
 		if !g.aborting {
 			g.abort()
-			if !g.exiting && g.parent.fut.state == pending {
+			// Also while the parent waits for the tasks: it wakes and
+			// waits again, as asyncio's TaskGroup has it.
+			if g.parent.fut.state == pending {
 				g.parent.Cancel("")
 				g.cancelledParent = true
 			}

@@ -23,6 +23,14 @@ type waitList struct {
 
 // wait adds a waiter for t and suspends t until it is woken or cancelled.
 func (w *waitList) wait(t *Task) error {
+	_, err := w.waitWoken(t)
+	return err
+}
+
+// waitWoken is wait, and reports whether the waiter was woken, also when
+// the task was cancelled after its wake-up (and the error is
+// ErrCancelled): then the wake-up is the caller's to pass on.
+func (w *waitList) waitWoken(t *Task) (woken bool, err error) {
 	var f *Future
 	if n := len(w.pool); n > 0 {
 		f = w.pool[n-1]
@@ -33,9 +41,10 @@ func (w *waitList) wait(t *Task) error {
 	}
 	f.waitIdx = len(w.fs)
 	w.fs = append(w.fs, f)
-	_, err := t.Await(f)
+	_, err = t.Await(f)
+	woken = f.Done() && !f.Cancelled()
 	w.remove(f)
-	return err
+	return woken, err
 }
 
 // remove takes f out of the list and keeps it for reuse when it can be
@@ -104,11 +113,18 @@ func (w *waitList) wakeFirst() bool {
 	return true
 }
 
-// wakeUpTo wakes pending waiters, first in first, until n are woken and
-// not yet resumed: one per item, slot or permit there is to take.
-func (w *waitList) wakeUpTo(n int) {
-	for w.woken < n && w.wakeFirst() {
+// wakeHead completes the first waiter if it is still pending, asyncio's
+// Lock._wake_up_first: a first waiter already woken or cancelled (and not
+// yet resumed) takes the wake-up with it, the woken one by running, the
+// cancelled one by passing it on as it leaves; so one wake-up is
+// outstanding at a time and the order is kept. False if none was woken.
+func (w *waitList) wakeHead() bool {
+	if w.head == len(w.fs) || w.fs[w.head].Done() {
+		return false
 	}
+	// A pending first entry is where the cursor stands: nothing before it
+	// is held, and the cursor passes only done entries.
+	return w.wakeFirst()
 }
 
 // wakeAll completes every waiter still pending.

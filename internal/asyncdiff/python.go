@@ -12,6 +12,9 @@ import (
 //go:embed replay.py
 var script string
 
+//go:embed coord.py
+var coordScript string
+
 // Python is the interpreter the check runs asyncio with: Debian's, as the
 // peers use.
 const Python = "/usr/bin/python3"
@@ -19,23 +22,36 @@ const Python = "/usr/bin/python3"
 // RunPython replays schedules under asyncio with python, in one process,
 // and returns their traces.
 func RunPython(python string, schedules []Schedule) ([][]string, error) {
+	return runScript(python, script, nil, schedules, len(schedules))
+}
+
+// RunPythonCoord replays coordination schedules under asyncio with
+// python (coord.py after replay.py), in one process, and returns their
+// traces.
+func RunPythonCoord(python string, schedules []CoordSchedule) ([][]string, error) {
+	return runScript(python, script+"\n"+coordScript, []string{"coord"}, schedules, len(schedules))
+}
+
+// runScript runs src with args, schedules as JSON on its stdin, and reads
+// n traces from its stdout.
+func runScript(python, src string, args []string, schedules any, n int) ([][]string, error) {
 	in, err := json.Marshal(schedules)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(python, "-I", "-c", script)
+	cmd := exec.Command(python, append([]string{"-I", "-c", src}, args...)...)
 	cmd.Stdin = bytes.NewReader(in)
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("asyncdiff: %s replay.py: %v: %s", python, err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("asyncdiff: %s replay.py %s: %v: %s", python, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	var traces [][]string
 	if err := json.Unmarshal(out.Bytes(), &traces); err != nil {
 		return nil, fmt.Errorf("asyncdiff: the traces replay.py wrote: %w", err)
 	}
-	if len(traces) != len(schedules) {
-		return nil, fmt.Errorf("asyncdiff: replay.py wrote %d traces for %d schedules", len(traces), len(schedules))
+	if len(traces) != n {
+		return nil, fmt.Errorf("asyncdiff: replay.py wrote %d traces for %d schedules", len(traces), n)
 	}
 	return traces, nil
 }

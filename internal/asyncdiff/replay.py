@@ -85,9 +85,11 @@ HELPER = Helper()
 HELPER.start()
 
 
-class Replay:
-    def __init__(self, s):
-        self.s = s
+class Driven:
+    """A new loop whose clock and select are driven (Driver in driver.go),
+    and a trace capped at MAX_TRACE entries."""
+
+    def __init__(self):
         self.loop = loop = asyncio.new_event_loop()
         loop.set_exception_handler(lambda loop, ctx: None)
         self.now = 0.0
@@ -97,15 +99,6 @@ class Replay:
         sel.select = self.select
         self.armed = []
         self.trace = []
-        self.handles = {}
-        self.cbs = {}
-        self.insts = [[] for _ in s["tasks"] or []]
-        self.order = []
-        self.names = {}
-        self.a, self.b = socket.socketpair()
-        self.a.setblocking(False)
-        self.b.setblocking(False)
-        self.ended = False
         self.capped = False
 
     def select(self, timeout=None):
@@ -130,6 +123,21 @@ class Replay:
             self.trace.append("cap")
             self.capped = True
             self.loop.stop()
+
+
+class Replay(Driven):
+    def __init__(self, s):
+        super().__init__()
+        self.s = s
+        self.handles = {}
+        self.cbs = {}
+        self.insts = [[] for _ in s["tasks"] or []]
+        self.order = []
+        self.names = {}
+        self.a, self.b = socket.socketpair()
+        self.a.setblocking(False)
+        self.b.setblocking(False)
+        self.ended = False
 
     def run(self):
         loop, s = self.loop, self.s
@@ -321,5 +329,5 @@ def main():
     json.dump(out, sys.stdout)
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and sys.argv[1:] != ["coord"]:  # coord.py follows this script
     main()

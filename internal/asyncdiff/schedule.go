@@ -12,6 +12,16 @@
 // select, the case call_soon_threadsafe is for. Equal deadlines run first
 // scheduled, first run in both: loopbench's documented order, which
 // replay.py imposes on asyncio's heap, where it is undefined.
+//
+// The coordination primitives have schedules of their own: GenerateCoord
+// makes task programs over a Lock, Semaphore, BoundedSemaphore, Event,
+// Condition, queue, Barrier, task groups, timeouts, wait_for, wait and
+// shield, with cancellations at random points; ReplayCoord runs one on a
+// loopbench loop and coord.py (RunPythonCoord) under asyncio, under the
+// same driven clock, each giving a trace of what every task got, in
+// order, with which exception. loopbench follows the asyncio of Python
+// 3.13; on an older Python, coord.py imposes 3.13's behaviour where it
+// differs (its header lists where).
 package asyncdiff
 
 import (
