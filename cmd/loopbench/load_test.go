@@ -28,7 +28,7 @@ func TestLoadFormats(t *testing.T) {
 	if err := run(append(base, "-format", "table"), &out, &errb); err != nil {
 		t.Fatal(err, errb.String())
 	}
-	if !strings.Contains(out.String(), "200 requests") || !strings.Contains(out.String(), "uncorrected") {
+	if !strings.Contains(out.String(), "200 requests") || !strings.Contains(out.String(), "round trip") {
 		t.Fatalf("table:\n%s", out.String())
 	}
 	out.Reset()
@@ -178,6 +178,15 @@ func TestLoadReportGolden(t *testing.T) {
 		}
 		golden(t, "load_"+format+".golden", got)
 	}
+	closed := rep
+	closed.Offered, closed.Uncorrected, closed.PacingLag, closed.Scheduled = 0, rep.Corrected, load.Latencies{}, rep.Answered
+	closed.Errors, closed.TimedOut, closed.Unsent, closed.ErrorTexts = 0, 0, 0, nil
+	var out bytes.Buffer
+	cfg.Rate = 0
+	if err := writeLoad(&out, loadFlags{cfg: cfg, format: "table"}, []load.Report{closed}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "load_closed_table.golden", out.String())
 }
 
 // withoutMachine is benchfmt output without this machine's configuration

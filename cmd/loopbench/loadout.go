@@ -184,9 +184,11 @@ func writeTable(w io.Writer, cfg load.Config, rep load.Report) error {
 		fmt.Fprintf(w, "the window's %d requests: %d answered, %d timed out (recorded at their time to the timeout), %d failed otherwise, %d unsent at its end (recorded at their lateness then)\n",
 			rep.Scheduled, rep.Answered, rep.TimedOut, rep.Errors-rep.TimedOut, rep.Unsent)
 	}
-	rows := []latencyRow{{"corrected", rep.Corrected}, {"uncorrected", rep.Uncorrected}}
+	// In closed loop each request is sent when it is due, so the corrected
+	// and uncorrected latencies are one measure: one row, and no pacing.
+	rows := []latencyRow{{"round trip", rep.Corrected}}
 	if rep.Offered > 0 {
-		rows = append(rows, latencyRow{"pacing lag", rep.PacingLag})
+		rows = []latencyRow{{"corrected", rep.Corrected}, {"uncorrected", rep.Uncorrected}, {"pacing lag", rep.PacingLag}}
 	}
 	if rep.ReceiveLag.Max > 0 {
 		rows = append(rows, latencyRow{"receive lag", rep.ReceiveLag})
@@ -207,7 +209,10 @@ func writeGeneratorLine(w io.Writer, rep load.Report) error {
 	if rep.Spin > 0 {
 		fmt.Fprintf(w, " (spinning left out: %v spent spinning)", sig3(rep.Spin))
 	}
-	_, err := fmt.Fprintf(w, "; paced by %s; connections busy %.2f of %d on average\n", load.PacingMethod, rep.Concurrency(), rep.Conns)
+	if rep.Offered > 0 {
+		fmt.Fprintf(w, "; paced by %s", load.PacingMethod)
+	}
+	_, err := fmt.Fprintf(w, "; connections busy %.2f of %d on average\n", rep.Concurrency(), rep.Conns)
 	return err
 }
 
