@@ -130,7 +130,7 @@ func TestCLIMessages(t *testing.T) {
 		{"load", "-addr", "127.0.0.1:1", "-sweep", "1000,500"},
 		{"load", "-addr", "127.0.0.1:1", "-sweep", "1000", "-rate", "5"},
 		{"load", "-addr", "127.0.0.1:1", "-sweep", "1000", "-slo", "0s"},
-		{"load", "-addr", "127.0.0.1:1", "-slo", "1ms"},
+		{"load", "-addr", "127.0.0.1:1", "-slo", "0s"},
 		{"load", "-addr", "127.0.0.1:1", "-out", "/nonexistent/dir/gen.json"},
 		{"load", "-addr", "127.0.0.1:1", "-report", "/proc/version/report"},
 		{"serve", "-cpu", "4096"},

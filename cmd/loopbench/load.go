@@ -77,12 +77,17 @@ behind when it achieved less than 99 % of the rate offered. With
 timeout + 0.5 s), so N generators given the same flags step together and
 'loopbench merge' merges their sweeps step by step.
 
+A run without -sweep is judged against -slo when it is given: its
+corrected p99 (the sweep's SLO measure) over -slo fails it (exit 1), and
+one line says which; within it, one line says so.
+
 Exit status: 0 when requests completed and errors stayed within
--max-errors (a sweep: when it ran); 1 when nothing completed, errors passed
--max-errors, or the run was interrupted (Ctrl-C: the output says
-"interrupted after X of Y" and the benchfmt output carries it as a config
-line); 2 a usage error, or an -out or -report path that cannot be written
-(checked before measuring).
+-max-errors, and the corrected p99 within -slo when given (a sweep: when
+it ran); 1 when nothing completed, errors passed -max-errors, a run's
+corrected p99 passed -slo, or the run was interrupted (Ctrl-C: the
+output says "interrupted after X of Y" and the benchfmt output carries
+it as a config line); 2 a usage error, or an -out or -report path
+that cannot be written (checked before measuring).
 
 Examples:
   loopbench load -addr 127.0.0.1:9000 -conns 10 -rate 20000 -duration 10s
@@ -108,6 +113,7 @@ type loadFlags struct {
 	sweep     string // -sweep, as given
 	rates     []float64
 	slo       time.Duration
+	sloSet    bool   // -slo was given: a single run is judged against it
 	tlsLine   string // what -tls dials with, for the output
 	udp       bool   // -udp
 }
@@ -138,7 +144,7 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.BoolVar(&f.udp, "udp", false, "send each request as one datagram over UDP (a connected socket per connection; a lost datagram is a timeout)")
 	tlsf := addLoadTLSFlags(fs)
 	fs.StringVar(&f.sweep, "sweep", "", "open-loop steps of rising rate: 2000,4000,8000 or 2000:400000:x1.4 (see above)")
-	fs.DurationVar(&f.slo, "slo", time.Millisecond, "with -sweep: the corrected p99 a step must stay within")
+	fs.DurationVar(&f.slo, "slo", time.Millisecond, "the corrected p99 a sweep's step, or a run when given, must stay within")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return f, err
 	}
@@ -200,19 +206,17 @@ func (f *loadFlags) check(set map[string]bool) error {
 }
 
 func (f *loadFlags) checkSweep(set map[string]bool) error {
+	f.sloSet = set["slo"]
+	if f.slo <= 0 {
+		return usageError{fmt.Sprintf("-slo %v: want a positive duration", f.slo)}
+	}
 	if f.sweep == "" {
-		if set["slo"] {
-			return usageError{"-slo applies to -sweep"}
-		}
 		return nil
 	}
 	for _, other := range []string{"rate", "count", "requests"} {
 		if set[other] {
 			return usageError{fmt.Sprintf("-%s does not go with -sweep: the sweep sets each step's rate and runs each once", other)}
 		}
-	}
-	if f.slo <= 0 {
-		return usageError{fmt.Sprintf("-slo %v: want a positive duration", f.slo)}
 	}
 	rates, err := load.ParseRates(f.sweep)
 	if err != nil {
@@ -277,7 +281,10 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "report: %s\n", filepath.Join(f.reportDir, "latency.svg"))
 	}
-	return loadVerdict(f, reps)
+	if err := loadVerdict(f, reps); err != nil {
+		return err
+	}
+	return sloVerdict(f, reps, stderr)
 }
 
 // writeSpectrum draws the runs' corrected and uncorrected latency as a
@@ -351,6 +358,34 @@ func loadVerdict(f loadFlags, reps []load.Report) error {
 	if len(reps) < f.count {
 		return fmt.Errorf("interrupted after %d of %d runs", len(reps), f.count)
 	}
+	return nil
+}
+
+// sloVerdict judges the runs against -slo, when it was given, as a
+// sweep judges a step: the corrected p99 over the SLO fails the command.
+// Within it, one line on stderr says so.
+func sloVerdict(f loadFlags, reps []load.Report, stderr io.Writer) error {
+	if !f.sloSet || len(reps) == 0 {
+		return nil
+	}
+	c := load.Criteria{SLO: f.slo}
+	var worst time.Duration
+	for i, rep := range reps {
+		p99 := rep.Corrected.P99
+		worst = max(worst, p99)
+		if c.Judge(load.FiguresOf(rep, 0)).OverSLO {
+			which := ""
+			if len(reps) > 1 {
+				which = fmt.Sprintf("run %d of %d: ", i+1, len(reps))
+			}
+			return fmt.Errorf("%scorrected p99 %v is over -slo %v", which, sig3(p99), f.slo)
+		}
+	}
+	if len(reps) > 1 {
+		fmt.Fprintf(stderr, "loopbench load: corrected p99 within -slo %v in each of %d runs (at most %v)\n", f.slo, len(reps), sig3(worst))
+		return nil
+	}
+	fmt.Fprintf(stderr, "loopbench load: corrected p99 %v within -slo %v\n", sig3(worst), f.slo)
 	return nil
 }
 

@@ -57,6 +57,32 @@ func TestLoadFormats(t *testing.T) {
 	}
 }
 
+// TestLoadSLO: a single run given -slo fails (exit 1) when its corrected
+// p99 is over it and passes when within, with one verdict line each;
+// without -slo there is none.
+func TestLoadSLO(t *testing.T) {
+	addr := gonet(t)
+	base := []string{"load", "-addr", addr, "-conns", "2", "-size", "64", "-warmup", "0s", "-duration", "5s", "-requests", "100"}
+	verdict := regexp.MustCompile(`(?m)^loopbench load: corrected p99 .*-slo.*$`)
+	for _, c := range []struct {
+		more []string
+		code int
+		line string // the verdict line; "" none
+	}{
+		{[]string{"-slo", "1ns"}, 1, `^loopbench load: corrected p99 \S+ is over -slo 1ns$`},
+		{[]string{"-slo", "1h", "-rate", "2000"}, 0, `^loopbench load: corrected p99 \S+ within -slo 1h0m0s$`},
+		{[]string{"-slo", "1h", "-count", "2"}, 0, `^loopbench load: corrected p99 within -slo 1h0m0s in each of 2 runs \(at most \S+\)$`},
+		{nil, 0, ""},
+	} {
+		out, errs, code := runOut(append(base, c.more...)...)
+		lines := verdict.FindAllString(errs, -1) // warnings may come before it on a busy machine
+		ok := c.line == "" && len(lines) == 0 || len(lines) == 1 && regexp.MustCompile(c.line).MatchString(lines[0])
+		if code != c.code || !ok {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q\n%s", c.more, code, errs, c.code, c.line, out)
+		}
+	}
+}
+
 // TestLoadUDP: load -udp measures a UDP echo server, its runs labelled
 // apart from TCP ones; with -tls, or a -size no datagram holds, it is a
 // usage error.
