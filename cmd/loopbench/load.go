@@ -350,9 +350,9 @@ func loadVerdict(f loadFlags, reps []load.Report) error {
 		case rep.Interrupted:
 			return fmt.Errorf("%sinterrupted after %v of %v: %d requests measured", which, rep.Elapsed.Round(time.Millisecond), rep.Duration, rep.Requests)
 		case rep.Requests == 0:
-			return fmt.Errorf("%sno request completed in the window (%d errors%s)", which, rep.Errors, firstError(rep))
+			return fmt.Errorf("%sno request completed in the window %s", which, errorsWhy(rep))
 		case rep.ErrorRate() > f.maxErr:
-			return fmt.Errorf("%serror rate %.2f%% is above -max-errors %s (%d errors%s)", which, 100*rep.ErrorRate(), f.maxErrors, rep.Errors, firstError(rep))
+			return fmt.Errorf("%serror rate %.2f%% is above -max-errors %s %s", which, 100*rep.ErrorRate(), f.maxErrors, errorsWhy(rep))
 		}
 	}
 	if len(reps) < f.count {
@@ -389,6 +389,16 @@ func sloVerdict(f loadFlags, reps []load.Report, stderr io.Writer) error {
 	return nil
 }
 
+// errorsWhy is a failed run's errors in parentheses, the most frequent
+// named, and whether they say the server went away.
+func errorsWhy(rep load.Report) string {
+	why := fmt.Sprintf("(%d errors%s)", rep.Errors, firstError(rep))
+	if gone := rep.ServerWentAway(); gone != "" {
+		why += ": " + gone
+	}
+	return why
+}
+
 func firstError(rep load.Report) string {
 	if len(rep.ErrorTexts) == 0 {
 		return ""
@@ -403,7 +413,11 @@ func warnLoad(stderr io.Writer, rep load.Report, pinned bool) {
 		fmt.Fprintf(stderr, "loopbench load: warning: the generator sent its requests %v late at p99 (pacing lag), and the corrected latencies include it: %s\n", sig3(lag), lagCause(rep, pinned))
 	}
 	if rep.Behind {
-		fmt.Fprintf(stderr, "loopbench load: warning: fell behind the schedule (%.0f of %.0f req/s): the server or the generator saturates; pin them apart with -cpu\n", rep.Achieved, rep.Offered)
+		cause := rep.ServerWentAway()
+		if cause == "" {
+			cause = "the server or the generator saturates; pin them apart with -cpu"
+		}
+		fmt.Fprintf(stderr, "loopbench load: warning: fell behind the schedule (%.0f of %.0f req/s): %s\n", rep.Achieved, rep.Offered, cause)
 	}
 	if c := rep.SpinFreeCores(); c >= load.CPUBound*float64(generatorCPUs()) {
 		fmt.Fprintf(stderr, "loopbench load: warning: the generator kept %.2f cores busy (%d CPUs usable): a client this busy measures itself; add generators on other hosts (loopbench merge)\n", c, generatorCPUs())

@@ -58,7 +58,7 @@ func sweepVerdict(f loadFlags, sw load.Sweep) error {
 	case last.Interrupted:
 		return fmt.Errorf("interrupted in step %d of %d: the output covers the steps before", len(sw.Steps), len(f.rates))
 	case sw.Steps[0].Report.Requests == 0:
-		return fmt.Errorf("no request completed in the first step (%d errors%s)", sw.Steps[0].Report.Errors, firstError(sw.Steps[0].Report))
+		return fmt.Errorf("no request completed in the first step %s", errorsWhy(sw.Steps[0].Report))
 	}
 	return nil
 }

@@ -224,7 +224,11 @@ func stopReason(st Step, failed int, c Criteria) string {
 	case st.Report.Interrupted:
 		return "interrupted"
 	case st.Verdict.Errored:
-		return fmt.Sprintf("errors at %.0f req/s passed %.3g%%", st.Report.Offered, 100*c.MaxErrors)
+		stop := fmt.Sprintf("errors at %.0f req/s passed %.3g%%", st.Report.Offered, 100*c.MaxErrors)
+		if gone := st.Report.ServerWentAway(); gone != "" {
+			stop += ": " + gone
+		}
+		return stop
 	case failed >= 2:
 		return fmt.Sprintf("the server fell behind on two steps in a row, the last at %.0f req/s", st.Report.Offered)
 	}
