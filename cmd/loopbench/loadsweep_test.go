@@ -264,3 +264,35 @@ func TestReportSweeps(t *testing.T) {
 		t.Fatalf("-percentile p42: exit %d, %q", code, errs)
 	}
 }
+
+// TestLoadSweepInterrupted: Ctrl-C in a sweep leaves the step it came in
+// out of the table and -out (no step of zeros), says which, and fails.
+func TestLoadSweepInterrupted(t *testing.T) {
+	addr, dir := gonet(t), t.TempDir()
+	interruptAfter(t, 450*time.Millisecond)
+	outFile := filepath.Join(dir, "s.json")
+	out, errs, code := runOut("load", "-addr", addr, "-conns", "1", "-size", "64", "-warmup", "50ms", "-duration", "200ms", "-timeout", "500ms",
+		"-sweep", "100,200,300,400", "-slo", "1s", "-out", outFile)
+	var k int
+	if _, err := fmt.Sscanf(errs[strings.Index(errs, "interrupted in step "):], "interrupted in step %d of 4", &k); code != 1 || err != nil {
+		t.Fatalf("exit %d, %v\nstderr %s\nstdout %s", code, err, errs, out)
+	}
+	rs, err := readResults(outFile)
+	if k == 1 {
+		if _, serr := os.Stat(outFile); !os.IsNotExist(serr) || out != "" {
+			t.Fatalf("interrupted in step 1: -out %v, stdout %q", serr, out)
+		}
+		return
+	}
+	if err != nil || len(rs) != k-1 {
+		t.Fatalf("interrupted in step %d: -out holds %d steps, %v; want %d", k, len(rs), err, k-1)
+	}
+	for _, r := range rs {
+		if r.Interrupted || r.Requests == 0 {
+			t.Errorf("-out step %d: interrupted %v, %d requests", *r.Step+1, r.Interrupted, r.Requests)
+		}
+	}
+	if !strings.Contains(out, fmt.Sprintf("\nstopped: interrupted in step %d (%d req/s), which is left out\n", k, 100*k)) || !strings.HasPrefix(out, fmt.Sprintf("%s: %d steps", addr, k-1)) {
+		t.Fatalf("table:\n%s", out)
+	}
+}
