@@ -75,7 +75,8 @@ once more before it counts, except with -start-at. A run or a step is
 behind when it achieved less than 99 % of the rate offered. With
 -start-at, step k starts at -start-at plus k times (warmup + duration +
 timeout + 0.5 s), so N generators given the same flags step together and
-'loopbench merge' merges their sweeps step by step.
+'loopbench merge' merges their sweeps step by step. Ctrl-C in a sweep
+leaves the step it came in out of the outputs and the knee.
 
 A run without -sweep is judged against -slo when it is given: its
 corrected p99 (the sweep's SLO measure) over -slo fails it (exit 1), and

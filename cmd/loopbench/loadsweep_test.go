@@ -224,6 +224,31 @@ func TestLoadSweepGenerators(t *testing.T) {
 	if want := kneeOf([]float64{200, 400}, []string{js.Steps[0].Verdict, js.Steps[1].Verdict}); js.Knee.Rate != want {
 		t.Fatalf("merged knee %v, want %v from the merged steps' verdicts:\n%s", js.Knee.Rate, want, out)
 	}
+	mergeInterrupted(t, filepath.Join(dir, "g0.json"), filepath.Join(dir, "g1.json"))
+}
+
+// mergeInterrupted marks g1's steps interrupted, as a loopbench that kept
+// an interrupted step in -out wrote them: merge leaves its second step
+// out with one warning, and refuses a first step with one line (exit 2).
+func mergeInterrupted(t *testing.T, g0, g1 string) {
+	b, err := os.ReadFile(g1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	for i := 1; i >= 0; i-- {
+		lines[i] = strings.Replace(lines[i], `"interrupted":false`, `"interrupted":true`, 1)
+		if err := os.WriteFile(g1, []byte(strings.Join(lines, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errs, code := runOut("merge", g0, g1)
+		switch {
+		case i == 1 && (code != 0 || !strings.HasSuffix(errs, "loopbench merge: warning: step 2 was interrupted in g1: the merged sweep ends before it\n") || !strings.Contains(out, "1 steps merged")):
+			t.Fatalf("step 2 interrupted: exit %d\n%s\n%s", code, errs, out)
+		case i == 0 && (code != 2 || errs != "loopbench merge: step 1 was interrupted in g1: no step to merge\n"):
+			t.Fatalf("step 1 interrupted: exit %d, %q", code, errs)
+		}
+	}
 }
 
 // TestReportSweeps: report over the sweeps of two servers and a merged
