@@ -289,16 +289,22 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 }
 
 // writeSpectrum draws the runs' corrected and uncorrected latency as a
-// percentile spectrum, from their merged histograms.
+// percentile spectrum, from their merged histograms; in closed loop, where
+// the two are one measure, one series.
 func writeSpectrum(dir string, cfg load.Config, reps []load.Report) error {
-	var series []report.SpectrumSeries
-	for _, m := range []struct {
+	type measure struct {
 		name string
 		h    func(load.Report) *hdrhistogram.Histogram
-	}{
-		{"corrected (from the intended send)", func(r load.Report) *hdrhistogram.Histogram { return r.CorrectedHist }},
-		{"uncorrected (from the actual send)", func(r load.Report) *hdrhistogram.Histogram { return r.UncorrectedHist }},
-	} {
+	}
+	measures := []measure{{"round trip", func(r load.Report) *hdrhistogram.Histogram { return r.CorrectedHist }}}
+	if cfg.Rate > 0 {
+		measures = []measure{
+			{"corrected (from the intended send)", func(r load.Report) *hdrhistogram.Histogram { return r.CorrectedHist }},
+			{"uncorrected (from the actual send)", func(r load.Report) *hdrhistogram.Histogram { return r.UncorrectedHist }},
+		}
+	}
+	var series []report.SpectrumSeries
+	for _, m := range measures {
 		merged := load.NewHistogram()
 		for _, r := range reps {
 			if h := m.h(r); h != nil {
@@ -379,14 +385,14 @@ func sloVerdict(f loadFlags, reps []load.Report, stderr io.Writer) error {
 			if len(reps) > 1 {
 				which = fmt.Sprintf("run %d of %d: ", i+1, len(reps))
 			}
-			return fmt.Errorf("%scorrected p99 %v is over -slo %v", which, sig3(p99), f.slo)
+			return fmt.Errorf("%s%s %v is over -slo %v", which, p99Name(rep), sig3(p99), f.slo)
 		}
 	}
 	if len(reps) > 1 {
-		fmt.Fprintf(stderr, "loopbench load: corrected p99 within -slo %v in each of %d runs (at most %v)\n", f.slo, len(reps), sig3(worst))
+		fmt.Fprintf(stderr, "loopbench load: %s within -slo %v in each of %d runs (at most %v)\n", p99Name(reps[0]), f.slo, len(reps), sig3(worst))
 		return nil
 	}
-	fmt.Fprintf(stderr, "loopbench load: corrected p99 %v within -slo %v\n", sig3(worst), f.slo)
+	fmt.Fprintf(stderr, "loopbench load: %s %v within -slo %v\n", p99Name(reps[0]), sig3(worst), f.slo)
 	return nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -58,20 +60,20 @@ func TestLoadFormats(t *testing.T) {
 }
 
 // TestLoadSLO: a single run given -slo fails (exit 1) when its corrected
-// p99 is over it and passes when within, with one verdict line each;
-// without -slo there is none.
+// p99 (a closed loop's p99) is over it and passes when within, with one
+// verdict line each; without -slo there is none.
 func TestLoadSLO(t *testing.T) {
 	addr := gonet(t)
 	base := []string{"load", "-addr", addr, "-conns", "2", "-size", "64", "-warmup", "0s", "-duration", "5s", "-requests", "100"}
-	verdict := regexp.MustCompile(`(?m)^loopbench load: corrected p99 .*-slo.*$`)
+	verdict := regexp.MustCompile(`(?m)^loopbench load: (corrected )?p99 .*-slo.*$`)
 	for _, c := range []struct {
 		more []string
 		code int
 		line string // the verdict line; "" none
 	}{
-		{[]string{"-slo", "1ns"}, 1, `^loopbench load: corrected p99 \S+ is over -slo 1ns$`},
+		{[]string{"-slo", "1ns"}, 1, `^loopbench load: p99 \S+ is over -slo 1ns$`},
 		{[]string{"-slo", "1h", "-rate", "2000"}, 0, `^loopbench load: corrected p99 \S+ within -slo 1h0m0s$`},
-		{[]string{"-slo", "1h", "-count", "2"}, 0, `^loopbench load: corrected p99 within -slo 1h0m0s in each of 2 runs \(at most \S+\)$`},
+		{[]string{"-slo", "1h", "-count", "2"}, 0, `^loopbench load: p99 within -slo 1h0m0s in each of 2 runs \(at most \S+\)$`},
 		{nil, 0, ""},
 	} {
 		out, errs, code := runOut(append(base, c.more...)...)
@@ -209,10 +211,33 @@ func TestLoadReportGolden(t *testing.T) {
 	closed.Errors, closed.TimedOut, closed.Unsent, closed.ErrorTexts = 0, 0, 0, nil
 	var out bytes.Buffer
 	cfg.Rate = 0
-	if err := writeLoad(&out, loadFlags{cfg: cfg, format: "table"}, []load.Report{closed}); err != nil {
+	if err := writeLoad(&out, loadFlags{cfg: cfg, format: "table"}, []load.Report{closed, closed}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "load_closed_table.golden", out.String())
+}
+
+// TestClosedLoopSpectrum: a closed loop's percentile spectrum is one
+// series; an open loop's has corrected and uncorrected.
+func TestClosedLoopSpectrum(t *testing.T) {
+	h := load.NewHistogram()
+	for i := range 1000 {
+		h.RecordValue(int64(1000 + i))
+	}
+	rep := load.Report{CorrectedHist: h, UncorrectedHist: h}
+	for _, rate := range []float64{0, 1000} {
+		dir := t.TempDir()
+		if err := writeSpectrum(dir, load.Config{Label: "x", Conns: 1, Size: 64, Rate: rate}, []load.Report{rep}); err != nil {
+			t.Fatal(err)
+		}
+		svg, err := os.ReadFile(filepath.Join(dir, "latency.svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if open := bytes.Contains(svg, []byte("uncorrected")); open != (rate > 0) || rate == 0 && !bytes.Contains(svg, []byte("round trip")) {
+			t.Errorf("rate %v: the spectrum draws uncorrected: %v", rate, open)
+		}
+	}
 }
 
 // withoutMachine is benchfmt output without this machine's configuration
