@@ -368,34 +368,6 @@ func loadVerdict(f loadFlags, reps []load.Report) error {
 	return nil
 }
 
-// sloVerdict judges the runs against -slo, when it was given, as a
-// sweep judges a step: the corrected p99 over the SLO fails the command.
-// Within it, one line on stderr says so.
-func sloVerdict(f loadFlags, reps []load.Report, stderr io.Writer) error {
-	if !f.sloSet || len(reps) == 0 {
-		return nil
-	}
-	c := load.Criteria{SLO: f.slo}
-	var worst time.Duration
-	for i, rep := range reps {
-		p99 := rep.Corrected.P99
-		worst = max(worst, p99)
-		if c.Judge(load.FiguresOf(rep, 0)).OverSLO {
-			which := ""
-			if len(reps) > 1 {
-				which = fmt.Sprintf("run %d of %d: ", i+1, len(reps))
-			}
-			return fmt.Errorf("%s%s %v is over -slo %v", which, p99Name(rep), sig3(p99), f.slo)
-		}
-	}
-	if len(reps) > 1 {
-		fmt.Fprintf(stderr, "loopbench load: %s within -slo %v in each of %d runs (at most %v)\n", p99Name(reps[0]), f.slo, len(reps), sig3(worst))
-		return nil
-	}
-	fmt.Fprintf(stderr, "loopbench load: %s %v within -slo %v\n", p99Name(reps[0]), sig3(worst), f.slo)
-	return nil
-}
-
 // errorsWhy is a failed run's errors in parentheses, the most frequent
 // named, and whether they say the server went away.
 func errorsWhy(rep load.Report) string {
