@@ -130,7 +130,7 @@ func TestCLIMessages(t *testing.T) {
 		{"load", "-addr", "127.0.0.1:1", "-sweep", "1000,500"},
 		{"load", "-addr", "127.0.0.1:1", "-sweep", "1000", "-rate", "5"},
 		{"load", "-addr", "127.0.0.1:1", "-sweep", "1000", "-slo", "0s"},
-		{"load", "-addr", "127.0.0.1:1", "-slo", "1ms"},
+		{"load", "-addr", "127.0.0.1:1", "-slo", "0s"},
 		{"load", "-addr", "127.0.0.1:1", "-out", "/nonexistent/dir/gen.json"},
 		{"load", "-addr", "127.0.0.1:1", "-report", "/proc/version/report"},
 		{"serve", "-cpu", "4096"},
@@ -202,5 +202,32 @@ func TestReportBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "t", "report.html")); err != nil {
 		t.Fatalf("no report of the readable lines: %v", err)
+	}
+}
+
+// TestLoadServerWentAway: against a server that resets every connection,
+// the failed run and its fell-behind warning say the server went away,
+// not that something saturates.
+func TestLoadServerWentAway(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.(*net.TCPConn).SetLinger(0)
+			c.Close()
+		}
+	}()
+	out, errs, code := runOut("load", "-addr", ln.Addr().String(), "-conns", "2", "-size", "64", "-warmup", "0s", "-duration", "300ms", "-timeout", "500ms", "-rate", "200")
+	behind := regexp.MustCompile(`(?m)^loopbench load: warning: fell behind the schedule \(0 of 200 req/s\): the server went away \([0-9]+ of [0-9]+ errors are connections refused, reset or closed by it\)$`)
+	failed := regexp.MustCompile(`(?m)^loopbench load: no request completed in the window \([0-9]+ errors, the most frequent .*\): the server went away \(`)
+	if code != 1 || !behind.MatchString(errs) || !failed.MatchString(errs) || strings.Contains(errs, "saturates") {
+		t.Fatalf("exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
 }

@@ -75,14 +75,20 @@ once more before it counts, except with -start-at. A run or a step is
 behind when it achieved less than 99 % of the rate offered. With
 -start-at, step k starts at -start-at plus k times (warmup + duration +
 timeout + 0.5 s), so N generators given the same flags step together and
-'loopbench merge' merges their sweeps step by step.
+'loopbench merge' merges their sweeps step by step. Ctrl-C in a sweep
+leaves the step it came in out of the outputs and the knee.
+
+A run without -sweep is judged against -slo when it is given: its
+corrected p99 (the sweep's SLO measure) over -slo fails it (exit 1), and
+one line says which; within it, one line says so.
 
 Exit status: 0 when requests completed and errors stayed within
--max-errors (a sweep: when it ran); 1 when nothing completed, errors passed
--max-errors, or the run was interrupted (Ctrl-C: the output says
-"interrupted after X of Y" and the benchfmt output carries it as a config
-line); 2 a usage error, or an -out or -report path that cannot be written
-(checked before measuring).
+-max-errors, and the corrected p99 within -slo when given (a sweep: when
+it ran); 1 when nothing completed, errors passed -max-errors, a run's
+corrected p99 passed -slo, or the run was interrupted (Ctrl-C: the
+output says "interrupted after X of Y" and the benchfmt output carries
+it as a config line); 2 a usage error, or an -out or -report path
+that cannot be written (checked before measuring).
 
 Examples:
   loopbench load -addr 127.0.0.1:9000 -conns 10 -rate 20000 -duration 10s
@@ -108,6 +114,7 @@ type loadFlags struct {
 	sweep     string // -sweep, as given
 	rates     []float64
 	slo       time.Duration
+	sloSet    bool   // -slo was given: a single run is judged against it
 	tlsLine   string // what -tls dials with, for the output
 	udp       bool   // -udp
 }
@@ -138,7 +145,7 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.BoolVar(&f.udp, "udp", false, "send each request as one datagram over UDP (a connected socket per connection; a lost datagram is a timeout)")
 	tlsf := addLoadTLSFlags(fs)
 	fs.StringVar(&f.sweep, "sweep", "", "open-loop steps of rising rate: 2000,4000,8000 or 2000:400000:x1.4 (see above)")
-	fs.DurationVar(&f.slo, "slo", time.Millisecond, "with -sweep: the corrected p99 a step must stay within")
+	fs.DurationVar(&f.slo, "slo", time.Millisecond, "the corrected p99 a sweep's step, or a run when given, must stay within")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return f, err
 	}
@@ -200,19 +207,17 @@ func (f *loadFlags) check(set map[string]bool) error {
 }
 
 func (f *loadFlags) checkSweep(set map[string]bool) error {
+	f.sloSet = set["slo"]
+	if f.slo <= 0 {
+		return usageError{fmt.Sprintf("-slo %v: want a positive duration", f.slo)}
+	}
 	if f.sweep == "" {
-		if set["slo"] {
-			return usageError{"-slo applies to -sweep"}
-		}
 		return nil
 	}
 	for _, other := range []string{"rate", "count", "requests"} {
 		if set[other] {
 			return usageError{fmt.Sprintf("-%s does not go with -sweep: the sweep sets each step's rate and runs each once", other)}
 		}
-	}
-	if f.slo <= 0 {
-		return usageError{fmt.Sprintf("-slo %v: want a positive duration", f.slo)}
 	}
 	rates, err := load.ParseRates(f.sweep)
 	if err != nil {
@@ -277,20 +282,29 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "report: %s\n", filepath.Join(f.reportDir, "latency.svg"))
 	}
-	return loadVerdict(f, reps)
+	if err := loadVerdict(f, reps); err != nil {
+		return err
+	}
+	return sloVerdict(f, reps, stderr)
 }
 
 // writeSpectrum draws the runs' corrected and uncorrected latency as a
-// percentile spectrum, from their merged histograms.
+// percentile spectrum, from their merged histograms; in closed loop, where
+// the two are one measure, one series.
 func writeSpectrum(dir string, cfg load.Config, reps []load.Report) error {
-	var series []report.SpectrumSeries
-	for _, m := range []struct {
+	type measure struct {
 		name string
 		h    func(load.Report) *hdrhistogram.Histogram
-	}{
-		{"corrected (from the intended send)", func(r load.Report) *hdrhistogram.Histogram { return r.CorrectedHist }},
-		{"uncorrected (from the actual send)", func(r load.Report) *hdrhistogram.Histogram { return r.UncorrectedHist }},
-	} {
+	}
+	measures := []measure{{"round trip", func(r load.Report) *hdrhistogram.Histogram { return r.CorrectedHist }}}
+	if cfg.Rate > 0 {
+		measures = []measure{
+			{"corrected (from the intended send)", func(r load.Report) *hdrhistogram.Histogram { return r.CorrectedHist }},
+			{"uncorrected (from the actual send)", func(r load.Report) *hdrhistogram.Histogram { return r.UncorrectedHist }},
+		}
+	}
+	var series []report.SpectrumSeries
+	for _, m := range measures {
 		merged := load.NewHistogram()
 		for _, r := range reps {
 			if h := m.h(r); h != nil {
@@ -343,15 +357,25 @@ func loadVerdict(f loadFlags, reps []load.Report) error {
 		case rep.Interrupted:
 			return fmt.Errorf("%sinterrupted after %v of %v: %d requests measured", which, rep.Elapsed.Round(time.Millisecond), rep.Duration, rep.Requests)
 		case rep.Requests == 0:
-			return fmt.Errorf("%sno request completed in the window (%d errors%s)", which, rep.Errors, firstError(rep))
+			return fmt.Errorf("%sno request completed in the window %s", which, errorsWhy(rep))
 		case rep.ErrorRate() > f.maxErr:
-			return fmt.Errorf("%serror rate %.2f%% is above -max-errors %s (%d errors%s)", which, 100*rep.ErrorRate(), f.maxErrors, rep.Errors, firstError(rep))
+			return fmt.Errorf("%serror rate %.2f%% is above -max-errors %s %s", which, 100*rep.ErrorRate(), f.maxErrors, errorsWhy(rep))
 		}
 	}
 	if len(reps) < f.count {
 		return fmt.Errorf("interrupted after %d of %d runs", len(reps), f.count)
 	}
 	return nil
+}
+
+// errorsWhy is a failed run's errors in parentheses, the most frequent
+// named, and whether they say the server went away.
+func errorsWhy(rep load.Report) string {
+	why := fmt.Sprintf("(%d errors%s)", rep.Errors, firstError(rep))
+	if gone := rep.ServerWentAway(); gone != "" {
+		why += ": " + gone
+	}
+	return why
 }
 
 func firstError(rep load.Report) string {
@@ -368,7 +392,11 @@ func warnLoad(stderr io.Writer, rep load.Report, pinned bool) {
 		fmt.Fprintf(stderr, "loopbench load: warning: the generator sent its requests %v late at p99 (pacing lag), and the corrected latencies include it: %s\n", sig3(lag), lagCause(rep, pinned))
 	}
 	if rep.Behind {
-		fmt.Fprintf(stderr, "loopbench load: warning: fell behind the schedule (%.0f of %.0f req/s): the server or the generator saturates; pin them apart with -cpu\n", rep.Achieved, rep.Offered)
+		cause := rep.ServerWentAway()
+		if cause == "" {
+			cause = "the server or the generator saturates; pin them apart with -cpu"
+		}
+		fmt.Fprintf(stderr, "loopbench load: warning: fell behind the schedule (%.0f of %.0f req/s): %s\n", rep.Achieved, rep.Offered, cause)
 	}
 	if c := rep.SpinFreeCores(); c >= load.CPUBound*float64(generatorCPUs()) {
 		fmt.Fprintf(stderr, "loopbench load: warning: the generator kept %.2f cores busy (%d CPUs usable): a client this busy measures itself; add generators on other hosts (loopbench merge)\n", c, generatorCPUs())

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -28,7 +30,7 @@ func TestLoadFormats(t *testing.T) {
 	if err := run(append(base, "-format", "table"), &out, &errb); err != nil {
 		t.Fatal(err, errb.String())
 	}
-	if !strings.Contains(out.String(), "200 requests") || !strings.Contains(out.String(), "uncorrected") {
+	if !strings.Contains(out.String(), "200 requests") || !strings.Contains(out.String(), "round trip") {
 		t.Fatalf("table:\n%s", out.String())
 	}
 	out.Reset()
@@ -54,6 +56,32 @@ func TestLoadFormats(t *testing.T) {
 	}
 	if res == nil || res.GetConfig("cpu") == "" {
 		t.Fatalf("benchfmt output:\n%s", out.String())
+	}
+}
+
+// TestLoadSLO: a single run given -slo fails (exit 1) when its corrected
+// p99 (a closed loop's p99) is over it and passes when within, with one
+// verdict line each; without -slo there is none.
+func TestLoadSLO(t *testing.T) {
+	addr := gonet(t)
+	base := []string{"load", "-addr", addr, "-conns", "2", "-size", "64", "-warmup", "0s", "-duration", "5s", "-requests", "100"}
+	verdict := regexp.MustCompile(`(?m)^loopbench load: (corrected )?p99 .*-slo.*$`)
+	for _, c := range []struct {
+		more []string
+		code int
+		line string // the verdict line; "" none
+	}{
+		{[]string{"-slo", "1ns"}, 1, `^loopbench load: p99 \S+ is over -slo 1ns$`},
+		{[]string{"-slo", "1h", "-rate", "2000"}, 0, `^loopbench load: corrected p99 \S+ within -slo 1h0m0s$`},
+		{[]string{"-slo", "1h", "-count", "2"}, 0, `^loopbench load: p99 within -slo 1h0m0s in each of 2 runs \(at most \S+\)$`},
+		{nil, 0, ""},
+	} {
+		out, errs, code := runOut(append(base, c.more...)...)
+		lines := verdict.FindAllString(errs, -1) // warnings may come before it on a busy machine
+		ok := c.line == "" && len(lines) == 0 || len(lines) == 1 && regexp.MustCompile(c.line).MatchString(lines[0])
+		if code != c.code || !ok {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q\n%s", c.more, code, errs, c.code, c.line, out)
+		}
 	}
 }
 
@@ -177,6 +205,38 @@ func TestLoadReportGolden(t *testing.T) {
 			got = withoutMachine(got)
 		}
 		golden(t, "load_"+format+".golden", got)
+	}
+	closed := rep
+	closed.Offered, closed.Uncorrected, closed.PacingLag, closed.Scheduled = 0, rep.Corrected, load.Latencies{}, rep.Answered
+	closed.Errors, closed.TimedOut, closed.Unsent, closed.ErrorTexts = 0, 0, 0, nil
+	var out bytes.Buffer
+	cfg.Rate = 0
+	if err := writeLoad(&out, loadFlags{cfg: cfg, format: "table"}, []load.Report{closed, closed}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "load_closed_table.golden", out.String())
+}
+
+// TestClosedLoopSpectrum: a closed loop's percentile spectrum is one
+// series; an open loop's has corrected and uncorrected.
+func TestClosedLoopSpectrum(t *testing.T) {
+	h := load.NewHistogram()
+	for i := range 1000 {
+		h.RecordValue(int64(1000 + i))
+	}
+	rep := load.Report{CorrectedHist: h, UncorrectedHist: h}
+	for _, rate := range []float64{0, 1000} {
+		dir := t.TempDir()
+		if err := writeSpectrum(dir, load.Config{Label: "x", Conns: 1, Size: 64, Rate: rate}, []load.Report{rep}); err != nil {
+			t.Fatal(err)
+		}
+		svg, err := os.ReadFile(filepath.Join(dir, "latency.svg"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if open := bytes.Contains(svg, []byte("uncorrected")); open != (rate > 0) || rate == 0 && !bytes.Contains(svg, []byte("round trip")) {
+			t.Errorf("rate %v: the spectrum draws uncorrected: %v", rate, open)
+		}
 	}
 }
 

@@ -184,9 +184,11 @@ func writeTable(w io.Writer, cfg load.Config, rep load.Report) error {
 		fmt.Fprintf(w, "the window's %d requests: %d answered, %d timed out (recorded at their time to the timeout), %d failed otherwise, %d unsent at its end (recorded at their lateness then)\n",
 			rep.Scheduled, rep.Answered, rep.TimedOut, rep.Errors-rep.TimedOut, rep.Unsent)
 	}
-	rows := []latencyRow{{"corrected", rep.Corrected}, {"uncorrected", rep.Uncorrected}}
+	// In closed loop each request is sent when it is due, so the corrected
+	// and uncorrected latencies are one measure: one row, and no pacing.
+	rows := []latencyRow{{"round trip", rep.Corrected}}
 	if rep.Offered > 0 {
-		rows = append(rows, latencyRow{"pacing lag", rep.PacingLag})
+		rows = []latencyRow{{"corrected", rep.Corrected}, {"uncorrected", rep.Uncorrected}, {"pacing lag", rep.PacingLag}}
 	}
 	if rep.ReceiveLag.Max > 0 {
 		rows = append(rows, latencyRow{"receive lag", rep.ReceiveLag})
@@ -207,7 +209,10 @@ func writeGeneratorLine(w io.Writer, rep load.Report) error {
 	if rep.Spin > 0 {
 		fmt.Fprintf(w, " (spinning left out: %v spent spinning)", sig3(rep.Spin))
 	}
-	_, err := fmt.Fprintf(w, "; paced by %s; connections busy %.2f of %d on average\n", load.PacingMethod, rep.Concurrency(), rep.Conns)
+	if rep.Offered > 0 {
+		fmt.Fprintf(w, "; paced by %s", load.PacingMethod)
+	}
+	_, err := fmt.Fprintf(w, "; connections busy %.2f of %d on average\n", rep.Concurrency(), rep.Conns)
 	return err
 }
 
@@ -256,6 +261,43 @@ func writeRunsSummary(w io.Writer, reps []load.Report) {
 	if med > 0 {
 		cv = 100 * sd / med
 	}
-	fmt.Fprintf(w, "\nover %d runs: %.0f req/s median (%.0f to %.0f, sd %.1f%%), corrected p99 %v median (%v to %v)\n",
-		len(reps), med, lo, hi, cv, sig3(time.Duration(p99)), sig3(time.Duration(p99lo)), sig3(time.Duration(p99hi)))
+	fmt.Fprintf(w, "\nover %d runs: %.0f req/s median (%.0f to %.0f, sd %.1f%%), %s %v median (%v to %v)\n",
+		len(reps), med, lo, hi, cv, p99Name(reps[0]), sig3(time.Duration(p99)), sig3(time.Duration(p99lo)), sig3(time.Duration(p99hi)))
+}
+
+// p99Name names a run's corrected p99: plain "p99" in closed loop, where
+// corrected and uncorrected are one measure.
+func p99Name(rep load.Report) string {
+	if rep.Offered > 0 {
+		return "corrected p99"
+	}
+	return "p99"
+}
+
+// sloVerdict judges the runs against -slo, when it was given, as a
+// sweep judges a step: the corrected p99 over the SLO fails the command.
+// Within it, one line on stderr says so.
+func sloVerdict(f loadFlags, reps []load.Report, stderr io.Writer) error {
+	if !f.sloSet || len(reps) == 0 {
+		return nil
+	}
+	c := load.Criteria{SLO: f.slo}
+	var worst time.Duration
+	for i, rep := range reps {
+		p99 := rep.Corrected.P99
+		worst = max(worst, p99)
+		if c.Judge(load.FiguresOf(rep, 0)).OverSLO {
+			which := ""
+			if len(reps) > 1 {
+				which = fmt.Sprintf("run %d of %d: ", i+1, len(reps))
+			}
+			return fmt.Errorf("%s%s %v is over -slo %v", which, p99Name(rep), sig3(p99), f.slo)
+		}
+	}
+	if len(reps) > 1 {
+		fmt.Fprintf(stderr, "loopbench load: %s within -slo %v in each of %d runs (at most %v)\n", p99Name(reps[0]), f.slo, len(reps), sig3(worst))
+		return nil
+	}
+	fmt.Fprintf(stderr, "loopbench load: %s %v within -slo %v\n", p99Name(reps[0]), sig3(worst), f.slo)
+	return nil
 }

@@ -53,12 +53,13 @@ func (f loadFlags) sweepConfig() load.SweepConfig {
 func (f loadFlags) criteria() load.Criteria { return load.Criteria{SLO: f.slo, MaxErrors: f.maxErr} }
 
 func sweepVerdict(f loadFlags, sw load.Sweep) error {
-	last := sw.Steps[len(sw.Steps)-1].Report
 	switch {
-	case last.Interrupted:
-		return fmt.Errorf("interrupted in step %d of %d: the output covers the steps before", len(sw.Steps), len(f.rates))
+	case sw.Interrupted && len(sw.Steps) == 0:
+		return fmt.Errorf("interrupted in step 1 of %d: nothing measured", len(f.rates))
+	case sw.Interrupted:
+		return fmt.Errorf("interrupted in step %d of %d, which is left out: the output covers the steps before", len(sw.Steps)+1, len(f.rates))
 	case sw.Steps[0].Report.Requests == 0:
-		return fmt.Errorf("no request completed in the first step (%d errors%s)", sw.Steps[0].Report.Errors, firstError(sw.Steps[0].Report))
+		return fmt.Errorf("no request completed in the first step %s", errorsWhy(sw.Steps[0].Report))
 	}
 	return nil
 }

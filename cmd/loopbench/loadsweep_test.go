@@ -224,6 +224,31 @@ func TestLoadSweepGenerators(t *testing.T) {
 	if want := kneeOf([]float64{200, 400}, []string{js.Steps[0].Verdict, js.Steps[1].Verdict}); js.Knee.Rate != want {
 		t.Fatalf("merged knee %v, want %v from the merged steps' verdicts:\n%s", js.Knee.Rate, want, out)
 	}
+	mergeInterrupted(t, filepath.Join(dir, "g0.json"), filepath.Join(dir, "g1.json"))
+}
+
+// mergeInterrupted marks g1's steps interrupted, as a loopbench that kept
+// an interrupted step in -out wrote them: merge leaves its second step
+// out with one warning, and refuses a first step with one line (exit 2).
+func mergeInterrupted(t *testing.T, g0, g1 string) {
+	b, err := os.ReadFile(g1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	for i := 1; i >= 0; i-- {
+		lines[i] = strings.Replace(lines[i], `"interrupted":false`, `"interrupted":true`, 1)
+		if err := os.WriteFile(g1, []byte(strings.Join(lines, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errs, code := runOut("merge", g0, g1)
+		switch {
+		case i == 1 && (code != 0 || !strings.HasSuffix(errs, "loopbench merge: warning: step 2 was interrupted in g1: the merged sweep ends before it\n") || !strings.Contains(out, "1 steps merged")):
+			t.Fatalf("step 2 interrupted: exit %d\n%s\n%s", code, errs, out)
+		case i == 0 && (code != 2 || errs != "loopbench merge: step 1 was interrupted in g1: no step to merge\n"):
+			t.Fatalf("step 1 interrupted: exit %d, %q", code, errs)
+		}
+	}
 }
 
 // TestReportSweeps: report over the sweeps of two servers and a merged
@@ -262,5 +287,37 @@ func TestReportSweeps(t *testing.T) {
 	}
 	if _, errs, code := runOut("report", "-percentile", "p42", files[0]); code != 2 || !strings.Contains(errs, `-percentile "p42": want one of p50, p90, p99, p99.9, max`) {
 		t.Fatalf("-percentile p42: exit %d, %q", code, errs)
+	}
+}
+
+// TestLoadSweepInterrupted: Ctrl-C in a sweep leaves the step it came in
+// out of the table and -out (no step of zeros), says which, and fails.
+func TestLoadSweepInterrupted(t *testing.T) {
+	addr, dir := gonet(t), t.TempDir()
+	interruptAfter(t, 450*time.Millisecond)
+	outFile := filepath.Join(dir, "s.json")
+	out, errs, code := runOut("load", "-addr", addr, "-conns", "1", "-size", "64", "-warmup", "50ms", "-duration", "200ms", "-timeout", "500ms",
+		"-sweep", "100,200,300,400", "-slo", "1s", "-out", outFile)
+	var k int
+	if _, err := fmt.Sscanf(errs[strings.Index(errs, "interrupted in step "):], "interrupted in step %d of 4", &k); code != 1 || err != nil {
+		t.Fatalf("exit %d, %v\nstderr %s\nstdout %s", code, err, errs, out)
+	}
+	rs, err := readResults(outFile)
+	if k == 1 {
+		if _, serr := os.Stat(outFile); !os.IsNotExist(serr) || out != "" {
+			t.Fatalf("interrupted in step 1: -out %v, stdout %q", serr, out)
+		}
+		return
+	}
+	if err != nil || len(rs) != k-1 {
+		t.Fatalf("interrupted in step %d: -out holds %d steps, %v; want %d", k, len(rs), err, k-1)
+	}
+	for _, r := range rs {
+		if r.Interrupted || r.Requests == 0 {
+			t.Errorf("-out step %d: interrupted %v, %d requests", *r.Step+1, r.Interrupted, r.Requests)
+		}
+	}
+	if !strings.Contains(out, fmt.Sprintf("\nstopped: interrupted in step %d (%d req/s), which is left out\n", k, 100*k)) || !strings.HasPrefix(out, fmt.Sprintf("%s: %d steps", addr, k-1)) {
+		t.Fatalf("table:\n%s", out)
 	}
 }

@@ -26,7 +26,9 @@ the same result twice, results of different labels or message sizes, and
 windows that do not overlap; -force merges them anyway, with a warning.
 Warns when the windows overlap by less than 90% of the longest (start the
 generators with -start-at), when a generator fell behind its schedule,
-and when one kept its CPUs busy (it measures itself).
+and when one kept its CPUs busy (it measures itself). A sweep step some
+generator was interrupted in ends the merged sweep before it, with a
+warning (in the first step: nothing to merge, exit 2).
 
 Exit status: 0 merged; 2 a usage error, a refusal, or a file that is
 missing, has no result or a malformed one (named, in one line; the other

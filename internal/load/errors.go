@@ -15,15 +15,34 @@ type ErrorCount struct {
 	Count int64
 }
 
-// errorLog groups errors by text: one per loop, owned by its thread.
+// errorLog groups errors by text and counts those that say the server
+// went away (serverGone): one per loop, owned by its thread.
 type errorLog struct {
 	byText map[string]int64
 	order  []string
+	gone   int64
 }
 
 func newErrorLog() *errorLog { return &errorLog{byText: map[string]int64{}} }
 
-func (l *errorLog) add(err error) { l.addN(errorText(err), 1) }
+func (l *errorLog) add(err error) {
+	l.addN(errorText(err), 1)
+	if serverGone(err) {
+		l.gone++
+	}
+}
+
+// serverGone reports whether err says the server went away rather than
+// that it was slow: a connection refused, reset, or closed by it (EOF, a
+// broken pipe). A server that dies mid-run leaves these.
+func serverGone(err error) bool {
+	for _, e := range []error{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.EPIPE, io.EOF, io.ErrUnexpectedEOF} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
 
 func (l *errorLog) addN(text string, n int64) {
 	if _, ok := l.byText[text]; !ok {
@@ -37,6 +56,7 @@ func (l *errorLog) merge(o *errorLog) {
 	for _, t := range o.order {
 		l.addN(t, o.byText[t])
 	}
+	l.gone += o.gone
 }
 
 // counts returns the total and the groups, most frequent first.

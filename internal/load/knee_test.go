@@ -198,3 +198,44 @@ func TestParseRates(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepDropsInterruptedStep: a step the context ended in (a report
+// of zeros, or a start never reached) is left out of the steps and the
+// knee, which stays a lower bound: the sweep did not see the server fail.
+func TestSweepDropsInterruptedStep(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	run := func(_ context.Context, cfg Config) (Report, error) {
+		calls++
+		if cfg.Rate == 300 {
+			cancel()
+			return Report{Offered: cfg.Rate, Interrupted: true, Duration: cfg.Duration}, nil
+		}
+		return Report{Offered: cfg.Rate, Achieved: cfg.Rate, Scheduled: 1, Answered: 1, Elapsed: cfg.Duration, Corrected: Latencies{P99: time.Millisecond}}, nil
+	}
+	sc := SweepConfig{Run: Config{Duration: time.Second}, Rates: []float64{100, 200, 300, 400}, Criteria: Criteria{SLO: 10 * time.Millisecond, MaxErrors: 0.01}, run: run}
+	var each []int
+	sw, err := RunSweep(ctx, sc, func(s Step) { each = append(each, s.Index) })
+	if err != nil || calls != 3 || len(sw.Steps) != 2 || len(each) != 2 || !sw.Interrupted || sw.Stop != "interrupted in step 3 (300 req/s), which is left out" {
+		t.Fatalf("%d runs, %d steps, each %v, interrupted %v, stop %q, %v", calls, len(sw.Steps), each, sw.Interrupted, sw.Stop, err)
+	}
+	if sw.Knee.Rate != 200 || !sw.Knee.LowerBound {
+		t.Fatalf("knee %+v: want at least 200 req/s, from the steps measured", sw.Knee)
+	}
+	// Ended before a step starts, or while it waits for its start: no
+	// step, no error.
+	calls = 0
+	sw, err = RunSweep(ctx, sc, nil)
+	if err != nil || calls != 0 || len(sw.Steps) != 0 || !sw.Interrupted || sw.Knee.Rate != 0 {
+		t.Fatalf("cancelled: %d runs, %d steps, interrupted %v, %v", calls, len(sw.Steps), sw.Interrupted, err)
+	}
+	wctx, wcancel := context.WithCancel(context.Background())
+	sc.run = func(context.Context, Config) (Report, error) {
+		wcancel()
+		return Report{Interrupted: true}, errors.New("interrupted while waiting for the start")
+	}
+	if sw, err = RunSweep(wctx, sc, nil); err != nil || !sw.Interrupted || len(sw.Steps) != 0 {
+		t.Fatalf("interrupted waiting: %d steps, interrupted %v, %v", len(sw.Steps), sw.Interrupted, err)
+	}
+}

@@ -123,7 +123,10 @@ type Report struct {
 	Scheduled, Answered, TimedOut, Unsent int64
 	Errors                                int64 // the window's requests that failed (timeouts included)
 	// ErrorTexts groups the errors by text, most frequent first.
-	ErrorTexts  []ErrorCount
+	ErrorTexts []ErrorCount
+	// Gone counts the errors that say the server went away: connections
+	// refused, reset or closed by it (ServerWentAway).
+	Gone        int64
 	Corrected   Latencies // from the intended send time
 	Uncorrected Latencies // from the actual send time (unsent requests have none)
 	// UncorrectedMean is the mean of the uncorrected latencies.
@@ -192,6 +195,17 @@ func (r Report) Cores() float64 {
 		return 0
 	}
 	return r.CPU.Seconds() / r.Wall.Seconds()
+}
+
+// ServerWentAway says, when most of the errors are connections refused,
+// reset or closed by the server (Gone), that the server went away: its
+// figures describe a server that stopped answering, not one that
+// saturated. "" otherwise.
+func (r Report) ServerWentAway() string {
+	if r.Errors == 0 || 2*r.Gone <= r.Errors {
+		return ""
+	}
+	return fmt.Sprintf("the server went away (%d of %d errors are connections refused, reset or closed by it)", r.Gone, r.Errors)
 }
 
 // ErrorRate is the share of the window's requests that failed.

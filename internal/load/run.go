@@ -238,6 +238,7 @@ func (rep Report) merge(ws []*worker) Report {
 		errs.merge(w.errs)
 	}
 	rep.Errors, rep.ErrorTexts = errs.counts()
+	rep.Gone = errs.gone
 	rep.Requests, rep.Answered, rep.TimedOut, rep.Unsent = all.arrived, all.answered, all.timedOut, all.unsent
 	rep.Scheduled, rep.Overflow, rep.Spin = all.scheduled, all.overflow, all.spin
 	rep.CorrectedHist, rep.UncorrectedHist, rep.PacingLagHist, rep.ReceiveLagHist = all.corrected, all.uncorrected, all.lag, all.recvLag

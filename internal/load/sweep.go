@@ -120,6 +120,10 @@ type Sweep struct {
 	Steps []Step
 	Knee  Knee
 	Stop  string // why the sweep ended before its last rate ("" when it ran them all)
+	// Interrupted is set when the context ended during step len(Steps)+1
+	// (or before it started): that step is left out of Steps and of the
+	// knee, its figures covering part of a window at most.
+	Interrupted bool
 }
 
 // Outcomes are the steps as the knee finder sees them.
@@ -148,12 +152,12 @@ const CPUBound = 0.9
 // RunSweep runs the steps in order, calling each after every step,
 // until the last rate, until the server fell behind (achieved below
 // MinAchieved of offered, or corrected p99 over the SLO) on two steps in
-// a row, until a step's errors pass MaxErrors, or until ctx ends. A step
-// the generator was late in (and not CPU-bound: a wake-up delay of the
-// machine, which passes) is measured once more before it counts, unless
-// the sweep is aligned to StartAt (a step's slot cannot hold two). It
-// fails when a step cannot connect; the sweep so far is returned with
-// the error.
+// a row, until a step's errors pass MaxErrors, or until ctx ends (the
+// step it ends in is left out: Sweep.Interrupted). A step the generator
+// was late in (and not CPU-bound: a wake-up delay of the machine, which
+// passes) is measured once more before it counts, unless the sweep is
+// aligned to StartAt (a step's slot cannot hold two). It fails when a
+// step cannot connect; the sweep so far is returned with the error.
 func RunSweep(ctx context.Context, sc SweepConfig, each func(Step)) (Sweep, error) {
 	var sw Sweep
 	if len(sc.Rates) == 0 {
@@ -161,10 +165,18 @@ func RunSweep(ctx context.Context, sc SweepConfig, each func(Step)) (Sweep, erro
 	}
 	failed := 0
 	for i, rate := range sc.Rates {
+		if ctx.Err() != nil {
+			sw.interrupt(i, rate)
+			break
+		}
 		st, err := sc.step(ctx, i, rate, sw.Steps)
 		if err == nil && st.Verdict.Late && !st.Verdict.CPUBound && sc.StartAt.IsZero() && !st.Report.Interrupted {
 			st, err = sc.step(ctx, i, rate, sw.Steps)
 			st.Remeasured = true
+		}
+		if st.Report.Interrupted || err != nil && ctx.Err() != nil {
+			sw.interrupt(i, rate)
+			break
 		}
 		if err != nil {
 			sw.Knee = FindKnee(sw.Outcomes())
@@ -178,7 +190,7 @@ func RunSweep(ctx context.Context, sc SweepConfig, each func(Step)) (Sweep, erro
 			failed = 0
 		}
 		if stop := stopReason(st, failed, sc.Criteria); stop != "" {
-			if i < len(sc.Rates)-1 || st.Report.Interrupted {
+			if i < len(sc.Rates)-1 {
 				sw.Stop = stop
 			}
 			break
@@ -186,6 +198,12 @@ func RunSweep(ctx context.Context, sc SweepConfig, each func(Step)) (Sweep, erro
 	}
 	sw.Knee = FindKnee(sw.Outcomes())
 	return sw, nil
+}
+
+// interrupt ends the sweep in step i, at rate, which is left out.
+func (sw *Sweep) interrupt(i int, rate float64) {
+	sw.Interrupted = true
+	sw.Stop = fmt.Sprintf("interrupted in step %d (%.0f req/s), which is left out", i+1, rate)
 }
 
 // step runs and judges step i at rate, after the steps before.
@@ -221,10 +239,12 @@ func (sc SweepConfig) step(ctx context.Context, i int, rate float64, before []St
 // stopReason says why the sweep stops after st, or "".
 func stopReason(st Step, failed int, c Criteria) string {
 	switch {
-	case st.Report.Interrupted:
-		return "interrupted"
 	case st.Verdict.Errored:
-		return fmt.Sprintf("errors at %.0f req/s passed %.3g%%", st.Report.Offered, 100*c.MaxErrors)
+		stop := fmt.Sprintf("errors at %.0f req/s passed %.3g%%", st.Report.Offered, 100*c.MaxErrors)
+		if gone := st.Report.ServerWentAway(); gone != "" {
+			stop += ": " + gone
+		}
+		return stop
 	case failed >= 2:
 		return fmt.Sprintf("the server fell behind on two steps in a row, the last at %.0f req/s", st.Report.Offered)
 	}

@@ -47,8 +47,9 @@ func IsSweep(rs []Result) (bool, error) {
 // (they step at the same instants, load -sweep -start-at) into one,
 // judged by the sweeps' criteria, the offered and achieved rates summed.
 // The merged sweep ends before the first step some generator did not run
-// (it stopped earlier); a step where any generator was CPU-bound or late
-// limits the knee as in load.FindKnee.
+// (it stopped earlier) or was interrupted in, with a warning (an error
+// when that is the first); a step where any generator was CPU-bound or
+// late limits the knee as in load.FindKnee.
 func MergeSweeps(rs []Result) (MergedSweep, error) {
 	var ms MergedSweep
 	if len(rs) == 0 {
@@ -76,6 +77,13 @@ func MergeSweeps(rs []Result) (MergedSweep, error) {
 		if names := generatorNames(step); !slices.Equal(names, ms.Generators) {
 			ms.Warnings = append(ms.Warnings, fmt.Sprintf("step %d was run by %s, step 1 by %s: the merged sweep ends before it",
 				k+1, strings.Join(names, ", "), strings.Join(ms.Generators, ", ")))
+			break
+		}
+		if names := interrupted(step); names != nil {
+			if k == 0 {
+				return ms, fmt.Errorf("step 1 was interrupted in %s: no step to merge", strings.Join(names, ", "))
+			}
+			ms.Warnings = append(ms.Warnings, fmt.Sprintf("step %d was interrupted in %s: the merged sweep ends before it", k+1, strings.Join(names, ", ")))
 			break
 		}
 		m, err := Merge(step)
@@ -111,6 +119,20 @@ func mergedFigures(m Merged) load.Figures {
 		f.CPUBound = f.CPUBound || r.CPUBound()
 	}
 	return f
+}
+
+// interrupted names the generators whose step was interrupted (by a
+// loopbench that kept such a step in -out): its figures cover part of a
+// window at most, so neither the merged curve nor the knee takes it.
+func interrupted(step []Result) []string {
+	var out []string
+	for _, r := range step {
+		if r.Interrupted {
+			out = append(out, r.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func generatorNames(rs []Result) []string {

@@ -69,3 +69,24 @@ func TestMergeSweepsUneven(t *testing.T) {
 		t.Fatal("steps and a single run mixed")
 	}
 }
+
+// TestMergeSweepsInterrupted: a step a generator was interrupted in
+// (written by a loopbench that kept it) ends the merged sweep before it,
+// with one warning, so the knee is not claimed from it; interrupted in
+// the first step, there is nothing to merge.
+func TestMergeSweepsInterrupted(t *testing.T) {
+	a := sweepOf(t, "a", []float64{1000, 2000, 4000}, []float64{1000, 2000, 4000}, []int64{200, 400, 900})
+	b := sweepOf(t, "b", []float64{1000, 2000, 4000}, []float64{1000, 2000, 0}, []int64{200, 400, 0})
+	b[2].Interrupted, b[2].Requests, b[2].Answered = true, 0, 0
+	ms, err := MergeSweeps(append(a, b...))
+	if err != nil || len(ms.Steps) != 2 || len(ms.Warnings) != 1 || ms.Warnings[0] != "step 3 was interrupted in b: the merged sweep ends before it" {
+		t.Fatalf("%d steps, warnings %q, %v", len(ms.Steps), ms.Warnings, err)
+	}
+	if ms.Knee.Rate != 4000 || !ms.Knee.LowerBound {
+		t.Fatalf("knee %+v: want at least 4000 req/s", ms.Knee)
+	}
+	a[0].Interrupted = true
+	if _, err := MergeSweeps(append(a, b...)); err == nil || err.Error() != "step 1 was interrupted in a: no step to merge" {
+		t.Fatalf("interrupted in the first step: %v", err)
+	}
+}
