@@ -22,20 +22,20 @@ const Python = "/usr/bin/python3"
 // RunPython replays schedules under asyncio with python, in one process,
 // and returns their traces.
 func RunPython(python string, schedules []Schedule) ([][]string, error) {
-	return runScript(python, script, nil, schedules, len(schedules))
+	return runScript(python, "replay.py", script, nil, schedules, len(schedules))
 }
 
 // RunPythonCoord replays coordination schedules under asyncio with
 // python (coord.py after replay.py), in one process, and returns their
 // traces.
 func RunPythonCoord(python string, schedules []CoordSchedule) ([][]string, error) {
-	return runScript(python, script+"\n"+coordScript, []string{"coord"}, schedules, len(schedules))
+	return runScript(python, "coord.py", script+"\n"+coordScript, []string{"coord"}, schedules, len(schedules))
 }
 
-// runScript runs src with args, schedules as JSON on its stdin, and reads
-// n traces from its stdout.
-func runScript(python, src string, args []string, schedules any, n int) ([][]string, error) {
-	in, err := json.Marshal(schedules)
+// runScript runs src (the script name, in errors) with args, input as
+// JSON on its stdin, and reads n traces from its stdout.
+func runScript(python, name, src string, args []string, input any, n int) ([][]string, error) {
+	in, err := json.Marshal(input)
 	if err != nil {
 		return nil, err
 	}
@@ -44,14 +44,14 @@ func runScript(python, src string, args []string, schedules any, n int) ([][]str
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("asyncdiff: %s replay.py %s: %v: %s", python, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("asyncdiff: %s %s %s: %v: %s", python, name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	var traces [][]string
 	if err := json.Unmarshal(out.Bytes(), &traces); err != nil {
-		return nil, fmt.Errorf("asyncdiff: the traces replay.py wrote: %w", err)
+		return nil, fmt.Errorf("asyncdiff: the traces %s wrote: %w", name, err)
 	}
 	if len(traces) != n {
-		return nil, fmt.Errorf("asyncdiff: replay.py wrote %d traces for %d schedules", len(traces), n)
+		return nil, fmt.Errorf("asyncdiff: %s wrote %d traces for %d inputs", name, len(traces), n)
 	}
 	return traces, nil
 }

@@ -1,12 +1,7 @@
 package asyncdiff
 
 import (
-	"bytes"
 	_ "embed"
-	"encoding/json"
-	"fmt"
-	"os/exec"
-	"strings"
 )
 
 //go:embed streams.py
@@ -27,23 +22,5 @@ var StreamScenarios = []string{
 // RunStreamScenarios runs the named scenarios of streams.py under
 // asyncio with python, in one process, and returns their traces.
 func RunStreamScenarios(python string, names []string) ([][]string, error) {
-	in, err := json.Marshal(names)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(python, "-I", "-c", streamsScript)
-	cmd.Stdin = bytes.NewReader(in)
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("asyncdiff: %s streams.py: %v: %s", python, err, strings.TrimSpace(stderr.String()))
-	}
-	var traces [][]string
-	if err := json.Unmarshal(out.Bytes(), &traces); err != nil {
-		return nil, fmt.Errorf("asyncdiff: the traces streams.py wrote: %w", err)
-	}
-	if len(traces) != len(names) {
-		return nil, fmt.Errorf("asyncdiff: streams.py wrote %d traces for %d scenarios", len(traces), len(names))
-	}
-	return traces, nil
+	return runScript(python, "streams.py", streamsScript, nil, names, len(names))
 }
