@@ -61,7 +61,12 @@ func (c Counts) add(d Counts) Counts {
 
 // Parse reads a callgrind output file's event names and its summary (the
 // whole run's totals; the "totals:" line when there is no summary).
-func Parse(r io.Reader) (Counts, error) {
+func Parse(r io.Reader) (Counts, error) { return parse(r, false) }
+
+// parse reads the counts of the summary line, or of the totals line
+// when dump is set: a dump's summary line is 0 when the counts were
+// zeroed since the start, its totals line holds what it counted.
+func parse(r io.Reader, dump bool) (Counts, error) {
 	var events, summary, totals []string
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 1<<24)
@@ -79,7 +84,7 @@ func Parse(r io.Reader) (Counts, error) {
 	if err := sc.Err(); err != nil {
 		return Counts{}, err
 	}
-	if summary == nil {
+	if summary == nil || (dump && totals != nil) {
 		summary = totals
 	}
 	if events == nil || summary == nil {
