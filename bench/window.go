@@ -1,38 +1,12 @@
 package bench
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-
-	"github.com/loopbench/loopbench/internal/valgrind"
-)
-
-// WindowPrefix starts the reason of each counted window's callgrind dump:
-// "loopbench-window N=<n> <name>".
-const WindowPrefix = "loopbench-window"
-
-// WindowReason is the dump reason of name's window at n operations.
-func WindowReason(name string, n int) string {
-	return fmt.Sprintf("%s N=%d %s", WindowPrefix, n, name)
-}
-
-// ParseWindowReason reads a reason WindowReason wrote.
-func ParseWindowReason(reason string) (name string, n int, ok bool) {
-	rest, ok := strings.CutPrefix(reason, WindowPrefix+" N=")
-	if !ok {
-		return "", 0, false
-	}
-	count, name, ok := strings.Cut(rest, " ")
-	n, err := strconv.Atoi(count)
-	return name, n, ok && err == nil && name != ""
-}
+import "github.com/loopbench/loopbench/internal/valgrind"
 
 // Counted runs run(t, n) and, when the process runs under callgrind
 // (started with --instr-atstart=no) and n > 1, counts exactly what t
 // times: instrumentation runs from the start of run up to StopTimer and
 // again from StartTimer, ResetTimer zeroes the counts, and at the end the
-// counts are dumped under WindowReason(name, n). Setup before run and
+// counts are dumped under valgrind.WindowReason(name, n). Setup before run and
 // testing's b.N = 1 pass run uninstrumented and are not counted. Natively
 // it is run(t, n).
 func Counted(t Timer, name string, n int, run func(Timer, int) error) error {
@@ -46,7 +20,7 @@ func Counted(t Timer, name string, n int, run func(Timer, int) error) error {
 	if w.on {
 		valgrind.StopInstrumentation()
 	}
-	valgrind.DumpStatsAt(WindowReason(name, n))
+	valgrind.DumpStatsAt(valgrind.WindowReason(name, n))
 	return err
 }
 

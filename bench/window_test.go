@@ -48,21 +48,6 @@ func TestWindowPassesThrough(t *testing.T) {
 	}
 }
 
-// TestWindowReason: a reason reads back as the name and count it was
-// written with; other dumps' reasons do not read.
-func TestWindowReason(t *testing.T) {
-	name := "Timers/ready=ringbuffer/timers=heap4ary/selector=epoll/op=schedule-fire/p=1000"
-	got, n, ok := ParseWindowReason(WindowReason(name, 1234))
-	if !ok || got != name || n != 1234 {
-		t.Fatalf("read %q %d %v", got, n, ok)
-	}
-	for _, r := range []string{"", "Program termination", WindowPrefix + " N=x X", WindowPrefix + " N=3", WindowPrefix + " N=3 "} {
-		if _, _, ok := ParseWindowReason(r); ok {
-			t.Errorf("%q read as a window", r)
-		}
-	}
-}
-
 // TestShortSet: the pull-request set is the full set without the Go
 // runtime's baselines and the cases sized 10⁶, and keeps the rest.
 func TestShortSet(t *testing.T) {

@@ -1,4 +1,4 @@
-package valgrind
+package valgrind_test
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/loopbench/loopbench/internal/callgrind"
+	"github.com/loopbench/loopbench/internal/valgrind"
 )
 
 // helperEnv makes the test binary the program counted under callgrind.
@@ -44,23 +45,23 @@ const setupOps = 20_000_000
 func windows() {
 	spin(setupOps)
 	for _, n := range []int{1000, 4000} {
-		ZeroStats()
-		StartInstrumentation()
+		valgrind.ZeroStats()
+		valgrind.StartInstrumentation()
 		spin(n)
-		StopInstrumentation()
-		DumpStatsAt(fmt.Sprintf("window n=%d", n))
+		valgrind.StopInstrumentation()
+		valgrind.DumpStatsAt(fmt.Sprintf("window n=%d", n))
 	}
 }
 
 // TestNative: outside valgrind every request returns at once and Running
 // is false.
 func TestNative(t *testing.T) {
-	ZeroStats()
-	StartInstrumentation()
-	StopInstrumentation()
-	DumpStatsAt("native")
-	DumpStats()
-	if Running() {
+	valgrind.ZeroStats()
+	valgrind.StartInstrumentation()
+	valgrind.StopInstrumentation()
+	valgrind.DumpStatsAt("native")
+	valgrind.DumpStats()
+	if valgrind.Running() {
 		t.Fatal("Running outside valgrind")
 	}
 }
@@ -70,7 +71,7 @@ func TestNative(t *testing.T) {
 // (4000 iterations count 4 times 1000, within 1 %) and none of the setup
 // (20 M iterations).
 func TestWindowUnderCallgrind(t *testing.T) {
-	if !Supported {
+	if !valgrind.Supported {
 		t.Skip("client requests are written for amd64 and arm64 only: the window is not checked")
 	}
 	vg, err := exec.LookPath("valgrind")
@@ -106,5 +107,20 @@ func TestWindowUnderCallgrind(t *testing.T) {
 	}
 	if ir[4000] > setupOps/100 {
 		t.Errorf("window of 4000 counted %v instructions: the setup's %d iterations leaked in", ir[4000], setupOps)
+	}
+}
+
+// TestWindowReason: a reason reads back as the name and count it was
+// written with; other dumps' reasons do not read.
+func TestWindowReason(t *testing.T) {
+	name := "Timers/ready=ringbuffer/timers=heap4ary/selector=epoll/op=schedule-fire/p=1000"
+	got, n, ok := valgrind.ParseWindowReason(valgrind.WindowReason(name, 1234))
+	if !ok || got != name || n != 1234 {
+		t.Fatalf("read %q %d %v", got, n, ok)
+	}
+	for _, r := range []string{"", "Program termination", valgrind.WindowPrefix + " N=x X", valgrind.WindowPrefix + " N=3", valgrind.WindowPrefix + " N=3 "} {
+		if _, _, ok := valgrind.ParseWindowReason(r); ok {
+			t.Errorf("%q read as a window", r)
+		}
 	}
 }
