@@ -4,19 +4,29 @@
 // gate on them decides changes of a percent on a shared runner where wall
 // time moves 10-40 %.
 //
-// A benchmark runs in its own process under
+// Benchmarks run under
 //
 //	valgrind --tool=callgrind --cache-sim=yes --collect-systime=nsec
+//	         --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64
 //
-// with GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1 (callgrind asserts
-// on Go's preemption signal; one P and no collector keep the process's
-// path the same run to run), at two iteration counts: per operation is the
-// difference of the two processes' counts over the difference of their
-// counts, so the process's start, the setup and testing's first b.N=1
-// run cancel out. One process per benchmark and count, not client
-// requests around the benchmark loop: it works on any module's benchmarks
-// unchanged, and callgrind's toggle-collect on a Go function follows
-// goroutine switches badly.
+// (fixed simulated caches, so est-cycles compare between runners) with
+// GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1 (callgrind asserts on
+// Go's preemption signal; one P and no collector keep the process's path
+// the same run to run). Two methods:
+//
+//   - Windows, for a binary whose harness brackets each benchmark's timed
+//     loop with client requests (loopbench's bench.Counted, HasWindows):
+//     callgrind starts with instrumentation off (--instr-atstart=no), the
+//     harness counts only what the benchmark's timer times and dumps it
+//     under the benchmark's name and N; per op is the window's count over
+//     N. Init, setup and the b.N = 1 pass run uninstrumented, and several
+//     benchmarks of one N share a process, one dump each.
+//   - The difference of two processes, for any other module's benchmarks,
+//     unchanged: a process per benchmark at two iteration counts, per op
+//     the difference of their counts over the difference of the counts,
+//     so the process's start, the setup and the b.N = 1 run cancel out.
+//
+// Repeats that disagree are counted again, up to Options.MaxRepeat.
 package callgrind
 
 import (
