@@ -31,23 +31,28 @@ type window struct {
 	on bool
 }
 
+// ResetTimer resets the timer, then zeroes the counts.
 func (w *window) ResetTimer() {
 	w.Timer.ResetTimer()
 	valgrind.ZeroStats()
 }
 
+// StartTimer starts the timer, then counting: the timer's own work
+// (testing.B reads the memory statistics, stopping the world) is not
+// counted.
 func (w *window) StartTimer() {
+	w.Timer.StartTimer()
 	if !w.on {
 		valgrind.StartInstrumentation()
 		w.on = true
 	}
-	w.Timer.StartTimer()
 }
 
+// StopTimer stops counting, then the timer.
 func (w *window) StopTimer() {
-	w.Timer.StopTimer()
 	if w.on {
 		valgrind.StopInstrumentation()
 		w.on = false
 	}
+	w.Timer.StopTimer()
 }
