@@ -22,6 +22,7 @@ import (
 const gateUsage = `usage: loopbench gate [-base REV] [-head REV] [flags]
        loopbench gate -aa [-head REV] [-write-floor FILE] [flags]
        loopbench gate -metric instructions [-base REV | -baseline FILE] [-head REV] [-save FILE] [flags]
+       loopbench gate -metric instructions -save-only FILE [-head REV] [flags]
 
 Measures the benchmarks of two revisions of a Go module and decides
 whether head regressed against base. Run it inside a git checkout; REV is
@@ -72,7 +73,8 @@ is undecided (exit 3), never passed. -short runs the benchmarks with
 -test.short (loopbench's pull-request set). Counts do not move with the
 machine's load, so -j processes run at once and -min-effect defaults to
 1%. The files carry "Unit ... assume=exact" lines. -save FILE keeps
-head's counts with their iteration counts; -baseline FILE judges head
+head's counts with their iteration counts (-save-only FILE counts head
+alone, no verdict: what a push to main saves); -baseline FILE judges head
 against such a file without building a base, counts head at the
 baseline's iterations, and refuses one from another GOARCH, CPU model,
 Go, valgrind, method or set of flags. valgrind missing is exit 2.
@@ -212,7 +214,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	}
 	printGateHeader(stdout, g, res)
 	if g.instr.on() {
-		if err := g.instr.finish(stdout, res); err != nil {
+		if err := g.instr.finish(stdout, res); err != nil || g.instr.done() {
 			return err
 		}
 	}

@@ -17,6 +17,7 @@ import (
 // instrFlags are gate's flags of the instructions metric.
 type instrFlags struct {
 	metric, maxSpread, save, baseline string
+	saveOnly                          string
 	repeat, maxRepeat, jobs           int
 	short                             bool
 	spread                            float64
@@ -30,6 +31,7 @@ func (f *instrFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.jobs, "j", runtime.NumCPU(), "instructions: processes under callgrind at once (counts do not care about load)")
 	fs.StringVar(&f.maxSpread, "max-spread", "0.5%", "instructions: the largest spread of a benchmark's repeats that is still deterministic")
 	fs.StringVar(&f.save, "save", "", "instructions: also write head's counts to this file, a later -baseline")
+	fs.StringVar(&f.saveOnly, "save-only", "", "instructions: count head alone and write its counts to this file, a later -baseline; no base side, no verdict (what a push to main saves)")
 	fs.StringVar(&f.baseline, "baseline", "", "instructions: compare head with this saved file instead of measuring a base revision")
 }
 
@@ -40,7 +42,7 @@ func (f *instrFlags) on() bool { return f.metric == "instructions" }
 func (f *instrFlags) check(g *gateFlags, set map[string]bool) error {
 	switch f.metric {
 	case "wall":
-		for _, name := range []string{"repeat", "max-repeat", "short", "j", "max-spread", "save", "baseline"} {
+		for _, name := range []string{"repeat", "max-repeat", "short", "j", "max-spread", "save", "save-only", "baseline"} {
 			if set[name] {
 				return usageError{fmt.Sprintf("-%s applies to -metric instructions", name)}
 			}
@@ -63,6 +65,8 @@ func (f *instrFlags) check(g *gateFlags, set map[string]bool) error {
 		return usageError{fmt.Sprintf("-j %d: want at least 1", f.jobs)}
 	case f.baseline != "" && (set["base"] || g.aa):
 		return usageError{"-baseline stands for the base side: drop -base and -aa"}
+	case f.saveOnly != "" && (set["base"] || g.aa || f.baseline != "" || f.save != ""):
+		return usageError{"-save-only counts head alone: drop -base, -aa, -baseline and -save"}
 	case g.writeFloor != "":
 		return usageError{"-write-floor applies to wall time: counts need no noise floor"}
 	}
@@ -86,10 +90,18 @@ func (f *instrFlags) apply(cfg *gate.Config) {
 	if f.baseline != "" {
 		cfg.Baseline, cfg.AA = f.baseline, true // one binary built: head's
 	}
+	if f.saveOnly != "" {
+		cfg.HeadOnly, cfg.AA = true, true
+	}
 }
 
 // header prints what an instruction gate compared and how it counted.
 func (f *instrFlags) header(w io.Writer, g gateFlags, res *gate.Result) {
+	if f.saveOnly != "" {
+		fmt.Fprintf(w, "gate: head %s (%s) counted alone for -save-only, instructions under callgrind of -bench %q\n", orTree(res.Head.Rev), short(res.Head.Commit), g.bench)
+		fmt.Fprintf(w, "files: %s\n\n", res.Head.Path)
+		return
+	}
 	set := "full set"
 	if f.short {
 		set = "-short set"
@@ -108,6 +120,9 @@ func (f *instrFlags) header(w io.Writer, g gateFlags, res *gate.Result) {
 // head's counts when asked. When no benchmark was counted there is
 // nothing to judge: exit 3.
 func (f *instrFlags) finish(w io.Writer, res *gate.Result) error {
+	if f.saveOnly != "" {
+		return f.saveHead(w, res, f.saveOnly)
+	}
 	if n := len(res.Nondeterministic); n > 0 {
 		fmt.Fprintf(w, "counts that disagree (%d: repeats differ by more than -max-spread %s after up to -max-repeat %d counts; judged on their ranges):\n", n, f.maxSpread, f.maxRepeat)
 		for _, x := range res.Nondeterministic {
@@ -122,16 +137,27 @@ func (f *instrFlags) finish(w io.Writer, res *gate.Result) error {
 	if f.save == "" {
 		return nil
 	}
+	return f.saveHead(w, res, f.save)
+}
+
+// saveHead copies head's counts to path.
+func (f *instrFlags) saveHead(w io.Writer, res *gate.Result, path string) error {
 	b, err := os.ReadFile(res.Head.Path)
 	if err == nil {
-		err = os.WriteFile(f.save, b, 0o644)
+		_, err = benchdata.ReadFile(res.Head.Path, nil)
+	}
+	if err == nil {
+		err = os.WriteFile(path, b, 0o644)
 	}
 	if err != nil {
-		return exitError{2, fmt.Errorf("-save: %w", err)}
+		return exitError{2, fmt.Errorf("saving head's counts: %w", err)}
 	}
-	fmt.Fprintf(w, "saved: %s\n", f.save)
+	fmt.Fprintf(w, "saved: %s\n", path)
 	return nil
 }
+
+// done says the gate ends after finish: -save-only judges nothing.
+func (f *instrFlags) done() bool { return f.saveOnly != "" }
 
 // baseName names the base side: the revision, or the saved baseline.
 func baseName(res *gate.Result, g gateFlags) string {

@@ -42,6 +42,11 @@ func TestGateInstructions(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "REGRESSION Work instructions/op") {
 		t.Fatalf("against the saved baseline: exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
+	only := filepath.Join(r.Dir, "head-counts.txt")
+	out, errs, code = runOut("gate", "-metric", "instructions", "-pkg", ".", "-bench", "Work", "-benchtime", "20000x", "-save-only", only, "-head", head, "-out", filepath.Join(r.Dir, "only"))
+	if code != 0 || strings.Count(readFile(t, only), "BenchmarkWork ") != 2 || fileExists(filepath.Join(r.Dir, "only", "base.txt")) {
+		t.Fatalf("-save-only: exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
 	clock := r.CommitClockWork()
 	out, errs, code = runOut("gate", "-metric", "instructions", "-pkg", ".", "-bench", "Clock", "-benchtime", "300x", "-max-repeat", "3", "-aa", "-head", clock, "-out", filepath.Join(r.Dir, "clock"))
 	if !strings.Contains(out, "counts that disagree (2: ") || !strings.Contains(out, "Clock spread") ||
@@ -65,6 +70,27 @@ func TestGateInstructionsWithoutValgrind(t *testing.T) {
 	_, errs, code := runOut("gate", "-metric", "instructions", "-aa", "-pkg", ".", "-out", filepath.Join(r.Dir, "x"))
 	if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "valgrind is not installed (Debian package valgrind)") {
 		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// TestGateInstructionsFlags: -repeat 1 cannot see counts that disagree,
+// and -save-only counts head alone: both refused in one line, exit 2.
+func TestGateInstructionsFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-repeat", "1"},
+		{"-repeat", "3", "-max-repeat", "2"},
+		{"-save-only", "x.txt", "-base", "HEAD~1"},
+		{"-save-only", "x.txt", "-aa"},
+	} {
+		_, errs, code := runOut(append([]string{"gate", "-metric", "instructions"}, args...)...)
+		if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, args[len(args)-2]) && !strings.Contains(errs, args[0]) {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
 	}
 }
 

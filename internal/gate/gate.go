@@ -44,6 +44,9 @@ type Config struct {
 	// Baseline is a head file of an earlier instruction gate that stands
 	// for the base side, which is then not measured.
 	Baseline string
+	// HeadOnly counts head alone (the instructions metric), for a saved
+	// baseline: no base side, no verdict.
+	HeadOnly bool
 	// Short runs the binaries with -test.short (the instructions metric):
 	// loopbench's pull-request set.
 	Short bool

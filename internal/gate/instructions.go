@@ -74,7 +74,7 @@ func runInstructions(ctx context.Context, cfg Config, res *Result, sides []*Side
 func writeSides(cfg Config, run [][2]string, sides []*Side, results []callgrind.Result, owner []*Side, partial bool, res *Result) (int, error) {
 	written := 0
 	for _, s := range sides {
-		if s.err != nil || (s.Name == "base" && cfg.Baseline != "") {
+		if !measured(cfg, s) {
 			continue
 		}
 		var mine []callgrind.Result
@@ -109,7 +109,7 @@ func listTasks(ctx context.Context, cfg Config, sides []*Side) ([]callgrind.Task
 	bins := map[*Side]callgrind.Binary{}
 	window := true
 	for _, s := range sides {
-		if s.err != nil || (s.Name == "base" && cfg.Baseline != "") {
+		if !measured(cfg, s) {
 			continue
 		}
 		b := callgrind.Binary{Path: s.Binary, Dir: s.dir, Window: callgrind.HasWindows(s.Binary)}
@@ -150,6 +150,13 @@ func listTasks(ctx context.Context, cfg Config, sides []*Side) ([]callgrind.Task
 		}
 	}
 	return tasks, owner, method, nil
+}
+
+// measured says side s is counted: it built, and it is not the base
+// side of a gate against a saved baseline or of one that counts head
+// alone.
+func measured(cfg Config, s *Side) bool {
+	return s.err == nil && !(s.Name == "base" && (cfg.Baseline != "" || cfg.HeadOnly))
 }
 
 // taskIters are the iteration counts of a benchmark that ran n iterations
@@ -199,7 +206,8 @@ func runConfig(cfg Config, v callgrind.Valgrind, method string) [][2]string {
 	return append(cfg.Machine[:len(cfg.Machine):len(cfg.Machine)],
 		[2]string{"metric", "instructions"},
 		[2]string{"valgrind", v.Version},
-		[2]string{"callgrind", fmt.Sprintf("%s method=%s set=%s", flags, method, set)})
+		[2]string{"callgrind", fmt.Sprintf("%s method=%s", flags, method)},
+		[2]string{"set", set}) // not a baseline key: a -short head compares with a full baseline
 }
 
 // writeCounts writes side s's counts, one line per benchmark and repeat:
