@@ -103,3 +103,34 @@ func TestWriteSidesKeepsWhatWasMeasured(t *testing.T) {
 		}
 	}
 }
+
+// TestBaselineIters: head is counted at a saved baseline's iteration
+// counts: each benchmark's iterations read back from the file writeCounts
+// wrote, as a window's count or a difference's two.
+func TestBaselineIters(t *testing.T) {
+	dir := t.TempDir()
+	s := &Side{Name: "head", Commit: "c", Path: filepath.Join(dir, "head.txt")}
+	rs := []callgrind.Result{
+		{Task: callgrind.Task{Name: "A/p=1000", Iters: [2]int{0, 20000}}, PerOp: []callgrind.Counts{{Ir: 10}, {Ir: 10}}},
+		{Task: callgrind.Task{Name: "B", Iters: callgrind.IterCounts(500)}, PerOp: []callgrind.Counts{{Ir: 10}, {Ir: 10}}},
+	}
+	if err := writeCounts(s, nil, rs, &Result{}); err != nil {
+		t.Fatal(err)
+	}
+	iters, err := baselineIters(s.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iters["A/p=1000"] != 20000 || iters["B"] != 500 || len(iters) != 2 {
+		t.Fatalf("iterations %v", iters)
+	}
+	if got := taskIters(true, iters["A/p=1000"]); got != [2]int{0, 20000} {
+		t.Errorf("window at the baseline's 20000: %v", got)
+	}
+	if got := taskIters(false, iters["B"]); got != rs[1].Iters {
+		t.Errorf("difference at the baseline's 500: %v, want %v", got, rs[1].Iters)
+	}
+	if _, err := baselineIters(filepath.Join(dir, "missing.txt")); err == nil {
+		t.Error("a missing baseline read")
+	}
+}
