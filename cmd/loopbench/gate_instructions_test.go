@@ -18,37 +18,41 @@ func needValgrind(t *testing.T) {
 
 // TestGateInstructions: on a throwaway module (counted by the difference
 // of two processes: it issues no client requests), 2 % more instructions
-// per operation (steps 1000 -> 1020) is exit 1, named; the same revision
-// twice is exit 0; a benchmark whose work follows the clock is re-counted
-// up to -max-repeat and reported with its spread; a saved baseline stands
-// for the base.
+// per operation (steps 1000 -> 1020) is exit 1, named; the saved counts of
+// that head stand for the base of a later gate, which finds the old
+// revision 2 % better; the same revision twice is exit 0; -save-only
+// counts one side; a benchmark whose work follows the clock is re-counted
+// up to -max-repeat and reported with its spread.
 func TestGateInstructions(t *testing.T) {
 	needValgrind(t)
 	r := gatetest.New(t)
 	base := r.CommitWork("1000")
 	head := r.CommitWork("1020")
 	t.Chdir(r.Dir)
-	args := []string{"gate", "-metric", "instructions", "-pkg", ".", "-bench", "Work", "-benchtime", "20000x", "-j", "2", "-repeat", "5"}
-	out, errs, code := runOut(append(args, "-base", base, "-head", head, "-out", filepath.Join(r.Dir, "ab"))...)
+	gate := func(dir string, more ...string) (string, string, int) {
+		args := []string{"gate", "-metric", "instructions", "-pkg", ".", "-benchtime", "5000x", "-j", "2", "-out", filepath.Join(r.Dir, dir)}
+		return runOut(append(args, more...)...)
+	}
+	saved := filepath.Join(r.Dir, "head-counts.txt")
+	out, errs, code := gate("ab", "-bench", "Work", "-repeat", "5", "-base", base, "-head", head, "-save", saved)
 	if code != 1 || !strings.Contains(out, "REGRESSION Work instructions/op +") {
 		t.Fatalf("2%% more instructions: exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
-	saved := filepath.Join(r.Dir, "base-counts.txt")
-	out, errs, code = runOut(append(args, "-base", base, "-head", base, "-save", saved, "-out", filepath.Join(r.Dir, "aa"))...)
+	out, errs, code = gate("bl", "-bench", "Work", "-repeat", "5", "-baseline", saved, "-head", base)
+	if code != 0 || !strings.Contains(out, "2 improved, 0 regressed") || strings.Count(readFile(t, saved), "BenchmarkWork ") != 5 {
+		t.Fatalf("against the saved baseline: exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
+	out, errs, code = gate("aa", "-bench", "Work", "-aa", "-head", base)
 	if code != 0 || strings.Contains(out, "REGRESSION") {
 		t.Fatalf("A/A: exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
-	out, errs, code = runOut(append(args, "-baseline", saved, "-head", head, "-out", filepath.Join(r.Dir, "bl"))...)
-	if code != 1 || !strings.Contains(out, "REGRESSION Work instructions/op") {
-		t.Fatalf("against the saved baseline: exit %d\nstderr %s\nstdout %s", code, errs, out)
-	}
-	only := filepath.Join(r.Dir, "head-counts.txt")
-	out, errs, code = runOut("gate", "-metric", "instructions", "-pkg", ".", "-bench", "Work", "-benchtime", "20000x", "-save-only", only, "-head", head, "-out", filepath.Join(r.Dir, "only"))
+	only := filepath.Join(r.Dir, "only-counts.txt")
+	out, errs, code = gate("only", "-bench", "Work", "-save-only", only, "-head", head)
 	if code != 0 || strings.Count(readFile(t, only), "BenchmarkWork ") != 2 || fileExists(filepath.Join(r.Dir, "only", "base.txt")) {
 		t.Fatalf("-save-only: exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
 	clock := r.CommitClockWork()
-	out, errs, code = runOut("gate", "-metric", "instructions", "-pkg", ".", "-bench", "Clock", "-benchtime", "300x", "-max-repeat", "3", "-aa", "-head", clock, "-out", filepath.Join(r.Dir, "clock"))
+	out, errs, code = gate("clock", "-bench", "Clock", "-benchtime", "300x", "-max-repeat", "3", "-aa", "-head", clock)
 	if !strings.Contains(out, "counts that disagree (2: ") || !strings.Contains(out, "Clock spread") ||
 		!strings.Contains(out, "the difference of two processes") || strings.Count(readFile(t, filepath.Join(r.Dir, "clock", "head.txt")), "BenchmarkClock ") != 3 {
 		t.Fatalf("clock-dependent: exit %d\nstderr %s\nstdout %s", code, errs, out)
