@@ -3,6 +3,7 @@ package bench_test
 import (
 	"flag"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/loopbench/loopbench/bench"
@@ -27,7 +28,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// runWorkload runs the matrix's cases of workload w as sub-benchmarks. A
+// runWorkload runs the matrix's cases of workload w as sub-benchmarks
+// (with -test.short the pull-request set, see bench.Options.Short), each
+// pass counted in a callgrind window when run under callgrind (see
+// bench.Counted). A
 // case's setup (a loop with 10⁶ timers, 9990 socketpairs, dialled clients)
 // is made once, on its first run, and shared by the runs the framework
 // makes with growing b.N; it is closed after the last.
@@ -35,7 +39,7 @@ func runWorkload(b *testing.B, w string) {
 	if *matrix != "all" && *matrix != "varied" {
 		b.Fatalf("-matrix %q: want varied or all", *matrix)
 	}
-	cases := bench.Cases(bench.Options{Workloads: []string{w}, Every: *matrix == "all"})
+	cases := bench.Cases(bench.Options{Workloads: []string{w}, Every: *matrix == "all", Short: testing.Short()})
 	if *orderSeed != 0 {
 		cases = bench.Shuffle(cases, *orderSeed, 0)
 	}
@@ -54,7 +58,7 @@ func runWorkload(b *testing.B, w string) {
 				run, cleanup = r, cl
 			}
 			b.ReportAllocs()
-			if err := run(b, b.N); err != nil {
+			if err := bench.Counted(b, strings.TrimPrefix(b.Name(), "Benchmark"), b.N, run); err != nil {
 				b.Fatal(err)
 			}
 		})

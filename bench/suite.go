@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/loopbench/loopbench"
@@ -54,6 +55,10 @@ type Options struct {
 	// runs on the variants that differ in the part it exercises, the other
 	// parts at their defaults, which is a quarter of the time or less.
 	Every bool
+	// Short is the pull-request set: without the cases sized 10⁶ and the
+	// Go runtime's baselines (impl=...), which a change of loopbench
+	// cannot make slower and which take most of the time.
+	Short bool
 }
 
 // Cases returns the matrix: each workload on every variant (o.Every) or on
@@ -101,7 +106,24 @@ func Cases(o Options) []Case {
 	if want("Wakeup") {
 		wakeupCases(o, add)
 	}
+	if o.Short {
+		cs = slices.DeleteFunc(cs, nightlyOnly)
+	}
 	return cs
+}
+
+// nightlyOnly says c is left out of the pull-request set: a Go runtime
+// baseline, or a case sized 10⁶.
+func nightlyOnly(c Case) bool {
+	if strings.HasPrefix(c.Variant, "impl=") {
+		return true
+	}
+	for _, kv := range strings.Split(c.Params, "/") {
+		if _, v, _ := strings.Cut(kv, "="); v == "1000000" {
+			return true
+		}
+	}
+	return false
 }
 
 // variants returns the configs of o.Variants (or all) whose parts other

@@ -21,6 +21,7 @@ import (
 const gateUsage = `usage: loopbench gate [-base REV] [-head REV] [flags]
        loopbench gate -aa [-head REV] [-write-floor FILE] [flags]
        loopbench gate -metric instructions [-base REV | -baseline FILE] [-head REV] [-save FILE] [flags]
+       loopbench gate -metric instructions -save-only FILE [-head REV] [flags]
 
 Measures the benchmarks of two revisions of a Go module and decides
 whether head regressed against base. Run it inside a git checkout; REV is
@@ -53,23 +54,36 @@ unit, the upper 95 % bootstrap quantile of the A/A delta (the change such
 rounds show by chance in 1 A/A run of 20). It needs -count 8 or more and
 writes nothing after an undecided run.
 
--metric instructions counts instead of timing: each benchmark runs in its
-own process under valgrind's callgrind (GOMAXPROCS=1 GOGC=off
-GODEBUG=asyncpreemptoff=1, --cache-sim=yes --collect-systime=nsec) at two
-iteration counts, n/10 and n/10+n where n is what go test runs natively in
--benchtime (default 20ms here), and per op is the difference over n:
+-metric instructions counts instead of timing, under valgrind's callgrind
+(GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1, --cache-sim=yes
+--collect-systime=nsec, simulated caches pinned to --I1=32768,8,64
+--D1=32768,8,64 --LL=8388608,16,64 so counts compare between runners).
+A binary whose harness issues loopbench's client requests (./bench) is
+counted by windows: callgrind starts with instrumentation off, each
+benchmark's timed b.N loop alone is counted and dumped, up to 12
+benchmarks share a process, and per op is the window's count over N (n,
+what go test runs natively in -benchtime, default 20ms here, rounded
+down to 1, 2 or 5 x 10^k). Any other module's benchmarks are counted by
+the difference of two processes per benchmark, at n/10 and n/10+n
+iterations, over n. The header says which method a run used. Per op:
 instructions/op, est-cycles/op (L1 hits + 5 x last-level hits + 35 x
-memory accesses of callgrind's cache model, as iai-callgrind),
-syscalls/op (judged only where the repeats agree), and B/op and
-allocs/op from the benchmark. Each count runs -repeat times; a benchmark
-whose repeats differ by more than -max-spread is listed as not
-deterministic here and not judged. Counts do not move with the machine's
-load, so -j processes run at once and -min-effect defaults to 1%. The
-files carry "Unit ... assume=exact" lines: compare, report and benchstat
-read them as exact; gate.txt holds both sides, as for wall time. -save
-FILE keeps head's counts; -baseline FILE judges head against such a file
-without building a base, and refuses one from another GOARCH, Go,
-valgrind or set of flags. valgrind missing is exit 2.
+memory accesses of the cache model, as iai-callgrind), syscalls/op
+(where the repeats agree), and B/op and allocs/op from the benchmark.
+Each benchmark is counted -repeat times (2 or more); one whose counts
+differ by more than -max-spread on either side is counted again on both,
+up to -max-repeat, and every count is a sample: the verdict judges
+exact counts that disagree on their ranges, and what it cannot decide
+is undecided (exit 3), never passed. -short runs the benchmarks with
+-test.short (loopbench's pull-request set). Counts do not move with the
+machine's load, so -j processes run at once and -min-effect defaults to
+1%. The files carry "Unit ... assume=exact" lines: compare, report and
+benchstat read them as exact; gate.txt holds both sides, as for wall
+time. -save FILE keeps
+head's counts with their iteration counts (-save-only FILE counts head
+alone, no verdict: what a push to main saves); -baseline FILE judges head
+against such a file without building a base, counts head at the
+baseline's iterations, and refuses one from another GOARCH, CPU model,
+Go, valgrind, method or set of flags. valgrind missing is exit 2.
 Counts see no kernel time and are not seconds.
 
 -min-count N makes the wall-time gate sequential: it decides first after
@@ -89,12 +103,13 @@ benchmarks, a -bench matching nothing at any level, a failed build or
 benchmark run, an interrupt; what each side's file holds is printed and
 kept in DIR; a gate that measured nothing leaves no DIR); 3 undecided:
 too few rounds to decide at the corrected level with -require-equivalence
-(the message says how many would do), counts whose repeats disagree
-across the minimum effect, or no benchmark deterministic under callgrind.
+(the message says how many would do), counts the verdict cannot decide
+(no decided regression; the summary counts the undecided), or no
+benchmark counted under callgrind.
 
 Examples:
   loopbench gate -bench 'CallSoon|Timers' -count 10
-  loopbench gate -metric instructions -base origin/main -bench 'CallSoon|Timers' 
+  loopbench gate -metric instructions -base origin/main -bench 'CallSoon|Timers' -short
   loopbench gate -base origin/main -head HEAD -bench . -benchtime 100ms
   loopbench gate -aa -bench CallSoon -count 10 -write-floor floors.txt
   loopbench gate -base v1.2.0 -pkg ./internal/codec -floor floors.txt
@@ -222,7 +237,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	}
 	printGateHeader(w, g, res)
 	if g.instr.on() {
-		if err := g.instr.finish(w, res); err != nil {
+		if err := g.instr.finish(w, res); err != nil || g.instr.done() {
 			return g.output(stdout, res, nil, err)
 		}
 	}
@@ -248,9 +263,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 // hold what it measured.
 func printGateHeader(stdout io.Writer, g gateFlags, res *gate.Result) {
 	if g.instr.on() {
-		fmt.Fprintf(stdout, "gate: base %s (%s) vs head %s (%s), instructions under callgrind of -bench %q, counts sized by -benchtime %s, %d repeats\n",
-			baseName(res, g), short(res.Base.Commit), orTree(res.Head.Rev), short(res.Head.Commit), g.bench, g.benchtime, g.instr.repeat)
-		fmt.Fprintf(stdout, "files: %s, %s, %s\n\n", res.Base.Path, res.Head.Path, res.GatePath)
+		g.instr.header(stdout, g, res)
 		return
 	}
 	fmt.Fprintf(stdout, "gate: base %s (%s) vs head %s (%s), %d rounds of -bench %q -benchtime %s, seed %d\n",

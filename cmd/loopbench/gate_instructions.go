@@ -7,24 +7,31 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/loopbench/loopbench/internal/benchdata"
+	"github.com/loopbench/loopbench/internal/callgrind"
 	"github.com/loopbench/loopbench/internal/gate"
 )
 
 // instrFlags are gate's flags of the instructions metric.
 type instrFlags struct {
 	metric, maxSpread, save, baseline string
-	repeat, jobs                      int
+	saveOnly                          string
+	repeat, maxRepeat, jobs           int
+	short                             bool
 	spread                            float64
 }
 
 func (f *instrFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.metric, "metric", "wall", "wall (go test -bench rounds, timed) or instructions (counts under valgrind's callgrind, see above)")
-	fs.IntVar(&f.repeat, "repeat", 2, "instructions: processes per iteration count; repeats that disagree mark a benchmark not deterministic here")
+	fs.IntVar(&f.repeat, "repeat", 2, "instructions: counts of each benchmark (2 or more: one count cannot show that counts disagree)")
+	fs.IntVar(&f.maxRepeat, "max-repeat", 5, "instructions: counts of a benchmark whose counts disagree (on either side), judged on their ranges")
+	fs.BoolVar(&f.short, "short", false, "instructions: run the benchmarks with -test.short (loopbench's pull-request set: no 10⁶ sizes, no Go runtime baselines)")
 	fs.IntVar(&f.jobs, "j", runtime.NumCPU(), "instructions: processes under callgrind at once (counts do not care about load)")
 	fs.StringVar(&f.maxSpread, "max-spread", "0.5%", "instructions: the largest spread of a benchmark's repeats that is still deterministic")
 	fs.StringVar(&f.save, "save", "", "instructions: also write head's counts to this file, a later -baseline")
+	fs.StringVar(&f.saveOnly, "save-only", "", "instructions: count head alone and write its counts to this file, a later -baseline; no base side, no verdict (what a push to main saves)")
 	fs.StringVar(&f.baseline, "baseline", "", "instructions: compare head with this saved file instead of measuring a base revision")
 }
 
@@ -35,7 +42,7 @@ func (f *instrFlags) on() bool { return f.metric == "instructions" }
 func (f *instrFlags) check(g *gateFlags, set map[string]bool) error {
 	switch f.metric {
 	case "wall":
-		for _, name := range []string{"repeat", "j", "max-spread", "save", "baseline"} {
+		for _, name := range []string{"repeat", "max-repeat", "short", "j", "max-spread", "save", "save-only", "baseline"} {
 			if set[name] {
 				return usageError{fmt.Sprintf("-%s applies to -metric instructions", name)}
 			}
@@ -50,12 +57,16 @@ func (f *instrFlags) check(g *gateFlags, set map[string]bool) error {
 		return usageError{fmt.Sprintf("-max-spread %q: want a percentage such as 0.5%%", f.maxSpread)}
 	}
 	switch {
-	case f.repeat < 1:
-		return usageError{fmt.Sprintf("-repeat %d: want at least 1", f.repeat)}
+	case f.repeat < 2:
+		return usageError{fmt.Sprintf("-repeat %d: want at least 2: a single count cannot show that a benchmark's counts disagree", f.repeat)}
+	case f.maxRepeat < f.repeat:
+		return usageError{fmt.Sprintf("-max-repeat %d: want at least -repeat (%d)", f.maxRepeat, f.repeat)}
 	case f.jobs < 1:
 		return usageError{fmt.Sprintf("-j %d: want at least 1", f.jobs)}
 	case f.baseline != "" && (set["base"] || g.aa):
 		return usageError{"-baseline stands for the base side: drop -base and -aa"}
+	case f.saveOnly != "" && (set["base"] || g.aa || f.baseline != "" || f.save != ""):
+		return usageError{"-save-only counts head alone: drop -base, -aa, -baseline and -save"}
 	case g.writeFloor != "":
 		return usageError{"-write-floor applies to wall time: counts need no noise floor"}
 	}
@@ -75,39 +86,78 @@ func (f *instrFlags) apply(cfg *gate.Config) {
 	}
 	cfg.Metric = "instructions"
 	cfg.Callgrind.Repeat, cfg.Callgrind.Jobs, cfg.Callgrind.MaxSpread = f.repeat, f.jobs, f.spread
+	cfg.Callgrind.MaxRepeat, cfg.Short = f.maxRepeat, f.short
 	if f.baseline != "" {
 		cfg.Baseline, cfg.AA = f.baseline, true // one binary built: head's
 	}
+	if f.saveOnly != "" {
+		cfg.HeadOnly, cfg.AA = true, true
+	}
 }
 
-// finish lists the benchmarks not deterministic here and saves head's
-// counts when asked. When no benchmark is deterministic there is nothing
-// to judge: exit 3.
+// header prints what an instruction gate compared and how it counted.
+func (f *instrFlags) header(w io.Writer, g gateFlags, res *gate.Result) {
+	if f.saveOnly != "" {
+		fmt.Fprintf(w, "gate: head %s (%s) counted alone for -save-only, instructions under callgrind of -bench %q\n", orTree(res.Head.Rev), short(res.Head.Commit), g.bench)
+		fmt.Fprintf(w, "files: %s\n\n", res.Head.Path)
+		return
+	}
+	set := "full set"
+	if f.short {
+		set = "-short set"
+	}
+	fmt.Fprintf(w, "gate: base %s (%s) vs head %s (%s), instructions under callgrind of -bench %q (%s), counts sized by -benchtime %s, %d repeats (up to %d where they disagree)\n",
+		baseName(res, g), short(res.Base.Commit), orTree(res.Head.Rev), short(res.Head.Commit), g.bench, set, g.benchtime, f.repeat, f.maxRepeat)
+	how := "each benchmark's timed loop, by the harness's client requests (--instr-atstart=no)"
+	if res.Method == gate.MethodDifference {
+		how = "the difference of two processes per benchmark (the binary issues no client requests)"
+	}
+	fmt.Fprintf(w, "counted: %s; simulated caches %s\n", how, strings.Join(callgrind.Flags[3:], " "))
+	fmt.Fprintf(w, "files: %s, %s, %s\n\n", res.Base.Path, res.Head.Path, res.GatePath)
+}
+
+// finish lists the benchmarks whose counts disagree here and saves
+// head's counts when asked. When no benchmark was counted there is
+// nothing to judge: exit 3.
 func (f *instrFlags) finish(w io.Writer, res *gate.Result) error {
+	if f.saveOnly != "" {
+		return f.saveHead(w, res, f.saveOnly)
+	}
 	if n := len(res.Nondeterministic); n > 0 {
-		fmt.Fprintf(w, "not deterministic here (%d: repeats differ by more than -max-spread %s; not judged, leave them to -metric wall):\n", n, f.maxSpread)
+		fmt.Fprintf(w, "counts that disagree (%d: repeats differ by more than -max-spread %s after up to -max-repeat %d counts; judged on their ranges):\n", n, f.maxSpread, f.maxRepeat)
 		for _, x := range res.Nondeterministic {
 			fmt.Fprintf(w, "  %s %s spread %.3g%%\n", x.Side, x.Name, 100*x.Spread)
 		}
 	}
 	for _, p := range []string{res.Base.Path, res.Head.Path} {
 		if _, err := benchdata.ReadFile(p, nil); errors.Is(err, benchdata.ErrNoResults) {
-			return exitError{3, fmt.Errorf("no benchmark is deterministic here (see above): nothing to judge on counts; use -metric wall")}
+			return exitError{3, fmt.Errorf("no benchmark was counted: nothing to judge on counts; use -metric wall")}
 		}
 	}
 	if f.save == "" {
 		return nil
 	}
+	return f.saveHead(w, res, f.save)
+}
+
+// saveHead copies head's counts to path.
+func (f *instrFlags) saveHead(w io.Writer, res *gate.Result, path string) error {
 	b, err := os.ReadFile(res.Head.Path)
 	if err == nil {
-		err = os.WriteFile(f.save, b, 0o644)
+		_, err = benchdata.ReadFile(res.Head.Path, nil)
+	}
+	if err == nil {
+		err = os.WriteFile(path, b, 0o644)
 	}
 	if err != nil {
-		return exitError{2, fmt.Errorf("-save: %w", err)}
+		return exitError{2, fmt.Errorf("saving head's counts: %w", err)}
 	}
-	fmt.Fprintf(w, "saved: %s\n", f.save)
+	fmt.Fprintf(w, "saved: %s\n", path)
 	return nil
 }
+
+// done says the gate ends after finish: -save-only judges nothing.
+func (f *instrFlags) done() bool { return f.saveOnly != "" }
 
 // baseName names the base side: the revision, or the saved baseline.
 func baseName(res *gate.Result, g gateFlags) string {

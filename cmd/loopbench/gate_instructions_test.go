@@ -16,33 +16,45 @@ func needValgrind(t *testing.T) {
 	}
 }
 
-// TestGateInstructions: on a throwaway module, 2 % more instructions per
-// operation (steps 1000 -> 1020) is exit 1, named; the same revision
-// twice is exit 0; a benchmark whose work follows the clock is reported
-// not deterministic and not judged; a saved baseline stands for the base.
+// TestGateInstructions: on a throwaway module (counted by the difference
+// of two processes: it issues no client requests), 2 % more instructions
+// per operation (steps 1000 -> 1020) is exit 1, named; the saved counts of
+// that head stand for the base of a later gate, which finds the old
+// revision 2 % better; the same revision twice is exit 0; -save-only
+// counts one side; a benchmark whose work follows the clock is re-counted
+// up to -max-repeat and reported with its spread.
 func TestGateInstructions(t *testing.T) {
 	needValgrind(t)
 	r := gatetest.New(t)
 	base := r.CommitWork("1000")
 	head := r.CommitWork("1020")
 	t.Chdir(r.Dir)
-	args := []string{"gate", "-metric", "instructions", "-pkg", ".", "-bench", "Work", "-benchtime", "20000x", "-j", "2"}
-	out, errs, code := runOut(append(args, "-base", base, "-head", head, "-out", filepath.Join(r.Dir, "ab"))...)
+	gate := func(dir string, more ...string) (string, string, int) {
+		args := []string{"gate", "-metric", "instructions", "-pkg", ".", "-benchtime", "5000x", "-j", "2", "-out", filepath.Join(r.Dir, dir)}
+		return runOut(append(args, more...)...)
+	}
+	saved := filepath.Join(r.Dir, "head-counts.txt")
+	out, errs, code := gate("ab", "-bench", "Work", "-repeat", "5", "-base", base, "-head", head, "-save", saved)
 	if code != 1 || !strings.Contains(out, "REGRESSION Work instructions/op +") {
 		t.Fatalf("2%% more instructions: exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
-	saved := filepath.Join(r.Dir, "base-counts.txt")
-	out, errs, code = runOut(append(args, "-base", base, "-head", base, "-save", saved, "-out", filepath.Join(r.Dir, "aa"))...)
+	out, errs, code = gate("bl", "-bench", "Work", "-repeat", "5", "-baseline", saved, "-head", base)
+	if code != 0 || !strings.Contains(out, "2 improved, 0 regressed") || strings.Count(readFile(t, saved), "BenchmarkWork ") != 5 {
+		t.Fatalf("against the saved baseline: exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
+	out, errs, code = gate("aa", "-bench", "Work", "-aa", "-head", base)
 	if code != 0 || strings.Contains(out, "REGRESSION") {
 		t.Fatalf("A/A: exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
-	out, errs, code = runOut(append(args, "-baseline", saved, "-head", head, "-out", filepath.Join(r.Dir, "bl"))...)
-	if code != 1 || !strings.Contains(out, "REGRESSION Work instructions/op") {
-		t.Fatalf("against the saved baseline: exit %d\nstderr %s\nstdout %s", code, errs, out)
+	only := filepath.Join(r.Dir, "only-counts.txt")
+	out, errs, code = gate("only", "-bench", "Work", "-save-only", only, "-head", head)
+	if code != 0 || strings.Count(readFile(t, only), "BenchmarkWork ") != 2 || fileExists(filepath.Join(r.Dir, "only", "base.txt")) {
+		t.Fatalf("-save-only: exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
 	clock := r.CommitClockWork()
-	out, errs, code = runOut("gate", "-metric", "instructions", "-pkg", ".", "-bench", "Clock", "-benchtime", "300x", "-aa", "-head", clock, "-out", filepath.Join(r.Dir, "clock"))
-	if !strings.Contains(out, "not deterministic here") || !strings.Contains(out, "Clock spread") {
+	out, errs, code = gate("clock", "-bench", "Clock", "-benchtime", "300x", "-max-repeat", "3", "-aa", "-head", clock)
+	if !strings.Contains(out, "counts that disagree (2: ") || !strings.Contains(out, "Clock spread") ||
+		!strings.Contains(out, "the difference of two processes") || strings.Count(readFile(t, filepath.Join(r.Dir, "clock", "head.txt")), "BenchmarkClock ") != 3 {
 		t.Fatalf("clock-dependent: exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
 }
@@ -63,6 +75,35 @@ func TestGateInstructionsWithoutValgrind(t *testing.T) {
 	if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "valgrind is not installed (Debian package valgrind)") {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// TestGateInstructionsFlags: -repeat 1 cannot see counts that disagree,
+// and -save-only counts head alone: both refused in one line, exit 2.
+func TestGateInstructionsFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-repeat", "1"},
+		{"-repeat", "3", "-max-repeat", "2"},
+		{"-save-only", "x.txt", "-base", "HEAD~1"},
+		{"-save-only", "x.txt", "-aa"},
+	} {
+		_, errs, code := runOut(append([]string{"gate", "-metric", "instructions"}, args...)...)
+		if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, args[len(args)-2]) && !strings.Contains(errs, args[0]) {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func mustLook(t *testing.T, name string) string {

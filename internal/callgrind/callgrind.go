@@ -4,19 +4,29 @@
 // gate on them decides changes of a percent on a shared runner where wall
 // time moves 10-40 %.
 //
-// A benchmark runs in its own process under
+// Benchmarks run under
 //
 //	valgrind --tool=callgrind --cache-sim=yes --collect-systime=nsec
+//	         --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64
 //
-// with GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1 (callgrind asserts
-// on Go's preemption signal; one P and no collector keep the process's
-// path the same run to run), at two iteration counts: per operation is the
-// difference of the two processes' counts over the difference of their
-// counts, so the process's start, the setup and testing's first b.N=1
-// run cancel out. One process per benchmark and count, not client
-// requests around the benchmark loop: it works on any module's benchmarks
-// unchanged, and callgrind's toggle-collect on a Go function follows
-// goroutine switches badly.
+// (fixed simulated caches, so est-cycles compare between runners) with
+// GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1 (callgrind asserts on
+// Go's preemption signal; one P and no collector keep the process's path
+// the same run to run). Two methods:
+//
+//   - Windows, for a binary whose harness brackets each benchmark's timed
+//     loop with client requests (loopbench's bench.Counted, HasWindows):
+//     callgrind starts with instrumentation off (--instr-atstart=no), the
+//     harness counts only what the benchmark's timer times and dumps it
+//     under the benchmark's name and N; per op is the window's count over
+//     N. Init, setup and the b.N = 1 pass run uninstrumented, and several
+//     benchmarks of one N share a process, one dump each.
+//   - The difference of two processes, for any other module's benchmarks,
+//     unchanged: a process per benchmark at two iteration counts, per op
+//     the difference of their counts over the difference of the counts,
+//     so the process's start, the setup and the b.N = 1 run cancel out.
+//
+// Repeats that disagree are counted again, up to Options.MaxRepeat.
 package callgrind
 
 import (
@@ -62,7 +72,12 @@ func (c Counts) add(d Counts) Counts {
 
 // Parse reads a callgrind output file's event names and its summary (the
 // whole run's totals; the "totals:" line when there is no summary).
-func Parse(r io.Reader) (Counts, error) {
+func Parse(r io.Reader) (Counts, error) { return parse(r, false) }
+
+// parse reads the counts of the summary line, or of the totals line
+// when dump is set: a dump's summary line is 0 when the counts were
+// zeroed since the start, its totals line holds what it counted.
+func parse(r io.Reader, dump bool) (Counts, error) {
 	var events, summary, totals []string
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 1<<24)
@@ -80,7 +95,7 @@ func Parse(r io.Reader) (Counts, error) {
 	if err := sc.Err(); err != nil {
 		return Counts{}, err
 	}
-	if summary == nil {
+	if summary == nil || (dump && totals != nil) {
 		summary = totals
 	}
 	if events == nil || summary == nil {

@@ -5,27 +5,39 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"golang.org/x/perf/benchfmt"
 )
 
 // Options of a measurement.
 type Options struct {
-	Repeat int // processes per count; repeats that disagree mark a benchmark nondeterministic
-	Jobs   int // processes at once
+	// Repeat is the processes per count at first: repeats that disagree
+	// show a benchmark whose count is not a property of the code alone.
+	Repeat int
+	// MaxRepeat is the most repeats of a benchmark whose repeats disagree
+	// (on either side): it is counted once more, on both sides, until they
+	// agree or it has MaxRepeat, and judged on all of them.
+	MaxRepeat int
+	Jobs      int // processes at once
 	// MaxSpread is the largest relative spread of the repeats' per-op
 	// instructions and est-cycles of a deterministic benchmark.
 	MaxSpread float64
 	Tmp       string // for callgrind's output files
 }
 
-// Task is a benchmark of a binary to measure at two iteration counts.
+// Task is a benchmark of a binary to measure: by its window (Iters[0] is
+// 0 and the binary has windows) or by the difference of two processes.
 type Task struct {
 	Binary Binary
 	Name   string
-	Iters  [2]int // 2 <= Iters[0] < Iters[1]; per op is over their difference
+	// Iters are the two iteration counts of the difference, 2 <= Iters[0]
+	// < Iters[1], per op over their difference; or 0 and the window's
+	// count, per op over Iters[1].
+	Iters [2]int
 }
+
+// window says the task is counted by its window.
+func (t Task) window() bool { return t.Binary.Window && t.Iters[0] == 0 }
 
 // IterCounts returns the iteration counts for a benchmark that ran n
 // iterations natively in the listing's benchtime: n/10 (at least 2) and
@@ -65,68 +77,56 @@ func (r *Result) Mean() Counts {
 	return sum.PerOp(Counts{}, len(r.PerOp))
 }
 
-// Measure counts every task at both iteration counts, Repeat times, with
-// Jobs processes at once, and returns the results in the tasks' order. A
-// task whose process failed has Err set; ctx's end stops what is left.
+// Measure counts every task Repeat times, then re-counts the benchmarks
+// whose repeats disagree up to MaxRepeat, with Jobs processes at once,
+// and returns the results in the tasks' order. A task whose process
+// failed has Err set; ctx's end stops what is left.
 func (v Valgrind) Measure(ctx context.Context, tasks []Task, o Options, progress func(done, total int)) []Result {
-	type job struct{ task, rep, count int }
-	var jobs []job
-	for t := range tasks {
-		for r := range o.Repeat {
-			for c := range 2 {
-				jobs = append(jobs, job{t, r, c})
-			}
-		}
+	return measure(ctx, v.process(o.Tmp), tasks, o, progress)
+}
+
+// measure is Measure with count counting each process.
+func measure(ctx context.Context, count func(context.Context, []Task, int) (map[string]Counts, map[string]string, error), tasks []Task, o Options, progress func(done, total int)) []Result {
+	m := &measurement{count: count, tasks: tasks, o: o, progress: progress,
+		counts: make([][][2]Counts, len(tasks)), lines: make([][]string, len(tasks)), errs: make([]error, len(tasks))}
+	all := make([]int, len(tasks))
+	for t := range all {
+		all[t] = t
 	}
-	counts := make([][][2]Counts, len(tasks))
-	lines := make([][]string, len(tasks))
-	errs := make([]error, len(tasks))
-	for t := range counts {
-		counts[t] = make([][2]Counts, o.Repeat)
-		lines[t] = make([]string, o.Repeat)
-	}
-	var mu sync.Mutex
-	done := 0
-	next := make(chan job)
-	var wg sync.WaitGroup
-	for range max(o.Jobs, 1) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				c, line, err := v.Count(ctx, tasks[j.task].Binary, tasks[j.task].Name, tasks[j.task].Iters[j.count], o.Tmp)
-				mu.Lock()
-				counts[j.task][j.rep][j.count] = c
-				if err != nil && errs[j.task] == nil {
-					errs[j.task] = err
-				}
-				if j.count == 1 {
-					lines[j.task][j.rep] = line
-				}
-				done++
-				if progress != nil {
-					progress(done, len(jobs))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, j := range jobs {
-		if ctx.Err() != nil {
+	m.round(ctx, all, o.Repeat)
+	for r := o.Repeat; r < o.MaxRepeat && ctx.Err() == nil; r++ {
+		redo := m.disagreeing()
+		if len(redo) == 0 {
 			break
 		}
-		next <- j
+		m.round(ctx, redo, 1)
 	}
-	close(next)
-	wg.Wait()
 	out := make([]Result, len(tasks))
 	for t, task := range tasks {
-		out[t] = result(task, counts[t], lines[t], errs[t], o)
+		out[t] = result(task, m.counts[t], m.lines[t], m.errs[t], o)
 		if out[t].Err == nil && ctx.Err() != nil && len(out[t].PerOp) == 0 {
 			out[t].Err = ctx.Err()
 		}
 	}
 	return out
+}
+
+// disagreeing returns the tasks of every benchmark whose repeats disagree
+// on some side, on every side.
+func (m *measurement) disagreeing() []int {
+	names := map[string]bool{}
+	for t, task := range m.tasks {
+		if r := result(task, m.counts[t], m.lines[t], m.errs[t], m.o); r.Err == nil && !r.Deterministic {
+			names[task.Name] = true
+		}
+	}
+	var redo []int
+	for t, task := range m.tasks {
+		if names[task.Name] && m.errs[t] == nil {
+			redo = append(redo, t)
+		}
+	}
+	return redo
 }
 
 // result is a task's per-op counts from its processes' counts.

@@ -16,8 +16,11 @@ import (
 // Env is the environment a counted process runs in.
 var Env = []string{"GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1"}
 
-// Flags are callgrind's flags.
-var Flags = []string{"--tool=callgrind", "--cache-sim=yes", "--collect-systime=nsec"}
+// Flags are callgrind's flags. The simulated caches are fixed (32 KiB
+// 8-way first-level caches, an 8 MiB 16-way last level, 64-byte lines),
+// not the host's, so est-cycles compare between runners.
+var Flags = []string{"--tool=callgrind", "--cache-sim=yes", "--collect-systime=nsec",
+	"--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64"}
 
 // ErrNoValgrind is returned, wrapped, when valgrind is not installed or
 // cannot run here.
@@ -43,7 +46,13 @@ func Find() (Valgrind, error) {
 }
 
 // Binary is a go test binary and the directory its benchmarks run in.
-type Binary struct{ Path, Dir string }
+type Binary struct {
+	Path, Dir string
+	Args      []string // more flags for every run (-test.short)
+	// Window says the binary's harness counts each benchmark's timed
+	// loop in a window (HasWindows).
+	Window bool
+}
 
 // Listed is a benchmark found by List: its full name (without
 // "Benchmark") and the iterations go test ran natively in the benchtime.
@@ -85,6 +94,7 @@ func Pattern(name string) string {
 // nil, in Env.
 func (b Binary) run(ctx context.Context, prefix []string, pattern, benchtime string) ([]byte, error) {
 	args := append(prefix, b.Path, "-test.run=^$", "-test.bench="+pattern, benchtime, "-test.benchmem")
+	args = append(args, b.Args...)
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Dir = b.Dir
 	cmd.Env = append(os.Environ(), Env...)
@@ -113,12 +123,7 @@ func (v Valgrind) Count(ctx context.Context, b Binary, name string, iters int, t
 	if err != nil {
 		return Counts{}, "", err
 	}
-	line := ""
-	for _, l := range strings.Split(string(out), "\n") {
-		if strings.HasPrefix(l, "Benchmark"+name) {
-			line = l
-		}
-	}
+	line := resultLine(out, name)
 	if line == "" {
 		return Counts{}, "", fmt.Errorf("%s: no result at %d iterations", name, iters)
 	}

@@ -45,6 +45,12 @@ type Config struct {
 	// Baseline is a head file of an earlier instruction gate that stands
 	// for the base side, which is then not measured.
 	Baseline string
+	// HeadOnly counts head alone (the instructions metric), for a saved
+	// baseline: no base side, no verdict.
+	HeadOnly bool
+	// Short runs the binaries with -test.short (the instructions metric):
+	// loopbench's pull-request set.
+	Short bool
 	// Stop, when not nil, is asked after each round whether the rounds so
 	// far decide: a sequential gate stops there.
 	Stop func(rounds int) bool
@@ -69,8 +75,11 @@ type Result struct {
 	Rounds     int      // completed rounds
 	Orders     []string // the order of each round: "base,head" or "head,base"
 	// Nondeterministic lists, for the instructions metric, the benchmarks
-	// whose repeats disagreed: not written, not judged.
+	// whose repeats disagreed (judged on their ranges).
 	Nondeterministic []Nondeterministic
+	// Method is how the instructions metric counted: MethodWindow or
+	// MethodDifference.
+	Method string
 }
 
 // Error is a failure of the gate itself (not a verdict): bad input, a

@@ -17,15 +17,24 @@ import (
 var InstructionUnits = []string{"instructions/op", "est-cycles/op", "syscalls/op"}
 
 // Nondeterministic is a benchmark whose repeated counts disagreed more
-// than the options allow: it is reported, never judged.
+// than the options allow after its re-counts: it is reported, and every
+// repeat is written, so that the verdict judges it on its ranges.
 type Nondeterministic struct {
 	Side, Name string
 	Spread     float64
 }
 
 // BaselineKeys must agree between a saved baseline and the head it is
-// compared with.
-var BaselineKeys = []string{"goarch", "go", "valgrind", "callgrind"}
+// compared with: the CPU model too, since the Go runtime picks its
+// memmove, memclr and hashing code by the CPU's features.
+var BaselineKeys = []string{"goarch", "cpu", "go", "valgrind", "callgrind"}
+
+// Methods name how an instruction gate counted, as its files and header
+// say.
+const (
+	MethodWindow     = "window"     // each benchmark's timed loop, by client requests
+	MethodDifference = "difference" // the difference of two processes
+)
 
 // runInstructions measures each side's benchmarks under callgrind and
 // writes their per-op counts to the side files and gate.txt.
@@ -34,17 +43,18 @@ func runInstructions(ctx context.Context, cfg Config, res *Result, sides []*Side
 	if err != nil {
 		return errorf("-metric instructions: %v", err)
 	}
-	tasks, owner, err := listTasks(ctx, cfg, sides)
+	tasks, owner, method, err := listTasks(ctx, cfg, sides)
 	if err != nil {
 		return err
 	}
+	res.Method = method
 	o := cfg.Callgrind
 	o.Tmp = cfg.Out
 	results := v.Measure(ctx, tasks, o, func(done, total int) {
 		fmt.Fprintf(cfg.Log, "round %d of %d processes under callgrind\n", done, total)
 	})
 	interrupted := ctx.Err() != nil
-	n, err := writeSides(cfg, runConfig(cfg, v), sides, results, owner, interrupted, res)
+	n, err := writeSides(cfg, runConfig(cfg, v, method), sides, results, owner, interrupted, res)
 	if err != nil {
 		return err
 	}
@@ -58,21 +68,13 @@ func runInstructions(ctx context.Context, cfg Config, res *Result, sides []*Side
 }
 
 // writeSides writes each measured side's results to its file and returns
-// how many benchmark lines it wrote. After an interrupt (partial) a benchmark not measured
+// how many benchmarks it wrote. After an interrupt (partial) a benchmark not measured
 // on every repeat and count is left out rather than failing the side, so
 // that nothing measured is lost.
 func writeSides(cfg Config, run [][2]string, sides []*Side, results []callgrind.Result, owner []*Side, partial bool, res *Result) (int, error) {
-	// A benchmark not deterministic on one side is judged on neither: the
-	// other side's count alone would read as a benchmark only it has.
-	unjudged := map[string]bool{}
-	for _, r := range results {
-		if r.Err == nil && !r.Deterministic {
-			unjudged[r.Name] = true
-		}
-	}
 	written := 0
 	for _, s := range sides {
-		if s.err != nil || (s.Name == "base" && cfg.Baseline != "") {
+		if !measured(cfg, s) {
 			continue
 		}
 		var mine []callgrind.Result
@@ -85,66 +87,134 @@ func writeSides(cfg Config, run [][2]string, sides []*Side, results []callgrind.
 				return written, errorf("%s: %v", s.Name, r.Err)
 			}
 		}
-		if err := writeCounts(s, run, mine, unjudged, res); err != nil {
+		if err := writeCounts(s, run, mine, res); err != nil {
 			return written, err
 		}
-		for _, r := range mine {
-			if !unjudged[r.Name] { // writeCounts leaves these out
-				written++
-			}
-		}
+		written += len(mine)
 		s.Runs = 1
 	}
 	return written, nil
 }
 
 // listTasks lists each measured side's benchmarks natively for the
-// benchtime and returns them as tasks with their sides. A benchmark both
-// sides have is counted at head's iteration counts on both.
-func listTasks(ctx context.Context, cfg Config, sides []*Side) ([]callgrind.Task, []*Side, error) {
-	iters := map[string][2]int{}
-	listed := map[*Side][]callgrind.Listed{}
-	for i := len(sides) - 1; i >= 0; i-- { // head first
-		s := sides[i]
-		if s.err != nil || (s.Name == "base" && cfg.Baseline != "") {
+// benchtime and returns them as tasks with their sides, and the method
+// that counts them: windows when every measured side's binary has them.
+// A benchmark both sides have is counted at the same iteration counts on
+// both: the saved baseline's, else those of head's listing.
+func listTasks(ctx context.Context, cfg Config, sides []*Side) ([]callgrind.Task, []*Side, string, error) {
+	iters, err := baselineIters(cfg.Baseline)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	bins := map[*Side]callgrind.Binary{}
+	window := true
+	for _, s := range sides {
+		if !measured(cfg, s) {
 			continue
 		}
-		ls, err := callgrind.Binary{Path: s.Binary, Dir: s.dir}.List(ctx, cfg.Bench, cfg.Benchtime)
+		b := callgrind.Binary{Path: s.Binary, Dir: s.dir, Window: callgrind.HasWindows(s.Binary)}
+		if cfg.Short {
+			b.Args = []string{"-test.short"}
+		}
+		bins[s], window = b, window && b.Window
+	}
+	method := MethodDifference
+	if window {
+		method = MethodWindow
+	}
+	listed := map[*Side][]callgrind.Listed{}
+	for i := len(sides) - 1; i >= 0; i-- { // head first
+		b, ok := bins[sides[i]]
+		if !ok {
+			continue
+		}
+		ls, err := b.List(ctx, cfg.Bench, cfg.Benchtime)
 		if err != nil {
-			return nil, nil, errorf("%s: listing the benchmarks: %v", s.Name, err)
+			return nil, nil, "", errorf("%s: listing the benchmarks: %v", sides[i].Name, err)
 		}
 		for _, l := range ls {
 			if _, ok := iters[l.Name]; !ok {
-				iters[l.Name] = callgrind.IterCounts(l.Iters)
+				iters[l.Name] = l.Iters
 			}
 		}
-		listed[s] = ls
+		listed[sides[i]] = ls
 	}
 	var tasks []callgrind.Task
 	var owner []*Side
 	for _, s := range sides {
+		b := bins[s]
+		b.Window = window
 		for _, l := range listed[s] {
-			tasks = append(tasks, callgrind.Task{Binary: callgrind.Binary{Path: s.Binary, Dir: s.dir}, Name: l.Name, Iters: iters[l.Name]})
+			tasks = append(tasks, callgrind.Task{Binary: b, Name: l.Name, Iters: taskIters(window, iters[l.Name])})
 			owner = append(owner, s)
 		}
 	}
-	return tasks, owner, nil
+	return tasks, owner, method, nil
+}
+
+// measured says side s is counted: it built, and it is not the base
+// side of a gate against a saved baseline or of one that counts head
+// alone.
+func measured(cfg Config, s *Side) bool {
+	return s.err == nil && !(s.Name == "base" && (cfg.Baseline != "" || cfg.HeadOnly))
+}
+
+// taskIters are the iteration counts of a benchmark that ran n iterations
+// natively, or n per op in a baseline.
+func taskIters(window bool, n int) [2]int {
+	if window {
+		return callgrind.WindowIters(n)
+	}
+	return callgrind.IterCounts(n)
+}
+
+// baselineIters are the iterations of each benchmark of a saved
+// baseline (none without one): head is counted at the same.
+func baselineIters(path string) (map[string]int, error) {
+	iters := map[string]int{}
+	if path == "" {
+		return iters, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, errorf("-baseline: %v", err)
+	}
+	defer f.Close()
+	r := benchfmt.NewReader(f, path)
+	for r.Scan() {
+		if res, ok := r.Result().(*benchfmt.Result); ok {
+			iters[string(res.Name.Full())] = res.Iters
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, errorf("-baseline: %v", err)
+	}
+	return iters, nil
 }
 
 // runConfig is the configuration an instruction count depends on.
-func runConfig(cfg Config, v callgrind.Valgrind) [][2]string {
-	flags := strings.Join(callgrind.Flags, " ") + " " + strings.Join(callgrind.Env, " ")
-	o := cfg.Callgrind
+func runConfig(cfg Config, v callgrind.Valgrind, method string) [][2]string {
+	flags := strings.Join(callgrind.Flags, " ")
+	if method == MethodWindow {
+		flags += " " + callgrind.WindowFlag
+	}
+	flags += " " + strings.Join(callgrind.Env, " ")
+	set := "full"
+	if cfg.Short {
+		set = "short"
+	}
 	return append(cfg.Machine[:len(cfg.Machine):len(cfg.Machine)],
 		[2]string{"metric", "instructions"},
 		[2]string{"valgrind", v.Version},
-		[2]string{"callgrind", fmt.Sprintf("%s benchtime=%s repeat=%d", flags, cfg.Benchtime, o.Repeat)})
+		[2]string{"callgrind", fmt.Sprintf("%s method=%s", flags, method)},
+		[2]string{"set", set}) // not a baseline key: a -short head compares with a full baseline
 }
 
-// writeCounts writes side s's counts, one line per benchmark (the
-// repeats' mean), with their units' metadata; the benchmarks in unjudged
-// are left out, and those not deterministic on s are reported.
-func writeCounts(s *Side, run [][2]string, rs []callgrind.Result, unjudged map[string]bool, res *Result) error {
+// writeCounts writes side s's counts, one line per benchmark and repeat:
+// every repeat is a sample of an exact unit, none set aside, and the
+// verdict judges repeats that disagree on their ranges. Those not
+// deterministic on s are also reported.
+func writeCounts(s *Side, run [][2]string, rs []callgrind.Result, res *Result) error {
 	f, err := os.Create(s.Path)
 	if err != nil {
 		return errorf("%v", err)
@@ -164,18 +234,16 @@ func writeCounts(s *Side, run [][2]string, rs []callgrind.Result, unjudged map[s
 		if !r.Deterministic {
 			res.Nondeterministic = append(res.Nondeterministic, Nondeterministic{s.Name, r.Name, r.Spread})
 		}
-		if unjudged[r.Name] {
-			continue
-		}
-		m := r.Mean()
-		vals := []benchfmt.Value{{Value: m.Ir, Unit: "instructions/op"}, {Value: m.EstCycles(), Unit: "est-cycles/op"}}
-		if r.SyscallsAgree {
-			vals = append(vals, benchfmt.Value{Value: m.SysCount, Unit: "syscalls/op"})
-		}
-		vals = append(vals, memoryValues(r)...)
-		err := w.Write(&benchfmt.Result{Config: config, Name: benchfmt.Name(r.Name), Iters: r.Iters[1] - r.Iters[0], Values: vals})
-		if err != nil {
-			return errorf("%v", err)
+		for _, m := range r.PerOp {
+			vals := []benchfmt.Value{{Value: m.Ir, Unit: "instructions/op"}, {Value: m.EstCycles(), Unit: "est-cycles/op"}}
+			if r.SyscallsAgree {
+				vals = append(vals, benchfmt.Value{Value: m.SysCount, Unit: "syscalls/op"})
+			}
+			vals = append(vals, memoryValues(r)...)
+			err := w.Write(&benchfmt.Result{Config: config, Name: benchfmt.Name(r.Name), Iters: r.Iters[1] - r.Iters[0], Values: vals})
+			if err != nil {
+				return errorf("%v", err)
+			}
 		}
 	}
 	return nil

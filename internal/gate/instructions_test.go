@@ -10,36 +10,30 @@ import (
 	"github.com/loopbench/loopbench/internal/callgrind"
 )
 
-// TestWriteCountsUnjudged: a benchmark not deterministic on one side is
-// written on neither, reported for that side alone, and the others are
-// written with exact units.
-func TestWriteCountsUnjudged(t *testing.T) {
+// TestWriteCountsEveryRepeat: every repeat of every benchmark is written
+// as a line of exact units, one whose repeats disagree too (reported for
+// its side): none is set aside.
+func TestWriteCountsEveryRepeat(t *testing.T) {
 	dir := t.TempDir()
-	counts := func(ir float64) []callgrind.Counts { return []callgrind.Counts{{Ir: ir}, {Ir: ir}} }
-	steady := callgrind.Result{Task: callgrind.Task{Name: "Steady", Iters: [2]int{10, 110}}, PerOp: counts(100), Deterministic: true, SyscallsAgree: true}
-	flaky := callgrind.Result{Task: callgrind.Task{Name: "Flaky", Iters: [2]int{10, 110}}, PerOp: counts(50), Deterministic: true}
-	flakyHead := flaky
-	flakyHead.Deterministic, flakyHead.Spread = false, 0.03
-	unjudged := map[string]bool{"Flaky": true}
+	steady := callgrind.Result{Task: callgrind.Task{Name: "Steady", Iters: [2]int{0, 100}},
+		PerOp: []callgrind.Counts{{Ir: 100}, {Ir: 100}}, Deterministic: true, SyscallsAgree: true}
+	flaky := callgrind.Result{Task: callgrind.Task{Name: "Flaky", Iters: [2]int{0, 100}},
+		PerOp: []callgrind.Counts{{Ir: 50}, {Ir: 51}, {Ir: 50}}, Spread: 0.02}
 	res := &Result{}
-	for _, side := range []struct {
-		name string
-		rs   []callgrind.Result
-	}{{"base", []callgrind.Result{steady, flaky}}, {"head", []callgrind.Result{steady, flakyHead}}} {
-		s := &Side{Name: side.name, Commit: "c", Path: filepath.Join(dir, side.name+".txt")}
-		if err := writeCounts(s, nil, side.rs, unjudged, res); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(s.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := string(b)
-		if strings.Contains(text, "BenchmarkFlaky") || !strings.Contains(text, "BenchmarkSteady") || !strings.Contains(text, "Unit instructions/op assume=exact") {
-			t.Fatalf("%s:\n%s", side.name, text)
-		}
+	s := &Side{Name: "head", Commit: "c", Path: filepath.Join(dir, "head.txt")}
+	if err := writeCounts(s, nil, []callgrind.Result{steady, flaky}, res); err != nil {
+		t.Fatal(err)
 	}
-	if len(res.Nondeterministic) != 1 || res.Nondeterministic[0] != (Nondeterministic{"head", "Flaky", 0.03}) {
+	b, err := os.ReadFile(s.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	if strings.Count(text, "BenchmarkFlaky 100 ") != 3 || strings.Count(text, "BenchmarkSteady 100 ") != 2 ||
+		!strings.Contains(text, "51 instructions/op") || !strings.Contains(text, "Unit instructions/op assume=exact") {
+		t.Fatalf("written:\n%s", text)
+	}
+	if len(res.Nondeterministic) != 1 || res.Nondeterministic[0] != (Nondeterministic{"head", "Flaky", 0.02}) {
 		t.Fatalf("reported %+v", res.Nondeterministic)
 	}
 }
@@ -104,8 +98,39 @@ func TestWriteSidesKeepsWhatWasMeasured(t *testing.T) {
 				t.Errorf("%s lacks %s:\n%s", c.path, w, b)
 			}
 		}
-		if got != len(c.want) {
-			t.Errorf("%s: %d benchmark lines, want %d:\n%s", c.path, got, len(c.want), b)
+		if got != 2*len(c.want) { // a line per repeat
+			t.Errorf("%s: %d benchmark lines, want %d:\n%s", c.path, got, 2*len(c.want), b)
 		}
+	}
+}
+
+// TestBaselineIters: head is counted at a saved baseline's iteration
+// counts: each benchmark's iterations read back from the file writeCounts
+// wrote, as a window's count or a difference's two.
+func TestBaselineIters(t *testing.T) {
+	dir := t.TempDir()
+	s := &Side{Name: "head", Commit: "c", Path: filepath.Join(dir, "head.txt")}
+	rs := []callgrind.Result{
+		{Task: callgrind.Task{Name: "A/p=1000", Iters: [2]int{0, 20000}}, PerOp: []callgrind.Counts{{Ir: 10}, {Ir: 10}}},
+		{Task: callgrind.Task{Name: "B", Iters: callgrind.IterCounts(500)}, PerOp: []callgrind.Counts{{Ir: 10}, {Ir: 10}}},
+	}
+	if err := writeCounts(s, nil, rs, &Result{}); err != nil {
+		t.Fatal(err)
+	}
+	iters, err := baselineIters(s.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iters["A/p=1000"] != 20000 || iters["B"] != 500 || len(iters) != 2 {
+		t.Fatalf("iterations %v", iters)
+	}
+	if got := taskIters(true, iters["A/p=1000"]); got != [2]int{0, 20000} {
+		t.Errorf("window at the baseline's 20000: %v", got)
+	}
+	if got := taskIters(false, iters["B"]); got != rs[1].Iters {
+		t.Errorf("difference at the baseline's 500: %v, want %v", got, rs[1].Iters)
+	}
+	if _, err := baselineIters(filepath.Join(dir, "missing.txt")); err == nil {
+		t.Error("a missing baseline read")
 	}
 }

@@ -1,0 +1,83 @@
+package callgrind
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+)
+
+// fakeCounts counts synthetic processes: a window's instructions are 100
+// per op, "Flaky" on binary "head" 1 % more on every second process of it.
+type fakeCounts struct {
+	mu        sync.Mutex
+	processes int
+	grouped   int // processes of more than one task
+	flaky     int
+}
+
+func (f *fakeCounts) count(_ context.Context, tasks []Task, count int) (map[string]Counts, map[string]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.processes++
+	if len(tasks) > 1 {
+		f.grouped++
+	}
+	counts, lines := map[string]Counts{}, map[string]string{}
+	for _, t := range tasks {
+		ir := 100.0
+		if t.Name == "Flaky" && t.Binary.Path == "head" {
+			f.flaky++
+			if f.flaky%2 == 0 {
+				ir = 101
+			}
+		}
+		n := t.Iters[count]
+		counts[t.Name] = Counts{Ir: ir * float64(n)}
+		lines[t.Name] = fmt.Sprintf("Benchmark%s %d 1 ns/op 0 B/op 0 allocs/op", t.Name, n)
+	}
+	return counts, lines, nil
+}
+
+// TestRecount: benchmarks whose repeats agree are counted -repeat times;
+// one whose repeats disagree on one side is re-counted on both sides up
+// to -max-repeat, every repeat kept; window tasks of one binary and count
+// share processes, difference tasks take two processes per repeat.
+func TestRecount(t *testing.T) {
+	var tasks []Task
+	for _, side := range []string{"base", "head"} {
+		b := Binary{Path: side, Window: true}
+		tasks = append(tasks, Task{b, "Steady", [2]int{0, 1000}}, Task{b, "Flaky", [2]int{0, 1000}},
+			Task{Binary{Path: side}, "Old", [2]int{10, 110}})
+	}
+	f := &fakeCounts{}
+	o := Options{Repeat: 2, MaxRepeat: 5, Jobs: 2, MaxSpread: 0.005}
+	rs := measure(context.Background(), f.count, tasks, o, nil)
+	want := map[string]int{"Steady": 2, "Flaky": 5, "Old": 2}
+	for _, r := range rs {
+		if r.Err != nil || len(r.PerOp) != want[r.Name] {
+			t.Errorf("%s %s: %d repeats (err %v), want %d", r.Binary.Path, r.Name, len(r.PerOp), r.Err, want[r.Name])
+		}
+		if r.Name == "Steady" && (!r.Deterministic || r.PerOp[0].Ir != 100) {
+			t.Errorf("%s Steady: %+v", r.Binary.Path, r)
+		}
+		if r.Name == "Flaky" && r.Binary.Path == "head" && (r.Deterministic || r.Spread < 0.009) {
+			t.Errorf("head Flaky: deterministic %v spread %v", r.Deterministic, r.Spread)
+		}
+	}
+	// 2 repeats x (2 sides x (1 window process + 2 difference processes))
+	// + 3 re-counts x 2 sides x 1 process of Flaky alone.
+	if f.processes != 18 || f.grouped != 4 {
+		t.Fatalf("%d processes, %d of them grouped; want 18 and 4", f.processes, f.grouped)
+	}
+}
+
+// TestWindowIters: the window's count is the native count rounded down to
+// 1, 2 or 5 times a power of ten, at least 2.
+func TestWindowIters(t *testing.T) {
+	for n, want := range map[int]int{0: 2, 1: 2, 3: 2, 7: 5, 10: 10, 19: 10, 20: 20, 4999: 2000, 5000: 5000, 123456: 100000} {
+		if got := WindowIters(n); got != [2]int{0, want} {
+			t.Errorf("WindowIters(%d) = %v, want [0 %d]", n, got, want)
+		}
+	}
+}

@@ -1,0 +1,36 @@
+// Package windowbench has benchmarks counted by windows, for package
+// callgrind's test: a large setup, then a timed loop.
+package windowbench
+
+import (
+	"testing"
+
+	"github.com/loopbench/loopbench/bench"
+)
+
+var sink uint64
+
+//go:noinline
+func spin(n int) {
+	x := sink
+	for range n {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	sink = x
+}
+
+func loop(per int) func(bench.Timer, int) error {
+	return func(t bench.Timer, n int) error {
+		spin(2_000_000) // setup: not counted
+		t.ResetTimer()
+		for range n {
+			spin(per)
+		}
+		t.StopTimer()
+		spin(200_000) // teardown: not counted
+		return nil
+	}
+}
+
+func BenchmarkSpin(b *testing.B)      { bench.Counted(b, "Spin", b.N, loop(100)) }
+func BenchmarkSpinTwice(b *testing.B) { bench.Counted(b, "SpinTwice", b.N, loop(200)) }

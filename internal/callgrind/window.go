@@ -1,0 +1,117 @@
+package callgrind
+
+import (
+	"context"
+	"debug/elf"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/loopbench/loopbench/internal/valgrind"
+)
+
+// WindowFlag starts callgrind with instrumentation off: a binary whose
+// harness brackets each benchmark's timed loop with client requests (see
+// package valgrind and bench.Counted) turns it on around the loop alone.
+const WindowFlag = "--instr-atstart=no"
+
+// windowSymbol is in a test binary whose benchmarks issue the window's
+// client requests: loopbench's bench harness.
+const windowSymbol = "github.com/loopbench/loopbench/internal/valgrind.clientRequest"
+
+// GroupSize is the most benchmarks counted in one process by windows: one
+// valgrind start for many, each window dumped on its own.
+var GroupSize = 12
+
+// HasWindows says the binary's harness counts windows: it issues
+// loopbench's client requests. Any other binary is counted by the
+// difference of two processes.
+func HasWindows(path string) bool {
+	f, err := elf.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		return false
+	}
+	for _, s := range syms {
+		if s.Name == windowSymbol || s.Name == windowSymbol+".abi0" {
+			return true
+		}
+	}
+	return false
+}
+
+// WindowIters is the iteration count of a benchmark that ran n iterations
+// natively in the listing's benchtime, for a window count: n rounded down
+// to 1, 2 or 5 times a power of ten (at least 2), so that benchmarks of
+// about one speed share a count and a process. Iters[0] is 0: per op is
+// the window's count over Iters[1].
+func WindowIters(n int) [2]int {
+	n = max(n, 2)
+	p := 1
+	for p*10 <= n {
+		p *= 10
+	}
+	r := p
+	for _, m := range []int{2, 5} {
+		if m*p <= n {
+			r = m * p
+		}
+	}
+	return [2]int{0, max(r, 2)}
+}
+
+// countWindows runs the named benchmarks of b at iters iterations in one
+// process under callgrind with instrumentation off outside their windows,
+// and returns each one's window counts and result line.
+func (v Valgrind) countWindows(ctx context.Context, b Binary, names []string, iters int, tmp string) (map[string]Counts, map[string]string, error) {
+	dir, err := os.MkdirTemp(tmp, "callgrind.")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(dir)
+	outFile := filepath.Join(dir, "out")
+	prefix := append([]string{v.Path}, Flags...)
+	prefix = append(prefix, WindowFlag, "--callgrind-out-file="+outFile)
+	patterns := make([]string, len(names))
+	for i, n := range names {
+		patterns[i] = Pattern(n)
+	}
+	out, err := b.run(ctx, prefix, strings.Join(patterns, "|"), "-test.benchtime="+strconv.Itoa(iters)+"x")
+	if err != nil {
+		return nil, nil, err
+	}
+	dumps, err := ReadDumps(outFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	counts, lines := map[string]Counts{}, map[string]string{}
+	for _, name := range names {
+		for _, d := range dumps {
+			if d.Reason == valgrind.WindowReason(name, iters) {
+				counts[name] = d.Counts
+			}
+		}
+		lines[name] = resultLine(out, name)
+		if _, ok := counts[name]; !ok || lines[name] == "" {
+			return nil, nil, fmt.Errorf("%s: no window counted at %d iterations", name, iters)
+		}
+	}
+	return counts, lines, nil
+}
+
+// resultLine is name's result line in a benchmark binary's output.
+func resultLine(out []byte, name string) string {
+	line := ""
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(l); len(f) > 1 && f[0] == "Benchmark"+name {
+			line = l
+		}
+	}
+	return line
+}

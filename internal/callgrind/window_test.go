@@ -1,0 +1,50 @@
+package callgrind
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/loopbench/loopbench/internal/valgrind"
+)
+
+// TestWindows counts testdata/windowbench's benchmarks by their windows:
+// two benchmarks in one process, and one of them at another count; per op
+// is the same at both counts, twice the work counts twice, and the
+// setup's 2·10⁶ iterations (2000 per op at 1000) are not in it.
+func TestWindows(t *testing.T) {
+	if !valgrind.Supported {
+		t.Skip("client requests are written for amd64 and arm64 only: windows not counted")
+	}
+	v, err := Find()
+	if err != nil {
+		t.Skip("valgrind not installed (Debian package valgrind): windows not counted")
+	}
+	bin := filepath.Join(t.TempDir(), "windowbench.test")
+	if out, err := exec.Command("go", "test", "-c", "-o", bin, "./testdata/windowbench").CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !HasWindows(bin) {
+		t.Fatal("HasWindows: false for a binary that counts windows")
+	}
+	b := Binary{Path: bin, Dir: t.TempDir(), Window: true}
+	tasks := []Task{{b, "Spin", [2]int{0, 1000}}, {b, "SpinTwice", [2]int{0, 1000}}, {b, "Spin", [2]int{0, 4000}}}
+	rs := v.Measure(context.Background(), tasks, Options{Repeat: 2, MaxRepeat: 2, Jobs: 2, MaxSpread: 0.005, Tmp: t.TempDir()}, nil)
+	for _, r := range rs {
+		if r.Err != nil || len(r.PerOp) != 2 || !r.Deterministic {
+			t.Fatalf("%s at %d: %+v", r.Name, r.Iters[1], r)
+		}
+	}
+	spin, twice, spin4 := rs[0].PerOp[0].Ir, rs[1].PerOp[0].Ir, rs[2].PerOp[0].Ir
+	t.Logf("instructions per op: Spin %v at 1000, %v at 4000; SpinTwice %v", spin, spin4, twice)
+	if spin < 100 || spin > 2000 {
+		t.Errorf("Spin: %v instructions per op of 100 multiply-adds (the setup's would be 8000 more)", spin)
+	}
+	if r := spin4 / spin; r < 0.99 || r > 1.01 {
+		t.Errorf("Spin per op %v at 1000, %v at 4000", spin, spin4)
+	}
+	if r := twice / spin; r < 1.9 || r > 2.1 {
+		t.Errorf("SpinTwice %v per op, Spin %v: ratio %.3f, want 2", twice, spin, r)
+	}
+}
