@@ -3,6 +3,7 @@ package peers
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbench/loopbench/internal/benchdata"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -101,20 +103,14 @@ func (p *Peer) output(ctx context.Context, argv []string) (*benchfmt.Result, err
 
 // benchResult returns the one benchmark result in out.
 func benchResult(out []byte) (*benchfmt.Result, error) {
-	r := benchfmt.NewReader(bytes.NewReader(out), "peer")
-	var res *benchfmt.Result
-	n := 0
-	for r.Scan() {
-		switch rec := r.Result().(type) {
-		case *benchfmt.SyntaxError:
-			return nil, fmt.Errorf("unreadable output: %v", rec)
-		case *benchfmt.Result:
-			n++
-			res = rec.Clone()
-		}
+	s, err := benchdata.Read(bytes.NewReader(out), "peer", nil)
+	switch {
+	case len(s.Malformed) > 0:
+		return nil, fmt.Errorf("unreadable output: %v", s.Malformed[0])
+	case err != nil && !errors.Is(err, benchdata.ErrNoResults):
+		return nil, err
+	case len(s.Raw) != 1:
+		return nil, fmt.Errorf("%d benchmark lines in the output, want 1: %q", len(s.Raw), out)
 	}
-	if n != 1 {
-		return nil, fmt.Errorf("%d benchmark lines in the output, want 1: %q", n, out)
-	}
-	return res, nil
+	return s.Raw[0], nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbench/loopbench/internal/benchdata"
 	"github.com/loopbench/loopbench/internal/report"
+	"github.com/montanaflynn/stats"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -33,19 +36,15 @@ func readSweeps(files []string) ([]report.SweepSeries, time.Duration, error) {
 	groups := map[string]*sweepGroup{}
 	var order []string
 	for _, path := range files {
-		f, err := os.Open(path)
-		if err != nil {
+		s, err := benchdata.ReadFile(path, nil)
+		if err != nil && !errors.Is(err, benchdata.ErrNoResults) {
 			return nil, 0, err
 		}
-		r := benchfmt.NewReader(f, path)
-		for r.Scan() {
-			if res, ok := r.Result().(*benchfmt.Result); ok {
-				if g := sweepLine(res, groups, &order); g != nil {
-					g.add(res)
-				}
+		for _, res := range s.Raw {
+			if g := sweepLine(res, groups, &order); g != nil {
+				g.add(res)
 			}
 		}
-		f.Close()
 	}
 	var out []report.SweepSeries
 	var slos []time.Duration
@@ -141,8 +140,8 @@ func (g *sweepGroup) series() report.SweepSeries {
 		pt := report.SweepPoint{Offered: r}
 		for i, u := range []string{"p50-ns", "p90-ns", "p99-ns", "p99.9-ns", "max-ns"} {
 			if vs := g.values[r][u]; len(vs) > 0 {
-				slices.Sort(vs)
-				pt.Latency[i] = time.Duration(vs[len(vs)/2])
+				m, _ := stats.Median(vs)
+				pt.Latency[i] = time.Duration(m)
 			}
 		}
 		s.Points = append(s.Points, pt)

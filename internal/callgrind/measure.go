@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/perf/benchfmt"
+	"github.com/loopbench/loopbench/internal/benchdata"
 )
 
 // Options of a measurement.
@@ -184,12 +184,10 @@ func abs(x float64) float64 {
 
 // memory reads B/op and allocs/op from a benchmark's result line.
 func memory(line string) (bytes, allocs float64) {
-	r := benchfmt.NewReader(strings.NewReader(line+"\n"), "line")
-	for r.Scan() {
-		if res, ok := r.Result().(*benchfmt.Result); ok {
-			bytes, _ = res.Value("B/op")
-			allocs, _ = res.Value("allocs/op")
-		}
+	s, _ := benchdata.Read(strings.NewReader(line+"\n"), "line", nil) // no result: zeros
+	for _, res := range s.Raw {
+		bytes, _ = res.Value("B/op")
+		allocs, _ = res.Value("allocs/op")
 	}
 	return bytes, allocs
 }

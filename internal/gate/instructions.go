@@ -175,19 +175,12 @@ func baselineIters(path string) (map[string]int, error) {
 	if path == "" {
 		return iters, nil
 	}
-	f, err := os.Open(path)
+	s, err := benchdata.ReadFile(path, nil)
 	if err != nil {
 		return nil, errorf("-baseline: %v", err)
 	}
-	defer f.Close()
-	r := benchfmt.NewReader(f, path)
-	for r.Scan() {
-		if res, ok := r.Result().(*benchfmt.Result); ok {
-			iters[string(res.Name.Full())] = res.Iters
-		}
-	}
-	if err := r.Err(); err != nil {
-		return nil, errorf("-baseline: %v", err)
+	for _, res := range s.Raw {
+		iters[string(res.Name.Full())] = res.Iters
 	}
 	return iters, nil
 }
