@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/montanaflynn/stats"
 )
 
 // Floors are per-benchmark noise floors: the smallest relative change of a
@@ -126,12 +128,9 @@ func resample(r *rand.Rand, xs, into []float64) []float64 {
 	return into
 }
 
-// median sorts xs in place and returns its median.
+// median is the median of xs (the mean of the middle pair for an even
+// count), through the one implementation every consumer uses.
 func median(xs []float64) float64 {
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
+	m, _ := stats.Median(xs)
+	return m
 }
