@@ -2,6 +2,7 @@ package callgrind
 
 import (
 	"context"
+	"slices"
 	"sync"
 )
 
@@ -56,8 +57,9 @@ func (m *measurement) round(ctx context.Context, ts []int, reps int) {
 }
 
 // jobs makes one more repeat's processes of ts: the window tasks in
-// groups of one binary and count (at most GroupSize), the others two
-// processes each.
+// groups of one binary and count (at most GroupSize, never one name
+// twice: an A/A gate's two sides are one binary, and each side's count
+// must come from a process of its own), the others two processes each.
 func (m *measurement) jobs(ts []int) []job {
 	var jobs []job
 	open := map[[2]any]int{} // binary and count -> index of its open group
@@ -71,7 +73,8 @@ func (m *measurement) jobs(ts []int) []job {
 			continue
 		}
 		key := [2]any{task.Binary.Path, task.Iters[1]}
-		if i, ok := open[key]; ok && len(jobs[i].tasks) < GroupSize {
+		named := func(u int) bool { return m.tasks[u].Name == task.Name }
+		if i, ok := open[key]; ok && len(jobs[i].tasks) < GroupSize && !slices.ContainsFunc(jobs[i].tasks, named) {
 			jobs[i].tasks, jobs[i].reps = append(jobs[i].tasks, t), append(jobs[i].reps, rep)
 			continue
 		}

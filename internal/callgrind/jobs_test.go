@@ -14,6 +14,7 @@ type fakeCounts struct {
 	processes int
 	grouped   int // processes of more than one task
 	flaky     int
+	twice     int // processes that counted one name twice
 }
 
 func (f *fakeCounts) count(_ context.Context, tasks []Task, count int) (map[string]Counts, map[string]string, error) {
@@ -22,6 +23,13 @@ func (f *fakeCounts) count(_ context.Context, tasks []Task, count int) (map[stri
 	f.processes++
 	if len(tasks) > 1 {
 		f.grouped++
+	}
+	seen := map[string]bool{}
+	for _, t := range tasks {
+		if seen[t.Name] {
+			f.twice++
+		}
+		seen[t.Name] = true
 	}
 	counts, lines := map[string]Counts{}, map[string]string{}
 	for _, t := range tasks {
@@ -69,6 +77,23 @@ func TestRecount(t *testing.T) {
 	// + 3 re-counts x 2 sides x 1 process of Flaky alone.
 	if f.processes != 18 || f.grouped != 4 {
 		t.Fatalf("%d processes, %d of them grouped; want 18 and 4", f.processes, f.grouped)
+	}
+}
+
+// TestRecountOneBinary: an A/A gate's sides are one binary; each side's
+// window is counted in a process of its own, never both in one.
+func TestRecountOneBinary(t *testing.T) {
+	b := Binary{Path: "same", Window: true}
+	tasks := []Task{{b, "A", [2]int{0, 100}}, {b, "B", [2]int{0, 100}}, {b, "A", [2]int{0, 100}}, {b, "B", [2]int{0, 100}}}
+	f := &fakeCounts{}
+	rs := measure(context.Background(), f.count, tasks, Options{Repeat: 2, MaxRepeat: 2, Jobs: 1, MaxSpread: 0.005}, nil)
+	if f.twice != 0 || f.processes != 4 {
+		t.Fatalf("%d processes, %d of them counted a name twice", f.processes, f.twice)
+	}
+	for _, r := range rs {
+		if r.Err != nil || len(r.PerOp) != 2 {
+			t.Fatalf("%+v", r)
+		}
 	}
 }
 
