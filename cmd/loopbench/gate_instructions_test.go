@@ -48,7 +48,8 @@ func TestGateInstructions(t *testing.T) {
 	}
 	only := filepath.Join(r.Dir, "only-counts.txt")
 	out, errs, code = gate("only", "-bench", "Work", "-save-only", only, "-head", head)
-	if code != 0 || strings.Count(readFile(t, only), "BenchmarkWork ") != 2 || fileExists(filepath.Join(r.Dir, "only", "base.txt")) {
+	// Two repeats, or up to -max-repeat where they disagree (as some do on 386).
+	if n := strings.Count(readFile(t, only), "BenchmarkWork "); code != 0 || n < 2 || n > 5 || fileExists(filepath.Join(r.Dir, "only", "base.txt")) {
 		t.Fatalf("-save-only: exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
 	clock := r.CommitClockWork()
