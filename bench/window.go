@@ -3,14 +3,15 @@ package bench
 import "github.com/loopbench/loopbench/internal/valgrind"
 
 // Counted runs run(t, n) and, when the process runs under callgrind
-// (started with --instr-atstart=no) and n > 1, counts exactly what t
+// (started with --instr-atstart=no) asked to count windows
+// (valgrind.WindowsEnv) and n > 1, counts exactly what t
 // times: instrumentation runs from the start of run up to StopTimer and
 // again from StartTimer, ResetTimer zeroes the counts, and at the end the
 // counts are dumped under valgrind.WindowReason(name, n). Setup before run and
 // testing's b.N = 1 pass run uninstrumented and are not counted. Natively
 // it is run(t, n).
 func Counted(t Timer, name string, n int, run func(Timer, int) error) error {
-	if n <= 1 || !valgrind.Running() {
+	if n <= 1 || !valgrind.Windows() {
 		return run(t, n)
 	}
 	w := &window{Timer: t, on: true}

@@ -9,8 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/loopbench/loopbench/internal/valgrind"
 )
 
 // Env is the environment a counted process runs in.
@@ -98,6 +101,9 @@ func (b Binary) run(ctx context.Context, prefix []string, pattern, benchtime str
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Dir = b.Dir
 	cmd.Env = append(os.Environ(), Env...)
+	if slices.Contains(prefix, WindowFlag) {
+		cmd.Env = append(cmd.Env, valgrind.WindowsEnv+"=1")
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

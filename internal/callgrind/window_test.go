@@ -28,6 +28,12 @@ func TestWindows(t *testing.T) {
 	if !HasWindows(bin) {
 		t.Fatal("HasWindows: false for a binary that counts windows")
 	}
+	// Counted as a whole process (a gate whose other side has no
+	// windows), the harness leaves the counts alone: setup included.
+	whole, _, err := v.Count(context.Background(), Binary{Path: bin, Dir: t.TempDir()}, "Spin", 1000, t.TempDir())
+	if err != nil || whole.Ir < 2e6 {
+		t.Fatalf("the whole process: %v instructions, %v", whole.Ir, err)
+	}
 	b := Binary{Path: bin, Dir: t.TempDir(), Window: true}
 	tasks := []Task{{b, "Spin", [2]int{0, 1000}}, {b, "SpinTwice", [2]int{0, 1000}}, {b, "Spin", [2]int{0, 4000}}}
 	// A window also counts the runtime's other threads (sysmon) for as

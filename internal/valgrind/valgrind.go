@@ -16,7 +16,10 @@
 // file whose "desc: Trigger: Client Request:" line carries the name.
 package valgrind
 
-import "runtime"
+import (
+	"os"
+	"runtime"
+)
 
 // Request codes of valgrind.h and callgrind.h.
 const (
@@ -28,6 +31,16 @@ const (
 	requestStartInstr        = callgrindBase + 4
 	requestStopInstr         = callgrindBase + 5
 )
+
+// WindowsEnv is the environment variable, set to 1, with which a counter
+// asks a harness to count windows: a process under valgrind without it
+// (a whole-process count, or a gate counting by the difference of two
+// processes) must not zero or dump the counts.
+const WindowsEnv = "LOOPBENCH_CALLGRIND_WINDOWS"
+
+// Windows reports whether the process should count windows: it runs
+// under valgrind, asked to by WindowsEnv.
+func Windows() bool { return os.Getenv(WindowsEnv) == "1" && Running() }
 
 // Running reports whether the process runs under valgrind.
 func Running() bool { return clientRequest(requestRunningOnValgrind, 0, 0, 0, 0, 0) != 0 }
