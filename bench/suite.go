@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/loopbench/loopbench"
@@ -110,20 +109,6 @@ func Cases(o Options) []Case {
 		cs = slices.DeleteFunc(cs, nightlyOnly)
 	}
 	return cs
-}
-
-// nightlyOnly says c is left out of the pull-request set: a Go runtime
-// baseline, or a case sized 10⁶.
-func nightlyOnly(c Case) bool {
-	if strings.HasPrefix(c.Variant, "impl=") {
-		return true
-	}
-	for _, kv := range strings.Split(c.Params, "/") {
-		if _, v, _ := strings.Cut(kv, "="); v == "1000000" {
-			return true
-		}
-	}
-	return false
 }
 
 // variants returns the configs of o.Variants (or all) whose parts other
