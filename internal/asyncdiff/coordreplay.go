@@ -84,27 +84,12 @@ func (r *coordReplay) tr(format string, args ...any) {
 // iterations until they are done, a few rounds at most (as replay's).
 func (r *coordReplay) cleanup() {
 	r.tr("cleanup")
-	for range 10 {
-		var left []*loopbench.Task
-		for _, t := range r.order {
-			if !t.Done() {
-				left = append(left, t)
-			}
-		}
-		if len(left) == 0 {
-			return
-		}
+	cancelLeft(r.l, func() []*loopbench.Task { return r.order }, func(left []*loopbench.Task) {
 		r.tr("cancel %d", len(left))
 		for _, t := range left {
 			t.Cancel("")
 		}
-		for range 3 {
-			r.l.Stop()
-			if r.l.RunForever() != nil {
-				return
-			}
-		}
-	}
+	})
 }
 
 func (r *coordReplay) start(i int) {

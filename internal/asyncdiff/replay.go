@@ -78,9 +78,20 @@ func Replay(l *loopbench.Loop, d *Driver, s *Schedule) ([]string, error) {
 func (r *replay) cleanup() {
 	r.d.disarm()
 	r.tr("cleanup")
+	cancelLeft(r.l, func() []*loopbench.Task { return r.order }, func(left []*loopbench.Task) {
+		for _, t := range left {
+			r.tr("cancel %s %v", r.names[t], t.Cancel(""))
+		}
+	})
+}
+
+// cancelLeft runs cancel on the tasks of order() not done yet, then
+// single iterations until they are done: ten rounds of three at most.
+// order is read each round, since cancelled tasks may create others.
+func cancelLeft(l *loopbench.Loop, order func() []*loopbench.Task, cancel func(left []*loopbench.Task)) {
 	for range 10 {
 		var left []*loopbench.Task
-		for _, t := range r.order {
+		for _, t := range order() {
 			if !t.Done() {
 				left = append(left, t)
 			}
@@ -88,12 +99,10 @@ func (r *replay) cleanup() {
 		if len(left) == 0 {
 			return
 		}
-		for _, t := range left {
-			r.tr("cancel %s %v", r.names[t], t.Cancel(""))
-		}
+		cancel(left)
 		for range 3 {
-			r.l.Stop()
-			if r.l.RunForever() != nil {
+			l.Stop()
+			if l.RunForever() != nil {
 				return
 			}
 		}
