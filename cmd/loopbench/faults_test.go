@@ -26,6 +26,12 @@ func interruptAfter(t *testing.T, d time.Duration) {
 }
 
 func listenStalled(t *testing.T) string {
+	return serveLoopback(t, func(c net.Conn) { go func() { io.Copy(io.Discard, c); c.Close() }() })
+}
+
+// serveLoopback listens on a loopback port until the test ends, hands
+// every connection it accepts to accepted, and returns its address.
+func serveLoopback(t *testing.T, accepted func(net.Conn)) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +43,7 @@ func listenStalled(t *testing.T) string {
 			if err != nil {
 				return
 			}
-			go func() { io.Copy(io.Discard, c); c.Close() }()
+			accepted(c)
 		}
 	}()
 	return ln.Addr().String()
@@ -209,22 +215,11 @@ func TestReportBadInput(t *testing.T) {
 // the failed run and its fell-behind warning say the server went away,
 // not that something saturates.
 func TestLoadServerWentAway(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.(*net.TCPConn).SetLinger(0)
-			c.Close()
-		}
-	}()
-	out, errs, code := runOut("load", "-addr", ln.Addr().String(), "-conns", "2", "-size", "64", "-warmup", "0s", "-duration", "300ms", "-timeout", "500ms", "-rate", "200")
+	addr := serveLoopback(t, func(c net.Conn) {
+		c.(*net.TCPConn).SetLinger(0) // a reset
+		c.Close()
+	})
+	out, errs, code := runOut("load", "-addr", addr, "-conns", "2", "-size", "64", "-warmup", "0s", "-duration", "300ms", "-timeout", "500ms", "-rate", "200")
 	behind := regexp.MustCompile(`(?m)^loopbench load: warning: fell behind the schedule \(0 of 200 req/s\): the server went away \([0-9]+ of [0-9]+ errors are connections refused, reset or closed by it\)$`)
 	failed := regexp.MustCompile(`(?m)^loopbench load: no request completed in the window \([0-9]+ errors, the most frequent .*\): the server went away \(`)
 	if code != 1 || !behind.MatchString(errs) || !failed.MatchString(errs) || strings.Contains(errs, "saturates") {

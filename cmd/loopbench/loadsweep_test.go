@@ -137,27 +137,16 @@ func TestLoadSweepTableGolden(t *testing.T) {
 // TestLoadPathsCheckedFirst: an -out or -report that cannot be written
 // is exit 2 before any connection is opened.
 func TestLoadPathsCheckedFirst(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	var accepted atomic.Int64
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			c.Close()
-		}
-	}()
+	addr := serveLoopback(t, func(c net.Conn) {
+		accepted.Add(1)
+		c.Close()
+	})
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
 	os.WriteFile(file, nil, 0o644)
 	for _, bad := range [][]string{{"-out", filepath.Join(dir, "no", "such", "dir", "g.json")}, {"-out", dir}, {"-report", filepath.Join(file, "rep")}} {
-		_, errs, code := runOut(append([]string{"load", "-addr", ln.Addr().String(), "-duration", "100ms"}, bad...)...)
+		_, errs, code := runOut(append([]string{"load", "-addr", addr, "-duration", "100ms"}, bad...)...)
 		if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, bad[0]+" ") {
 			t.Errorf("%q: exit %d, %q; want 2 and one line naming %s", bad, code, errs, bad[0])
 		}
