@@ -3,12 +3,12 @@ package bench
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"time"
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/internal/echo"
+	"github.com/loopbench/loopbench/internal/rounds"
 	"github.com/loopbench/loopbench/selectors"
 )
 
@@ -23,14 +23,16 @@ type Case struct {
 	Setup    func() (run func(t Timer, n int) error, cleanup func(), err error)
 }
 
-// Shuffle returns round's order of cases: a permutation drawn from seed
-// and round, so that a run's order can be replayed from its recorded
-// seed. Measured in one fixed order, a case always follows the same one
-// and pays for what it leaves (garbage, cache state).
+// Shuffle returns round's order of cases as loopbench run measures them
+// (internal/rounds.Order): a permutation drawn from seed and round, so
+// that a run's order can be replayed from its recorded seed. Measured in
+// one fixed order, a case always follows the same one and pays for what
+// it leaves (garbage, cache state).
 func Shuffle(cases []Case, seed uint64, round int) []Case {
-	out := slices.Clone(cases)
-	r := rand.New(rand.NewPCG(seed, uint64(round)))
-	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	out := make([]Case, len(cases))
+	for i, j := range rounds.Order(seed, round, len(cases)) {
+		out[i] = cases[j]
+	}
 	return out
 }
 
