@@ -15,6 +15,7 @@ import (
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/bench"
 	"github.com/loopbench/loopbench/internal/machine"
+	"github.com/loopbench/loopbench/internal/rounds"
 )
 
 // measure is bench.Measure; tests replace it with a deterministic stub.
@@ -36,9 +37,10 @@ const runUsage = `usage: loopbench run [flags]
 
 Runs the workloads on the variants of this machine, interleaved: each of
 -count rounds is one pass over every case, in an order drawn at random per
-round from -seed (recorded in raw.txt), with the garbage collected before
-each measurement as go test does, so that no case pays for another's
-garbage or always follows the same one. By default each workload runs on
+round from -seed (recorded in raw.txt; a round never starts with the case
+the previous one ended with), with the garbage collected before each
+measurement as go test does, so that no case pays for another's garbage
+or always follows the same one. By default each workload runs on
 the variants that differ in the part it exercises (CallSoon on all of
 them, Timers per heap, IOChain and Echo per selector, Await per ready
 queue); -all, or -variants, runs every workload on every (selected)
@@ -223,45 +225,35 @@ func plan(cases, count int, benchtime time.Duration) string {
 var readMachine = machine.Read
 
 // runRounds measures every case count times, one pass per round in an
-// order drawn from rc.seed, writing each result as it comes, and returns
-// the machine's state over each round; an interrupt stops it between
-// cases.
+// order drawn from rc.seed (package rounds), writing each result as it
+// comes, and returns the machine's state over each round; an interrupt
+// stops it between cases.
 func runRounds(ctx context.Context, rc runConfig, cases []bench.Case, raw io.Writer, skip func(bench.Case, error), p *progress, stderr io.Writer) ([]machine.Span, error) {
 	w := newResultWriter(raw)
-	var spans []machine.Span
-	done := 0
-	for round := range rc.count {
-		if rc.waitIdle > 0 {
-			if s, idle, err := machine.WaitIdle(rc.waitIdle, time.Second, readMachine, time.Sleep); err == nil && !idle {
-				fmt.Fprintf(stderr, "loopbench run: the machine stayed busy for -wait-idle %v (%s): round %d runs anyway\n", rc.waitIdle, s, round+1)
-			}
-		}
-		start, startErr := readMachine()
-		for _, c := range bench.Shuffle(cases, rc.seed, round) {
-			if ctx.Err() != nil {
-				return spans, &interruptedError{done: done, total: len(cases) * rc.count}
-			}
-			p.step(round, c)
-			done++
-			res, err := measureCase(c, rc.benchtime)
-			if bench.Skippable(err) {
-				if round == 0 {
-					skip(c, err)
-				}
-				continue
-			}
-			if err != nil {
-				return spans, fmt.Errorf("%s/%s: %w", c.Workload, c.Name(), err)
-			}
-			if err := w.writeCase(c, res); err != nil {
-				return spans, err
-			}
-		}
-		if end, err := readMachine(); startErr == nil && err == nil {
-			spans = append(spans, machine.Span{Start: start, End: end})
-		}
+	cfg := rounds.Config{Count: rc.count, Seed: rc.seed, WaitIdle: rc.waitIdle, Sample: readMachine,
+		Busy: func(round int, s machine.Span) {
+			fmt.Fprintf(stderr, "loopbench run: the machine stayed busy for -wait-idle %v (%s): round %d runs anyway\n", rc.waitIdle, s, round+1)
+		},
+		Progress: func(s rounds.Step) { p.step(s.Round, cases[s.Case]) },
 	}
-	return spans, nil
+	res, err := rounds.Run(ctx, cfg, cases, func(_ context.Context, s rounds.Step, c bench.Case) error {
+		res, err := measureCase(c, rc.benchtime)
+		if bench.Skippable(err) {
+			if s.Round == 0 {
+				skip(c, err)
+			}
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s/%s: %w", c.Workload, c.Name(), err)
+		}
+		return w.writeCase(c, res)
+	})
+	var in *rounds.Interrupted
+	if errors.As(err, &in) {
+		err = &interruptedError{done: in.Done, total: in.Total}
+	}
+	return res.Spans, err
 }
 
 // interruptedError is a run stopped by Ctrl-C after done of total
