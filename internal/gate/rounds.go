@@ -3,64 +3,55 @@ package gate
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os/exec"
+
+	"github.com/loopbench/loopbench/internal/rounds"
 )
 
 // runRounds runs cfg.Count rounds, or fewer when cfg.Stop says the
-// rounds so far decide, each in an order drawn from cfg.Seed, writing
-// each run to the results files as it ends.
+// rounds so far decide, each in an order drawn from cfg.Seed (package
+// rounds), writing each run to the results files as it ends.
 func runRounds(ctx context.Context, cfg Config, res *Result) error {
 	files, err := openFiles(cfg, res, res.sides())
 	if err != nil {
 		return err
 	}
 	defer files.close()
-	r := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
-	for round := range cfg.Count {
-		order := []*Side{res.Base, res.Head}
-		if r.IntN(2) == 1 {
-			order[0], order[1] = res.Head, res.Base
+	sides := []*Side{res.Base, res.Head}
+	rc := rounds.Config{Count: cfg.Count, Seed: cfg.Seed, Stop: cfg.Stop}
+	done, err := rounds.Run(ctx, rc, sides, func(ctx context.Context, st rounds.Step, s *Side) error {
+		if s.err != nil {
+			return nil
 		}
-		res.Orders = append(res.Orders, order[0].Name+","+order[1].Name)
-		if err := runRound(ctx, cfg, res, files, round, order); err != nil {
-			return err
-		}
-		res.Rounds++
-		if cfg.Stop != nil && cfg.Stop(res.Rounds) {
-			break
-		}
+		return runSide(ctx, cfg, files, st.Round, s)
+	})
+	res.Rounds = done.Rounds
+	for _, o := range done.Orders {
+		res.Orders = append(res.Orders, sides[o[0]].Name+","+sides[o[1]].Name)
 	}
-	return nil
+	if errors.As(err, new(*rounds.Interrupted)) {
+		return interrupted(cfg, res)
+	}
+	return err
 }
 
-// runRound runs each side that built once, in order, and appends its
-// output to the results files. round counts from 0.
-func runRound(ctx context.Context, cfg Config, res *Result, files *files, round int, order []*Side) error {
-	for _, s := range order {
-		if s.err != nil {
-			continue
-		}
-		if ctx.Err() != nil {
-			return interrupted(cfg, res)
-		}
-		fmt.Fprintf(cfg.Log, "round %d of %d: %s\n", round+1, cfg.Count, s.Name)
-		out, err := s.runOnce(ctx, cfg)
-		if err != nil {
-			if ctx.Err() != nil {
-				return interrupted(cfg, res)
-			}
-			return err
-		}
-		if !bytes.Contains(out, []byte("\nBenchmark")) && !bytes.HasPrefix(out, []byte("Benchmark")) {
-			return errorf("-bench %q matched no benchmark in %s at %s", cfg.Bench, cfg.Pkg, s.Name)
-		}
-		if err := files.write(s, out); err != nil {
-			return err
-		}
-		s.Runs++
+// runSide runs side s once, in round (from 0), and appends its output to
+// the results files.
+func runSide(ctx context.Context, cfg Config, files *files, round int, s *Side) error {
+	fmt.Fprintf(cfg.Log, "round %d of %d: %s\n", round+1, cfg.Count, s.Name)
+	out, err := s.runOnce(ctx, cfg)
+	if err != nil {
+		return err
 	}
+	if !bytes.Contains(out, []byte("\nBenchmark")) && !bytes.HasPrefix(out, []byte("Benchmark")) {
+		return errorf("-bench %q matched no benchmark in %s at %s", cfg.Bench, cfg.Pkg, s.Name)
+	}
+	if err := files.write(s, out); err != nil {
+		return err
+	}
+	s.Runs++
 	return nil
 }
 
