@@ -25,7 +25,7 @@ func pullStepEnds(t *testing.T, run func(Timer, *loopbench.Loop, int, int) error
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := run(&timer{}, l, 10, n); err != nil {
+	if err := run(&calls{}, l, 10, n); err != nil {
 		t.Fatalf("n=%d: %v", n, err)
 	}
 	l.Close()
@@ -56,7 +56,7 @@ func TestPullWakeTakesTwoDispatches(t *testing.T) {
 		var tick func()
 		tick = func() { iterations++; l.CallSoon(tick) }
 		l.CallSoon(tick)
-		if err := c.run(&timer{}, l, 1, n); err != nil {
+		if err := c.run(&calls{}, l, 1, n); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		l.Close()

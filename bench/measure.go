@@ -1,7 +1,11 @@
 package bench
 
 import (
-	"runtime"
+	"flag"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
 	"time"
 )
 
@@ -11,7 +15,7 @@ type Result struct {
 	NsPerOp     float64
 	BytesPerOp  float64
 	AllocsPerOp float64
-	Metrics     []Metric // custom metrics, in the order reported
+	Metrics     []Metric // custom metrics, by unit name as go test prints them
 }
 
 // Metric is a custom metric a workload reported.
@@ -20,100 +24,63 @@ type Metric struct {
 	Unit  string
 }
 
-// timer is the Timer of Measure: the elapsed time and allocations between
-// ResetTimer/StartTimer and StopTimer, as testing.B counts them.
-type timer struct {
-	running        bool
-	start          time.Time
-	elapsed        time.Duration
-	startMallocs   uint64
-	startBytes     uint64
-	mallocs, bytes uint64
-	metrics        []Metric
-}
+// benchtimeMu serializes Measure: testing.Benchmark reads its duration
+// from the process's -test.benchtime flag.
+var benchtimeMu sync.Mutex
 
-func (t *timer) readMem() (uint64, uint64) {
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.Mallocs, m.TotalAlloc
-}
-
-func (t *timer) StartTimer() {
-	if !t.running {
-		t.startMallocs, t.startBytes = t.readMem()
-		t.start = time.Now()
-		t.running = true
-	}
-}
-
-func (t *timer) StopTimer() {
-	if t.running {
-		t.elapsed += time.Since(t.start)
-		m, b := t.readMem()
-		t.mallocs += m - t.startMallocs
-		t.bytes += b - t.startBytes
-		t.running = false
-	}
-}
-
-func (t *timer) ResetTimer() {
-	if t.running {
-		t.startMallocs, t.startBytes = t.readMem()
-		t.start = time.Now()
-	}
-	t.elapsed, t.mallocs, t.bytes = 0, 0, 0
-}
-
-func (t *timer) ReportMetric(v float64, unit string) {
-	for i := range t.metrics {
-		if t.metrics[i].Unit == unit {
-			t.metrics[i].Value = v
-			return
-		}
-	}
-	t.metrics = append(t.metrics, Metric{v, unit})
-}
-
-// Measure runs run with a growing operation count, as go test does, until
-// one run takes at least d, and returns that run's result. Before each run
-// it collects the garbage, as go test's runN does, so that a run does not
-// pay for the garbage its setup or the previous case left.
+// Measure runs run through testing.Benchmark, so that loopbench run sizes
+// N exactly as go test -bench does (the same code: a run of 1, then counts
+// predicted from the last run, growing at most 100 times, until one run
+// lasts d; the garbage collected before each run), and returns the last
+// run's result. testing.Benchmark takes its duration from the
+// -test.benchtime flag only, so Measure registers the testing flags
+// (testing.Init, as the testing package documents for programs that call
+// Benchmark outside go test), sets the flag to d for the call and puts the
+// old value back. An error from run fails the benchmark and is returned.
 func Measure(run func(Timer, int) error, d time.Duration) (Result, error) {
-	n := 1
-	for {
-		t := &timer{}
-		collect()
-		t.StartTimer()
-		err := run(t, n)
-		t.StopTimer()
-		if err != nil {
-			return Result{}, err
-		}
-		if t.elapsed >= d || n >= 1e9 {
-			return t.result(n), nil
-		}
-		n = nextN(n, t.elapsed, d)
+	benchtimeMu.Lock()
+	defer benchtimeMu.Unlock()
+	testing.Init()
+	f := flag.Lookup("test.benchtime")
+	if f == nil {
+		return Result{}, fmt.Errorf("measure: no -test.benchtime flag after testing.Init")
 	}
+	old := f.Value.String()
+	if err := f.Value.Set(d.String()); err != nil {
+		return Result{}, fmt.Errorf("measure: -test.benchtime %v: %w", d, err)
+	}
+	defer f.Value.Set(old)
+	var runErr error
+	r := testing.Benchmark(func(b *testing.B) {
+		b.ReportAllocs()
+		if err := run(b, b.N); err != nil {
+			runErr = err
+			b.Fail()
+		}
+	})
+	if runErr != nil {
+		return Result{}, runErr
+	}
+	return result(r), nil
 }
 
-// collect is runtime.GC; tests count its calls.
-var collect = runtime.GC
-
-// nextN predicts the count that takes d from n taking elapsed, growing by
-// at least one and at most 100 times, with 20 % headroom, as go test does.
-func nextN(n int, elapsed, d time.Duration) int {
-	per := max(elapsed.Nanoseconds()/int64(n), 1)
-	next := int(d.Nanoseconds() / per)
-	next += next / 5
-	return min(max(next, n+1), 100*n, 1e9)
-}
-
-func (t *timer) result(n int) Result {
-	return Result{
-		N:           n,
-		NsPerOp:     float64(t.elapsed.Nanoseconds()) / float64(n),
-		BytesPerOp:  float64(t.bytes) / float64(n),
-		AllocsPerOp: float64(t.mallocs) / float64(n),
-		Metrics:     t.metrics,
+// result is r per operation, with fractional B/op and allocs/op (go test
+// prints them truncated to integers).
+func result(r testing.BenchmarkResult) Result {
+	n := float64(max(r.N, 1))
+	res := Result{
+		N:           r.N,
+		NsPerOp:     float64(r.T.Nanoseconds()) / n,
+		BytesPerOp:  float64(r.MemBytes) / n,
+		AllocsPerOp: float64(r.MemAllocs) / n,
 	}
+	units := make([]string, 0, len(r.Extra))
+	for u := range r.Extra {
+		units = append(units, u)
+	}
+	slices.Sort(units)
+	for _, u := range units {
+		res.Metrics = append(res.Metrics, Metric{Value: r.Extra[u], Unit: u})
+	}
+	return res
 }
