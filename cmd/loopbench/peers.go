@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/bench"
+	"github.com/loopbench/loopbench/internal/rounds"
 	"github.com/loopbench/loopbench/peers"
 )
 
@@ -177,7 +177,7 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	}
 	bench.WriteUnits(raw)
 	fmt.Fprintln(raw, "Unit p50-ns better=lower\nUnit p99-ns better=lower")
-	r := &peersRun{f: f, ready: ready, w: newResultWriter(raw), stderr: stderr, rng: rand.New(rand.NewPCG(f.seed, f.seed^0x5851f42d4c957f2d))}
+	r := &peersRun{f: f, ready: ready, w: newResultWriter(raw), stderr: stderr}
 	if !f.noEcho {
 		r.findFloor(ctx, raw)
 	}
@@ -223,62 +223,71 @@ type peersRun struct {
 	ready    []*peers.Peer
 	w        *resultWriter
 	stderr   io.Writer
-	rng      *rand.Rand
 	measured int
 	failures int
 	tls      peersTLS
 	floor    *peers.Peer // the C floor client, nil where it cannot run
 }
 
-// rounds runs every system on every workload count times, in an order
-// drawn per round, writing each result as it comes.
+// peerCase measures one system on one workload, or one echo server, or
+// the round's wake-up pair, and writes what it measured.
+type peerCase func(context.Context) error
+
+// rounds runs every case (peerCases) count times, each round in an order
+// drawn from the seed (package rounds), writing each result as it comes.
 func (r *peersRun) rounds(ctx context.Context) error {
-	cases := bench.Cases(bench.Options{Workloads: []string{"CallSoon", "Timers", "IOChain"}})
-	for round := range r.f.count {
-		fmt.Fprintf(r.stderr, "round %d of %d\n", round+1, r.f.count)
-		for _, s := range peers.Shapes(r.f.quick) {
-			systems := []*peers.Peer{nil} // nil: loopbench itself
-			for _, p := range r.ready {
-				if s.Runs(p.Name) {
-					systems = append(systems, p)
-				}
-			}
-			r.rng.Shuffle(len(systems), func(i, j int) { systems[i], systems[j] = systems[j], systems[i] })
-			for _, p := range systems {
-				if ctx.Err() != nil {
-					return errors.New("interrupted: the report covers what was measured")
-				}
-				if p == nil {
-					if err := r.loopbench(cases, s); err != nil {
-						return err
-					}
-					continue
-				}
-				res, err := p.Run(ctx, s, r.f.benchtime)
-				if err != nil {
-					if ctx.Err() != nil {
-						return errors.New("interrupted: the report covers what was measured")
-					}
-					r.failures++
-					fmt.Fprintf(r.stderr, "loopbench peers: %v\n", err)
-					continue
-				}
-				if err := r.w.w.Write(res); err != nil {
-					return err
-				}
-				r.measured++
-			}
+	cfg := rounds.Config{Count: r.f.count, Seed: r.f.seed, Progress: func(s rounds.Step) {
+		if s.Index == 0 {
+			fmt.Fprintf(r.stderr, "round %d of %d\n", s.Round+1, r.f.count)
 		}
-		if !r.f.noEcho {
-			if err := r.echoRound(ctx); err != nil {
-				return err
-			}
-			if err := r.wakeups(ctx); err != nil {
-				return err
+	}}
+	_, err := rounds.Run(ctx, cfg, r.peerCases(), func(ctx context.Context, _ rounds.Step, c peerCase) error { return c(ctx) })
+	return peersInterrupted(err)
+}
+
+// peersInterrupted is err, or the error of an interrupted run.
+func peersInterrupted(err error) error {
+	var in *rounds.Interrupted
+	if errors.As(err, &in) {
+		return fmt.Errorf("%v: the report covers what was measured", in)
+	}
+	return err
+}
+
+// peerCases are a round's cases: each system on each shape it runs
+// (loopbench on its default variant), and unless -no-echo each echo
+// server at each connection count in each mode, and the wake-up pair.
+func (r *peersRun) peerCases() []peerCase {
+	cases := bench.Cases(bench.Options{Workloads: []string{"CallSoon", "Timers", "IOChain"}})
+	var out []peerCase
+	for _, s := range peers.Shapes(r.f.quick) {
+		out = append(out, func(context.Context) error { return r.loopbench(cases, s) })
+		for _, p := range r.ready {
+			if s.Runs(p.Name) {
+				out = append(out, func(ctx context.Context) error { return r.peer(ctx, p, s) })
 			}
 		}
 	}
-	return nil
+	if r.f.noEcho {
+		return out
+	}
+	out = append(out, r.echoCases()...)
+	return append(out, r.wakeups)
+}
+
+// peer measures peer p on shape s; a failure is reported and counted.
+func (r *peersRun) peer(ctx context.Context, p *peers.Peer, s peers.Shape) error {
+	res, err := p.Run(ctx, s, r.f.benchtime)
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		r.failures++
+		fmt.Fprintf(r.stderr, "loopbench peers: %v\n", err)
+		return nil
+	}
+	r.measured++
+	return r.w.w.Write(res)
 }
 
 // loopbench measures loopbench's case of shape s on the default variant
@@ -305,40 +314,41 @@ func (r *peersRun) loopbench(cases []bench.Case, s peers.Shape) error {
 	return fmt.Errorf("loopbench has no case %s/%s/%s", s.Bench, variant, s.Params)
 }
 
-// echoRound measures each echo server once per connection count: the
-// server in its own process pinned to the first CPU, loopbench load in
-// this process pinned to the second.
-func (r *peersRun) echoRound(ctx context.Context) error {
+// echoCases measure each echo server once per connection count and
+// mode: the server in its own process pinned to the first CPU, loopbench
+// load in this process pinned to the second. A failure is reported and
+// counted.
+func (r *peersRun) echoCases() []peerCase {
 	servers := []string{"loopbench", "gonet"}
 	for _, p := range r.ready {
 		if slices.Contains(peers.EchoServers, p.Name) {
 			servers = append(servers, p.Name)
 		}
 	}
-	r.rng.Shuffle(len(servers), func(i, j int) { servers[i], servers[j] = servers[j], servers[i] })
 	conns := []int{1, 10}
 	if r.f.quick {
 		conns = []int{1}
 	}
+	var out []peerCase
 	for _, mode := range r.echoModes() {
 		for _, name := range servers {
+			if !mode.serves(name) {
+				continue
+			}
 			for _, k := range conns {
-				if ctx.Err() != nil {
-					return errors.New("interrupted: the report covers what was measured")
-				}
-				if !mode.serves(name) {
-					continue
-				}
-				if err := r.echo(ctx, name, k, mode); err != nil {
-					r.failures++
-					fmt.Fprintf(r.stderr, "loopbench peers: echo %s %s: %v\n", name, mode.params, err)
-					continue
-				}
-				r.measured++
+				out = append(out, func(ctx context.Context) error {
+					if err := r.echo(ctx, name, k, mode); err != nil {
+						r.failures++
+						fmt.Fprintf(r.stderr, "loopbench peers: echo %s %s: %v\n", name, mode.params, err)
+						return nil
+					}
+					r.measured++
+					return nil
+				})
 			}
 		}
 	}
-	return nil
+	return out
 }
 
 // echo measures one echo server at conns connections in mode and writes

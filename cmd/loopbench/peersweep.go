@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/loopbench/loopbench/internal/load"
+	"github.com/loopbench/loopbench/internal/rounds"
 	"github.com/loopbench/loopbench/peers"
 )
 
@@ -80,21 +80,17 @@ func (r *peersRun) sweepServers() []echoServer {
 	return servers
 }
 
-// sweeps sweeps each echo server once, in an order drawn from the seed,
-// writing its steps and knee to raw.txt.
+// sweeps sweeps each echo server once, in an order drawn from the seed
+// (package rounds: one round), writing its steps and knee to raw.txt.
 func (r *peersRun) sweeps(ctx context.Context) error {
 	servers := r.sweepServers()
-	r.rng.Shuffle(len(servers), func(i, j int) { servers[i], servers[j] = servers[j], servers[i] })
 	if err := writeUnits(r.w.w, sweepUnits); err != nil {
 		return err
 	}
 	if err := r.wakeups(ctx); err != nil {
 		return err
 	}
-	for _, s := range servers {
-		if ctx.Err() != nil {
-			return errors.New("interrupted: the report covers what was measured")
-		}
+	_, err := rounds.Run(ctx, rounds.Config{Count: 1, Seed: r.f.seed}, servers, func(ctx context.Context, _ rounds.Step, s echoServer) error {
 		sw, err := r.sweepOne(ctx, s)
 		if len(sw.Steps) > 0 {
 			if werr := writeSweepResults(r.w.w, r.sweepConfig(s, "").Run, r.f.sweep.slo, sw, nil); werr != nil {
@@ -107,8 +103,9 @@ func (r *peersRun) sweeps(ctx context.Context) error {
 			r.failures++
 			fmt.Fprintf(r.stderr, "loopbench peers: sweep %s: %v\n", s.label(), err)
 		}
-	}
-	return nil
+		return nil
+	})
+	return peersInterrupted(err)
 }
 
 func (r *peersRun) sweepConfig(s echoServer, addr string) load.SweepConfig {
