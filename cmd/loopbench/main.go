@@ -22,6 +22,9 @@
 //	loopbench peers [-count N]
 //	                      asyncio, uvloop, libuv, libev and libevent on
 //	                      loopbench's workloads, interleaved with it
+//	loopbench index [DIR]
+//	                      a Markdown index of the run directories in DIR
+//	                      (default results), from what each run recorded
 //	loopbench list        print the variants available on this machine
 //	loopbench version     print the version
 //
@@ -92,6 +95,7 @@ Commands:
   gate      measure two git revisions interleaved and decide; exit 1 on a regression
   report    summary.md, SVG plots and report.html from results files
   peers     asyncio, uvloop, libuv, libev and libevent on the same workloads
+  index     a Markdown index of the run directories in results/
   list      print the variants available on this machine
   version   print the version
 
@@ -115,6 +119,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		"serve":   runServe,
 		"load":    runLoad,
 		"merge":   runMerge,
+		"index":   runIndex,
 		"version": runVersion,
 	}
 	cmd, ok := cmds[args[0]]
