@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -46,12 +45,8 @@ func runIndex(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() { fmt.Fprint(stderr, indexUsage); fs.PrintDefaults() }
 	out := fs.String("out", "", "write the index to this file (default: stdout)")
 	docsFlag := fs.String("docs", "README.md,docs/*.md", "comma-separated glob patterns of the documents that cite runs, relative to DIR's parent")
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
+	if err := parseArgs(fs, args, stderr); err != nil {
+		return err
 	}
 	if fs.NArg() > 1 {
 		return usageError{fmt.Sprintf("want one results directory, got %d arguments", fs.NArg())}
