@@ -19,10 +19,11 @@ kernel, Go), the commit and the command that produced it, what it holds
 knees, or the load results it collects), the sections of the documents
 that cite it, with links, and its report files.
 
-Everything comes from what the run recorded: raw.txt's configuration
-lines (run, peers, peers -sweep, scripts/bench.sh), or the load results
-of load -out files (scripts/netns-load.sh, scripts/k8s-load.sh). What a
-run did not record is taken from its directory's name
+Everything comes from what the run recorded: the configuration lines of
+raw.txt (run, peers, peers -sweep, scripts/bench.sh) or of gate.txt
+(gate, which records both commits), or the load results of load -out
+files (scripts/netns-load.sh, scripts/k8s-load.sh). What a run did not
+record is taken from its directory's name
 (<date>-<host>-<commit>), marked so, or said to be not recorded. A
 directory that is neither kind of run is listed as "not a run", with the
 reason.
@@ -76,7 +77,7 @@ func buildIndex(dir string, patterns []string) ([]byte, error) {
 	case !fi.IsDir():
 		return nil, usageError{fmt.Sprintf("%s is not a directory: name the directory that holds the runs", dir)}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "raw.txt")); err == nil {
+	if e := readRunDir(dir); e.notRun == "" {
 		return nil, usageError{fmt.Sprintf("%s is a run directory: name the directory that holds the runs (such as results)", dir)}
 	}
 	abs, err := filepath.Abs(dir)
@@ -128,11 +129,11 @@ func writeRunEntry(w io.Writer, r runEntry) {
 		}
 	}
 	item("machine", strings.Join(machine, "; "))
-	commit := "not recorded"
-	if r.commit != "" {
-		commit = codeSpan(r.commit)
+	var commits []string
+	for _, c := range strings.Split(r.commit, ", ") {
+		commits = append(commits, codeSpan(c))
 	}
-	item("commit", commit)
+	item("commit", or(strings.Join(commits, ", "), "not recorded"))
 	item("command", or(codeSpan(r.command), "not recorded"))
 	for _, s := range r.shows {
 		key, value, _ := strings.Cut(s, ": ")

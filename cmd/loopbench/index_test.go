@@ -51,7 +51,8 @@ func writeFiles(t *testing.T, root string, files map[string]string) {
 // TestIndexGolden: the index of a synthetic repository: a run that
 // records its machine, with peers and a sweep; an older one that records
 // less (host and date from its name, GOMAXPROCS from the benchmark
-// names); load results of two generators; a directory with a raw.txt
+// names); a gate's directory (both commits); load results of two
+// generators; a directory with a raw.txt
 // that holds no benchmark and one with neither: "not a run". A document
 // citing a longer name that starts with a run's does not cite it.
 func TestIndexGolden(t *testing.T) {
@@ -70,7 +71,9 @@ func TestIndexGolden(t *testing.T) {
 			"BenchmarkLoad/label=libev/conns=1/rate=100-1\t100\t100 req/s\t1000 p50-ns\t2000 p90-ns\t3000 p99-ns\t4000 p99.9-ns\t5000 max-ns\n" +
 			"BenchmarkLoad/label=libev/conns=1/rate=200-1\t200\t200 req/s\t1000 p50-ns\t2000 p90-ns\t3000 p99-ns\t4000 p99.9-ns\t5000 max-ns\n" +
 			"knee: knee 200 req/s\nBenchmarkLoadKnee/label=libev/conns=1/slo=1ms\t1\t200 knee-req/s\nknee:\n",
-		"results/2026-01-04-hostc-ccccccc/raw.txt":   "commit: cccccccccccccccccccccccccccccccccccccccc\nnothing measured\n",
+		"results/2026-01-04-hostc-ccccccc/raw.txt": "commit: cccccccccccccccccccccccccccccccccccccccc\nnothing measured\n",
+		"results/gate-2026-01-01-aaaaaaa-bbbbbbb/gate.txt": "cpu: CPU A\nside: base\ncommit: aaaaaaa\nBenchmarkX-2\t1\t5 ns/op\n" +
+			"side: head\ncommit: bbbbbbb\nBenchmarkX-2\t1\t6 ns/op\n",
 		"results/notes/todo.txt":                     "not a run\n",
 		"results/loose-file.txt":                     "files in the results directory are left out\n",
 		"results/2026-01-03-hostb-bbbbbbb-peers/.gi": "",

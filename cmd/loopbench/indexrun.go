@@ -36,13 +36,15 @@ type runEntry struct {
 	cited                  []citation
 }
 
-// runNamePattern is a results directory's name: <date>-<rest>.
-var runNamePattern = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})-(.+)$`)
+// runNamePattern finds the date in a results directory's name:
+// <date>-<host>-<commit>[-suffix] (run, peers, scripts/bench.sh) or
+// gate-<date>-<base>-<head> (gate).
+var runNamePattern = regexp.MustCompile(`(?:^|-)(\d{4}-\d{2}-\d{2})-`)
 
 // readRunDir reads the run in dir: a benchmark run (raw.txt, as run,
-// peers and scripts/bench.sh write it) or load results (load -out files,
-// as scripts/netns-load.sh and scripts/k8s-load.sh collect them). A
-// directory with neither is not a run.
+// peers and scripts/bench.sh write it, or gate's gate.txt) or load results
+// (load -out files, as scripts/netns-load.sh and scripts/k8s-load.sh
+// collect them). A directory with none of them is not a run.
 func readRunDir(dir string) runEntry {
 	e := runEntry{name: filepath.Base(dir)}
 	entries, err := os.ReadDir(dir)
@@ -60,14 +62,17 @@ func readRunDir(dir string) runEntry {
 			files = append(files, f.Name())
 		}
 	}
-	for _, f := range []string{"report.html", "summary.md", "sweeps.md", "raw.txt"} {
+	for _, f := range []string{"report.html", "summary.md", "sweeps.md", "raw.txt", "gate.txt"} {
 		if slices.Contains(files, f) {
 			e.files = append(e.files, f)
 		}
 	}
-	if slices.Contains(files, "raw.txt") {
+	switch {
+	case slices.Contains(files, "raw.txt"):
 		e.readBench(filepath.Join(dir, "raw.txt"))
-	} else {
+	case slices.Contains(files, "gate.txt"):
+		e.readBench(filepath.Join(dir, "gate.txt"))
+	default:
 		e.readLoad(dir, files)
 	}
 	if e.notRun == "" {
@@ -76,12 +81,12 @@ func readRunDir(dir string) runEntry {
 	return e
 }
 
-// readBench reads a benchmark run's raw.txt through benchdata: its
-// configuration lines describe the machine and the run.
+// readBench reads a benchmark run's file (raw.txt, gate.txt) through
+// benchdata: its configuration lines describe the machine and the run.
 func (e *runEntry) readBench(raw string) {
 	s, err := benchdata.ReadFile(raw, nil)
 	if err != nil {
-		e.notRun = "raw.txt: " + strings.TrimPrefix(err.Error(), raw+": ")
+		e.notRun = filepath.Base(raw) + ": " + strings.TrimPrefix(err.Error(), raw+": ")
 		return
 	}
 	get := func(keys ...string) string {
@@ -177,7 +182,7 @@ func (e *runEntry) readLoad(dir string, files []string) {
 		}
 	}
 	if len(all) == 0 {
-		e.notRun = "no raw.txt and no load result"
+		e.notRun = "no raw.txt, no gate.txt and no load result"
 		return
 	}
 	e.describeLoad(all)
@@ -219,18 +224,21 @@ func (e *runEntry) describeLoad(all []loadresult.Result) {
 // directory's name, <date>-<host>-<short commit>[-suffix], as run, peers
 // and scripts/bench.sh name it.
 func (e *runEntry) fromName() {
-	m := runNamePattern.FindStringSubmatch(e.name)
+	m := runNamePattern.FindStringSubmatchIndex(e.name)
 	if m == nil {
 		return
 	}
-	if e.date == "" {
-		if _, err := time.Parse(time.DateOnly, m[1]); err == nil {
-			e.date, e.dateByName = m[1], true
-		}
+	date := e.name[m[2]:m[3]]
+	if _, err := time.Parse(time.DateOnly, date); err != nil {
+		return
 	}
-	if e.host == "" && len(e.commit) >= 7 {
-		if i := strings.Index(m[2], "-"+e.commit[:7]); i > 0 {
-			e.host, e.hostByName = m[2][:i], true
+	if e.date == "" {
+		e.date, e.dateByName = date, true
+	}
+	rest := e.name[m[1]:]
+	if e.host == "" && m[0] == 0 && len(e.commit) >= 7 {
+		if i := strings.Index(rest, "-"+e.commit[:7]); i > 0 {
+			e.host, e.hostByName = rest[:i], true
 		}
 	}
 }
