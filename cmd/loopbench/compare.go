@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -85,12 +84,8 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() { fmt.Fprint(stderr, compareUsage); fs.PrintDefaults() }
 	var vf verdictFlags
 	vf.register(fs)
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
+	if err := parseArgs(fs, args, stderr); err != nil {
+		return err
 	}
 	if fs.NArg() != 2 {
 		return usageError{"want two files: base.txt head.txt"}

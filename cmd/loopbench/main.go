@@ -22,6 +22,9 @@
 //	loopbench peers [-count N]
 //	                      asyncio, uvloop, libuv, libev and libevent on
 //	                      loopbench's workloads, interleaved with it
+//	loopbench index [DIR]
+//	                      a Markdown index of the run directories in DIR
+//	                      (default results), from what each run recorded
 //	loopbench list        print the variants available on this machine
 //	loopbench version     print the version
 //
@@ -92,11 +95,27 @@ Commands:
   gate      measure two git revisions interleaved and decide; exit 1 on a regression
   report    summary.md, SVG plots and report.html from results files
   peers     asyncio, uvloop, libuv, libev and libevent on the same workloads
+  index     a Markdown index of the run directories in results/
   list      print the variants available on this machine
   version   print the version
 
 Run 'loopbench <command> -h' for a command's flags.
 `
+
+// commands are the subcommands by name.
+var commands = map[string]func([]string, io.Writer, io.Writer) error{
+	"list":    runList,
+	"run":     runRun,
+	"compare": runCompare,
+	"gate":    runGate,
+	"report":  runReport,
+	"peers":   runPeers,
+	"serve":   runServe,
+	"load":    runLoad,
+	"merge":   runMerge,
+	"index":   runIndex,
+	"version": runVersion,
+}
 
 // run is the whole program: it parses args, writes results to stdout and
 // diagnostics to stderr, and returns an error whose kind sets the exit code.
@@ -105,19 +124,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, usage)
 		return usageError{"no command given"}
 	}
-	cmds := map[string]func([]string, io.Writer, io.Writer) error{
-		"list":    runList,
-		"run":     runRun,
-		"compare": runCompare,
-		"gate":    runGate,
-		"report":  runReport,
-		"peers":   runPeers,
-		"serve":   runServe,
-		"load":    runLoad,
-		"merge":   runMerge,
-		"version": runVersion,
-	}
-	cmd, ok := cmds[args[0]]
+	cmd, ok := commands[args[0]]
 	if !ok {
 		if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 			fmt.Fprint(stdout, usage)
@@ -137,14 +144,31 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// parseFlags parses a subcommand's flags; a bad flag is a usage error.
-func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+// flagSetParsed, when not nil, is given every subcommand's FlagSet as it
+// is parsed: the test of the flags' documentation reads them there.
+var flagSetParsed func(*flag.FlagSet)
+
+// parseArgs parses a subcommand's flags and leaves its arguments in fs; a
+// bad flag is a usage error.
+func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	if flagSetParsed != nil {
+		flagSetParsed(fs)
+	}
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
 		return usageError{err.Error()}
+	}
+	return nil
+}
+
+// parseFlags parses a subcommand that takes flags only; a bad flag, or an
+// argument, is a usage error.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	if err := parseArgs(fs, args, stderr); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected arguments: %q", fs.Args())}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -42,12 +41,8 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() { fmt.Fprint(stderr, mergeUsage); fs.PrintDefaults() }
 	format := fs.String("format", "table", "output: table, benchfmt or json")
 	force := fs.Bool("force", false, "merge what merge refuses (the same file twice, different runs, windows apart), with a warning")
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
+	if err := parseArgs(fs, args, stderr); err != nil {
+		return err
 	}
 	if *format != "table" && *format != "benchfmt" && *format != "json" {
 		return usageError{fmt.Sprintf("-format %q: want table, benchfmt or json", *format)}

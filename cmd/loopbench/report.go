@@ -72,12 +72,8 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	row := fs.String("row", "", "rows: keys as for -col (default: the rest of the benchmark name)")
 	filterExpr := fs.String("filter", "", "use only the results this benchstat filter matches")
 	pct := fs.String("percentile", "p99", "the percentile of sweeps.svg: p50, p90, p99, p99.9 or max")
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
+	if err := parseArgs(fs, args, stderr); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
 		return usageError{"want at least one run directory or results file"}

@@ -1,0 +1,294 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loopbench/loopbench/internal/benchdata"
+	"github.com/loopbench/loopbench/internal/loadresult"
+	"golang.org/x/perf/benchfmt"
+)
+
+// runEntry is what the index says of one directory of the results
+// directory, read from what the run recorded.
+type runEntry struct {
+	name string
+	// notRun says why the directory is not a run ("" for a run).
+	notRun string
+	// date, host: "" when not recorded; byName when taken from the
+	// directory's name (<date>-<host>-<commit>) instead.
+	date, host             string
+	dateByName, hostByName bool
+	cpu, cores, memory     string
+	kernel, goVersion      string
+	commit, command        string
+	shows                  []string // what it holds: workloads, peers, sweeps, load
+	files                  []string // report.html, summary.md, raw.txt... present
+	plots                  int      // its SVG files
+	cited                  []citation
+}
+
+// runNamePattern finds the date in a results directory's name:
+// <date>-<host>-<commit>[-suffix] (run, peers, scripts/bench.sh) or
+// gate-<date>-<base>-<head> (gate).
+var runNamePattern = regexp.MustCompile(`(?:^|-)(\d{4}-\d{2}-\d{2})-`)
+
+// readRunDir reads the run in dir: a benchmark run (raw.txt, as run,
+// peers and scripts/bench.sh write it, or gate's gate.txt) or load results
+// (load -out files, as scripts/netns-load.sh and scripts/k8s-load.sh
+// collect them). A directory with none of them is not a run.
+func readRunDir(dir string) runEntry {
+	e := runEntry{name: filepath.Base(dir)}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		e.notRun = err.Error()
+		return e
+	}
+	var files []string
+	for _, f := range entries {
+		switch {
+		case f.IsDir():
+		case strings.HasSuffix(f.Name(), ".svg"):
+			e.plots++
+		default:
+			files = append(files, f.Name())
+		}
+	}
+	for _, f := range []string{"report.html", "summary.md", "sweeps.md", "raw.txt", "gate.txt"} {
+		if slices.Contains(files, f) {
+			e.files = append(e.files, f)
+		}
+	}
+	switch {
+	case slices.Contains(files, "raw.txt"):
+		e.readBench(filepath.Join(dir, "raw.txt"))
+	case slices.Contains(files, "gate.txt"):
+		e.readBench(filepath.Join(dir, "gate.txt"))
+	default:
+		e.readLoad(dir, files)
+	}
+	if e.notRun == "" {
+		e.fromName()
+	}
+	return e
+}
+
+// readBench reads a benchmark run's file (raw.txt, gate.txt) through
+// benchdata: its configuration lines describe the machine and the run.
+func (e *runEntry) readBench(raw string) {
+	s, err := benchdata.ReadFile(raw, nil)
+	if err != nil {
+		e.notRun = filepath.Base(raw) + ": " + strings.TrimPrefix(err.Error(), raw+": ")
+		return
+	}
+	get := func(keys ...string) string {
+		for _, k := range keys {
+			if v := s.Keys[k]; len(v) > 0 {
+				return strings.Join(v, ", ")
+			}
+		}
+		return ""
+	}
+	e.host, e.cpu, e.kernel, e.goVersion = get("machine-host", "host"), get("cpu"), get("kernel"), get("go")
+	e.commit, e.command, e.memory = get("commit"), get("command"), get("machine-memory")
+	switch {
+	case get("machine-cores") != "":
+		e.cores = get("machine-cores") + " cores"
+	case get("gomaxprocs") != "":
+		e.cores = "GOMAXPROCS " + get("gomaxprocs") + " (cores not recorded)"
+	}
+	e.shows = append(e.shows, workloadsLine(s))
+	var peers []string
+	for _, k := range s.KeyOrder {
+		if name, ok := strings.CutPrefix(k, "peer-"); ok {
+			peers = append(peers, fmt.Sprintf("%s (%s)", name, strings.Join(s.Keys[k], ", ")))
+		}
+	}
+	if len(peers) > 0 {
+		e.shows = append(e.shows, "peers: "+strings.Join(peers, ", "))
+	}
+	if line := sweepsLine(raw); line != "" {
+		e.shows = append(e.shows, line)
+	}
+}
+
+// workloadsLine names the workloads of s and counts each one's cases
+// (distinct benchmark names).
+func workloadsLine(s *benchdata.Set) string {
+	cases := map[string]map[string]bool{}
+	for _, smp := range s.Samples {
+		base, _ := benchfmt.Name(smp.Name).Parts()
+		w := strings.TrimPrefix(string(base), "Benchmark")
+		if cases[w] == nil {
+			cases[w] = map[string]bool{}
+		}
+		cases[w][smp.Name] = true
+	}
+	var parts []string
+	for _, w := range slices.Sorted(maps.Keys(cases)) {
+		parts = append(parts, fmt.Sprintf("%s (%d)", w, len(cases[w])))
+	}
+	return fmt.Sprintf("workloads (cases): %s", strings.Join(parts, ", "))
+}
+
+// sweepsLine describes the load sweeps in raw (readSweeps, as report
+// reads them): the servers, their knees and the offered rates.
+func sweepsLine(raw string) string {
+	series, slo, err := readSweeps([]string{raw})
+	if err != nil || len(series) == 0 {
+		return ""
+	}
+	var knees []string
+	lo, hi := series[0].Points[0].Offered, 0.0
+	for _, s := range series {
+		k := "no knee"
+		switch {
+		case s.Knee > 0 && s.LowerBound:
+			k = fmt.Sprintf("at least %.0f req/s", s.Knee)
+		case s.Knee > 0:
+			k = fmt.Sprintf("%.0f req/s", s.Knee)
+		}
+		knees = append(knees, s.Name+" "+k)
+		lo, hi = min(lo, s.Points[0].Offered), max(hi, s.Points[len(s.Points)-1].Offered)
+	}
+	at := ""
+	if slo > 0 {
+		at = " at the SLO " + slo.String()
+	}
+	return fmt.Sprintf("sweeps: %s, offered %s; knees%s: %s", plural(len(series), "server"), rateRange(lo, hi), at, strings.Join(knees, ", "))
+}
+
+// readLoad reads the load results among files (loadresult.Read finds
+// them in any file, around other lines); the other files are left out.
+func (e *runEntry) readLoad(dir string, files []string) {
+	var all []loadresult.Result
+	for _, f := range files {
+		fh, err := os.Open(filepath.Join(dir, f))
+		if err != nil {
+			continue
+		}
+		rs, err := loadresult.Read(f, fh)
+		fh.Close()
+		if err == nil {
+			all = append(all, rs...)
+		}
+	}
+	if len(all) == 0 {
+		e.notRun = "no raw.txt, no gate.txt and no load result"
+		return
+	}
+	e.describeLoad(all)
+}
+
+// describeLoad fills e from load results: the earliest window's date, the
+// generators (their -name, the host name by default) and their CPUs, and
+// what was loaded at which rates.
+func (e *runEntry) describeLoad(all []loadresult.Result) {
+	start := all[0].WindowStart
+	var gens, cpus, labels []string
+	lo, hi, steps := all[0].OfferedRPS, 0.0, 0
+	for _, r := range all {
+		if r.WindowStart.Before(start) {
+			start = r.WindowStart
+		}
+		gens = appendNew(gens, r.Name)
+		cpus = appendNew(cpus, fmt.Sprint(r.CPUs))
+		labels = appendNew(labels, fmt.Sprintf("%s at %s, %d conns, %d-byte messages", r.Label, r.Addr, r.Conns, r.SizeBytes))
+		lo, hi = min(lo, r.OfferedRPS), max(hi, r.OfferedRPS)
+		if r.Step != nil {
+			steps = max(steps, *r.Step+1)
+		}
+	}
+	e.date = start.UTC().Format(time.DateOnly)
+	e.host = "generators " + strings.Join(gens, ", ")
+	e.cores = strings.Join(cpus, ", ") + " usable CPUs per generator"
+	shape := fmt.Sprintf("load: %s of %s; %s", plural(len(all), "result"), plural(len(gens), "generator"), strings.Join(labels, "; "))
+	if steps > 0 {
+		shape += fmt.Sprintf("; a sweep of %d steps", steps)
+	}
+	if hi > 0 {
+		shape += fmt.Sprintf("; offered %s per generator", rateRange(lo, hi))
+	}
+	e.shows = append(e.shows, shape)
+}
+
+// fromName fills the date and host a run did not record from its
+// directory's name, <date>-<host>-<short commit>[-suffix], as run, peers
+// and scripts/bench.sh name it.
+func (e *runEntry) fromName() {
+	m := runNamePattern.FindStringSubmatchIndex(e.name)
+	if m == nil {
+		return
+	}
+	date := e.name[m[2]:m[3]]
+	if _, err := time.Parse(time.DateOnly, date); err != nil {
+		return
+	}
+	if e.date == "" {
+		e.date, e.dateByName = date, true
+	}
+	rest := e.name[m[1]:]
+	if e.host == "" && m[0] == 0 && len(e.commit) >= 7 {
+		if i := strings.Index(rest, "-"+e.commit[:7]); i > 0 {
+			e.host, e.hostByName = rest[:i], true
+		}
+	}
+}
+
+// readRuns reads every directory of dir, newest first (by date, then by
+// name; undated ones last), and finds where docs cite each.
+func readRuns(dir string, docs []doc) ([]runEntry, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var runs []runEntry
+	for _, f := range entries {
+		if f.IsDir() && !strings.HasPrefix(f.Name(), ".") {
+			e := readRunDir(filepath.Join(dir, f.Name()))
+			e.cited = citationsOf(docs, e.name)
+			runs = append(runs, e)
+		}
+	}
+	slices.SortStableFunc(runs, func(a, b runEntry) int {
+		if (a.date == "") != (b.date == "") { // undated last
+			return strings.Compare(b.date, a.date)
+		}
+		return cmp.Or(strings.Compare(b.date, a.date), strings.Compare(b.name, a.name))
+	})
+	if len(runs) == 0 {
+		return nil, errors.New("no run directories")
+	}
+	return runs, nil
+}
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// plural is "1 server", "2 servers".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// rateRange is "R req/s" or "LO to HI req/s".
+func rateRange(lo, hi float64) string {
+	if lo == hi {
+		return fmt.Sprintf("%.0f req/s", lo)
+	}
+	return fmt.Sprintf("%.0f to %.0f req/s", lo, hi)
+}
