@@ -7,36 +7,42 @@ import (
 	"math"
 	"runtime"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/loopbench/loopbench/internal/load"
+	"github.com/loopbench/loopbench/internal/loadresult"
 	"github.com/montanaflynn/stats"
 	"golang.org/x/perf/benchfmt"
 )
 
-// loadUnits are the units of load's benchmark lines and the direction
-// benchstat reads for each.
-var loadUnits = []struct{ unit, better string }{
-	{"req/s", "higher"},
-	{"p50-ns", "lower"}, {"p90-ns", "lower"}, {"p99-ns", "lower"}, {"p99.9-ns", "lower"}, {"max-ns", "lower"},
-	{"p50-uncorrected-ns", "lower"}, {"p90-uncorrected-ns", "lower"}, {"p99-uncorrected-ns", "lower"},
-	{"p99.9-uncorrected-ns", "lower"}, {"max-uncorrected-ns", "lower"},
-	{"pacing-lag-p50-ns", "lower"}, {"pacing-lag-p99-ns", "lower"},
-	{"errors", "lower"}, {"timed-out", "lower"}, {"unsent", "lower"}, {"generator-cores", "lower"},
-}
+// unit is a benchmark unit and the direction benchstat reads for it.
+type unit struct{ unit, better string }
+
+// loadUnits are the units of load's benchmark lines: the rate, every
+// percentile of the corrected and the uncorrected latency, the pacing
+// lag's p50 and p99, the failures and the generator's cores.
+var loadUnits = func() []unit {
+	out := []unit{{"req/s", "higher"}}
+	for _, suffix := range []string{"-ns", "-uncorrected-ns"} {
+		for _, p := range loadresult.Percentiles {
+			out = append(out, unit{p.Name + suffix, "lower"})
+		}
+	}
+	return append(out, unit{"pacing-lag-p50-ns", "lower"}, unit{"pacing-lag-p99-ns", "lower"},
+		unit{"errors", "lower"}, unit{"timed-out", "lower"}, unit{"unsent", "lower"}, unit{"generator-cores", "lower"})
+}()
 
 // generatorUnits are the units of what a generator reports about itself
-// beyond loadUnits (a merged result has no such figures).
-var generatorUnits = []struct{ unit, better string }{
-	{"receive-lag-p50-ns", "lower"}, {"receive-lag-p99-ns", "lower"}, {"generator-cpu-ns/req", "lower"},
-}
+// beyond loadUnits.
+var generatorUnits = []unit{{"receive-lag-p50-ns", "lower"}, {"receive-lag-p99-ns", "lower"}, {"generator-cpu-ns/req", "lower"}}
 
 // ownUnits are the units of a generator's own benchmark lines.
-var ownUnits = append(append([]struct{ unit, better string }(nil), loadUnits...), generatorUnits...)
+var ownUnits = append(append([]unit(nil), loadUnits...), generatorUnits...)
 
 // ownValues are a generator's values in ownUnits' order.
-func ownValues(rep load.Report) []benchfmt.Value {
+func ownValues(rep loadresult.Result) []benchfmt.Value {
 	return append(loadValues(rep),
 		benchfmt.Value{Value: float64(rep.ReceiveLag.P50), Unit: generatorUnits[0].unit},
 		benchfmt.Value{Value: float64(rep.ReceiveLag.P99), Unit: generatorUnits[1].unit},
@@ -44,7 +50,7 @@ func ownValues(rep load.Report) []benchfmt.Value {
 }
 
 // writeUnits writes the unit metadata of units.
-func writeUnits(bw *benchfmt.Writer, units []struct{ unit, better string }) error {
+func writeUnits(bw *benchfmt.Writer, units []unit) error {
 	for _, u := range units {
 		if err := bw.Write(&benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u.unit, Key: "better"}, OrigUnit: u.unit, Value: u.better}); err != nil {
 			return err
@@ -54,13 +60,15 @@ func writeUnits(bw *benchfmt.Writer, units []struct{ unit, better string }) erro
 }
 
 // loadValues are a run's values in loadUnits' order.
-func loadValues(rep load.Report) []benchfmt.Value {
-	c, u, lag := rep.Corrected, rep.Uncorrected, rep.PacingLag
-	vals := []float64{rep.Achieved,
-		float64(c.P50), float64(c.P90), float64(c.P99), float64(c.P999), float64(c.Max),
-		float64(u.P50), float64(u.P90), float64(u.P99), float64(u.P999), float64(u.Max),
-		float64(lag.P50), float64(lag.P99),
-		float64(rep.Errors), float64(rep.TimedOut), float64(rep.Unsent), rep.Cores()}
+func loadValues(rep loadresult.Result) []benchfmt.Value {
+	vals := []float64{rep.Achieved}
+	for _, l := range []loadresult.Latencies{rep.Corrected, rep.Uncorrected} {
+		for _, v := range l.Values() {
+			vals = append(vals, float64(v))
+		}
+	}
+	vals = append(vals, float64(rep.PacingLag.P50), float64(rep.PacingLag.P99),
+		float64(rep.Errors), float64(rep.TimedOut), float64(rep.Unsent), rep.Cores())
 	out := make([]benchfmt.Value, len(vals))
 	for i, v := range vals {
 		out[i] = benchfmt.Value{Value: v, Unit: loadUnits[i].unit}
@@ -95,7 +103,7 @@ func benchName(cfg load.Config, rate float64) benchfmt.Name {
 // writeBenchfmt writes the runs as benchmark results through
 // benchfmt.Writer, one line each, after the unit metadata benchstat
 // needs; an interrupted run carries an "interrupted" configuration line.
-func writeBenchfmt(w io.Writer, cfg load.Config, reps []load.Report) error {
+func writeBenchfmt(w io.Writer, cfg load.Config, reps []loadresult.Result) error {
 	bw := benchfmt.NewWriter(w)
 	if err := writeUnits(bw, ownUnits); err != nil {
 		return err
@@ -116,31 +124,22 @@ func writeBenchfmt(w io.Writer, cfg load.Config, reps []load.Report) error {
 // loadJSON is the JSON output: the configuration and one entry per run,
 // or the sweep.
 type loadJSON struct {
-	Label        string        `json:"label"`
-	Addr         string        `json:"addr"`
-	Conns        int           `json:"conns"`
-	SizeBytes    int           `json:"size_bytes"`
-	RateRPS      float64       `json:"rate_rps"`
-	Duration     string        `json:"duration"`
-	Warmup       string        `json:"warmup"`
-	Timeout      string        `json:"timeout"`
-	PacingMethod string        `json:"pacing_method"`
-	Runs         []loadRunJSON `json:"runs,omitempty"`
-	Sweep        *sweepJSON    `json:"sweep,omitempty"`
+	Label        string            `json:"label"`
+	Addr         string            `json:"addr"`
+	Conns        int               `json:"conns"`
+	SizeBytes    int               `json:"size_bytes"`
+	RateRPS      float64           `json:"rate_rps"`
+	DurationNS   int64             `json:"duration_ns"`
+	WarmupNS     int64             `json:"warmup_ns"`
+	TimeoutNS    int64             `json:"timeout_ns"`
+	PacingMethod string            `json:"pacing_method"`
+	Runs         []loadresult.JSON `json:"runs,omitempty"`
+	Sweep        *sweepJSON        `json:"sweep,omitempty"`
 }
-
-// loadRunJSON is a run in load's JSON output: its figures and what the
-// generator reports about itself.
-type loadRunJSON struct {
-	load.JSONRun
-	Generator load.JSONGenerator `json:"generator"`
-}
-
-func runJSON(rep load.Report) loadRunJSON { return loadRunJSON{rep.JSON(), rep.JSONGenerator()} }
 
 func newLoadJSON(cfg load.Config) loadJSON {
 	return loadJSON{Label: cfg.Label, Addr: cfg.Addr, Conns: cfg.Conns, SizeBytes: cfg.Size, RateRPS: cfg.Rate,
-		Duration: cfg.Duration.String(), Warmup: cfg.Warmup.String(), Timeout: timeoutOf(cfg).String(), PacingMethod: load.PacingMethod}
+		DurationNS: int64(cfg.Duration), WarmupNS: int64(cfg.Warmup), TimeoutNS: int64(timeoutOf(cfg)), PacingMethod: load.PacingMethod}
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -149,10 +148,10 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func writeLoadJSON(w io.Writer, cfg load.Config, reps []load.Report) error {
+func writeLoadJSON(w io.Writer, cfg load.Config, reps []loadresult.Result) error {
 	out := newLoadJSON(cfg)
 	for _, rep := range reps {
-		out.Runs = append(out.Runs, runJSON(rep))
+		out.Runs = append(out.Runs, rep.JSON())
 	}
 	return writeJSON(w, out)
 }
@@ -164,7 +163,7 @@ func timeoutOf(cfg load.Config) time.Duration {
 	return cfg.Timeout
 }
 
-func writeTable(w io.Writer, cfg load.Config, rep load.Report) error {
+func writeTable(w io.Writer, cfg load.Config, rep loadresult.Result) error {
 	fmt.Fprintf(w, "%s: %d requests in %v over %d connections of %d bytes: %.0f req/s", cfg.Label, rep.Requests, rep.Elapsed.Round(time.Millisecond), cfg.Conns, cfg.Size, rep.Achieved)
 	if rep.Offered > 0 {
 		fmt.Fprintf(w, " (offered %.0f)", rep.Offered)
@@ -204,7 +203,7 @@ func writeTable(w io.Writer, cfg load.Config, rep load.Report) error {
 
 // writeGeneratorLine writes what the generator reports about itself: its CPU,
 // per answered request, the spinning in it, and its connections' use.
-func writeGeneratorLine(w io.Writer, rep load.Report) error {
+func writeGeneratorLine(w io.Writer, rep loadresult.Result) error {
 	fmt.Fprintf(w, "generator CPU: %.2f cores over %v, %v per answered request", rep.Cores(), rep.Wall.Round(time.Millisecond), sig3(rep.CPUPerRequest()))
 	if rep.Spin > 0 {
 		fmt.Fprintf(w, " (spinning left out: %v spent spinning)", sig3(rep.Spin))
@@ -218,15 +217,19 @@ func writeGeneratorLine(w io.Writer, rep load.Report) error {
 
 type latencyRow struct {
 	name string
-	l    load.Latencies
+	l    loadresult.Latencies
 }
 
 // writeLatencies writes percentile rows as a table headed title.
 func writeLatencies(w io.Writer, title string, rows ...latencyRow) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%s\tp50\tp90\tp99\tp99.9\tmax\t\n", title)
+	fmt.Fprintf(tw, "%s\t%s\t\n", title, strings.Join(loadresult.PercentileNames(), "\t"))
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%v\t%v\t%v\t%v\t%v\t\n", r.name, sig3(r.l.P50), sig3(r.l.P90), sig3(r.l.P99), sig3(r.l.P999), sig3(r.l.Max))
+		fmt.Fprintf(tw, "%s\t", r.name)
+		for _, v := range r.l.Values() {
+			fmt.Fprintf(tw, "%v\t", sig3(v))
+		}
+		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
 }
@@ -244,7 +247,7 @@ func sig3(d time.Duration) time.Duration {
 // runs' achieved rates and p99s, with montanaflynn/stats (a handful of
 // values, summarized once: what it is for; percentiles within a run come
 // from the HDR histograms).
-func writeRunsSummary(w io.Writer, reps []load.Report) {
+func writeRunsSummary(w io.Writer, reps []loadresult.Result) {
 	var rates, p99s []float64
 	for _, r := range reps {
 		rates = append(rates, r.Achieved)
@@ -267,7 +270,7 @@ func writeRunsSummary(w io.Writer, reps []load.Report) {
 
 // p99Name names a run's corrected p99: plain "p99" in closed loop, where
 // corrected and uncorrected are one measure.
-func p99Name(rep load.Report) string {
+func p99Name(rep loadresult.Result) string {
 	if rep.Offered > 0 {
 		return "corrected p99"
 	}
@@ -277,7 +280,7 @@ func p99Name(rep load.Report) string {
 // sloVerdict judges the runs against -slo, when it was given, as a
 // sweep judges a step: the corrected p99 over the SLO fails the command.
 // Within it, one line on stderr says so.
-func sloVerdict(f loadFlags, reps []load.Report, stderr io.Writer) error {
+func sloVerdict(f loadFlags, reps []loadresult.Result, stderr io.Writer) error {
 	if !f.sloSet || len(reps) == 0 {
 		return nil
 	}

@@ -23,7 +23,7 @@ func runSweep(f loadFlags, outs *loadOutputs, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "loopbench load: step k starts at %s + k × %v\n", sc.StartAt.Format(time.RFC3339Nano), load.StepPeriod(f.cfg))
 	}
 	sw, err := load.RunSweep(ctx, sc, func(s load.Step) {
-		r := s.Report
+		r := s.Result
 		fmt.Fprintf(stderr, "step %d of %d: %.0f req/s offered, %.0f achieved, p99 %v, pacing lag p99 %v, receive lag p99 %v, %v CPU per request, connections busy %.2f of %d, %.2f cores: %v\n",
 			s.Index+1, len(f.rates), r.Offered, r.Achieved, sig3(r.Corrected.P99), sig3(r.PacingLag.P99), sig3(r.ReceiveLag.P99), sig3(r.CPUPerRequest()), r.Concurrency(), r.Conns, r.Cores(), s.Verdict)
 		if s.Remeasured {
@@ -58,8 +58,8 @@ func sweepVerdict(f loadFlags, sw load.Sweep) error {
 		return fmt.Errorf("interrupted in step 1 of %d: nothing measured", len(f.rates))
 	case sw.Interrupted:
 		return fmt.Errorf("interrupted in step %d of %d, which is left out: the output covers the steps before", len(sw.Steps)+1, len(f.rates))
-	case sw.Steps[0].Report.Requests == 0:
-		return fmt.Errorf("no request completed in the first step %s", errorsWhy(sw.Steps[0].Report))
+	case sw.Steps[0].Result.Requests == 0:
+		return fmt.Errorf("no request completed in the first step %s", errorsWhy(sw.Steps[0].Result))
 	}
 	return nil
 }
@@ -73,11 +73,7 @@ func writeSweepOutputs(f loadFlags, outs *loadOutputs, sw load.Sweep, stdout, st
 	if f.out != "" {
 		var rs []loadresult.Result
 		for _, s := range sw.Steps {
-			r, err := loadresult.FromReport(s.Report, f.cfg, f.name, generatorCPUs())
-			if err != nil {
-				return err
-			}
-			rs = append(rs, r.AsStep(s.Index, f.slo, f.maxErr))
+			rs = append(rs, f.named(s.Result).AsStep(s.Index, f.slo, f.maxErr))
 		}
 		if err := outs.write(stdout, rs); err != nil {
 			return err
@@ -103,8 +99,7 @@ func writeSweepOutputs(f loadFlags, outs *loadOutputs, sw load.Sweep, stdout, st
 func sweepSeries(name string, steps []load.Step, k load.Knee) report.SweepSeries {
 	s := report.SweepSeries{Name: name, Knee: k.Rate, LowerBound: k.LowerBound, KneeNote: k.Note}
 	for _, st := range steps {
-		c := st.Report.Corrected
-		s.Points = append(s.Points, report.SweepPoint{Offered: st.Report.Offered, Latency: [5]time.Duration{c.P50, c.P90, c.P99, c.P999, c.Max}})
+		s.Points = append(s.Points, report.SweepPoint{Offered: st.Result.Offered, Latency: [5]time.Duration(st.Result.Corrected.Values())})
 	}
 	return s
 }
@@ -115,7 +110,7 @@ func writeSweepTable(w io.Writer, cfg load.Config, c load.Criteria, sw load.Swee
 		cfg.Label, len(sw.Steps), cfg.Conns, cfg.Size, cfg.Duration, cfg.Warmup, c.SLO, 100*c.MaxErrors)
 	var rows []sweepRow
 	for _, s := range sw.Steps {
-		rows = append(rows, sweepRow{s.Report, s.Report.Cores(), s.Verdict.String()})
+		rows = append(rows, sweepRow{s.Result, s.Result.Cores(), s.Verdict.String()})
 	}
 	if err := writeSweepRows(w, "cores", rows); err != nil {
 		return err
@@ -130,7 +125,7 @@ func writeSweepTable(w io.Writer, cfg load.Config, c load.Criteria, sw load.Swee
 
 // sweepRow is a step in a sweep's table.
 type sweepRow struct {
-	rep     load.Report
+	rep     loadresult.Result
 	cores   float64
 	verdict string
 }
@@ -151,10 +146,10 @@ func writeSweepRows(w io.Writer, cores string, rows []sweepRow) error {
 
 // sweepJSON is a sweep in load's JSON output.
 type sweepJSON struct {
-	SLO       string          `json:"slo"`
+	SLONS     int64           `json:"slo_ns"`
 	MaxErrors float64         `json:"max_errors"`
 	StartAt   *time.Time      `json:"start_at,omitempty"`
-	Period    string          `json:"step_period,omitempty"`
+	PeriodNS  int64           `json:"step_period_ns,omitempty"`
 	Stop      string          `json:"stopped,omitempty"`
 	Knee      kneeJSON        `json:"knee"`
 	Steps     []sweepStepJSON `json:"steps"`
@@ -170,19 +165,19 @@ type sweepStepJSON struct {
 	Step       int    `json:"step"`
 	Verdict    string `json:"verdict"`
 	Remeasured bool   `json:"remeasured,omitempty"` // the generator was late in a first measurement
-	loadRunJSON
+	loadresult.JSON
 }
 
 func writeSweepJSON(w io.Writer, f loadFlags, sw load.Sweep) error {
 	out := newLoadJSON(f.cfg)
 	out.RateRPS = 0
-	js := &sweepJSON{SLO: f.slo.String(), MaxErrors: f.maxErr, Stop: sw.Stop, Knee: kneeJSON{sw.Knee.Rate, sw.Knee.LowerBound, sw.Knee.Note}}
+	js := &sweepJSON{SLONS: int64(f.slo), MaxErrors: f.maxErr, Stop: sw.Stop, Knee: kneeJSON{sw.Knee.Rate, sw.Knee.LowerBound, sw.Knee.Note}}
 	if !f.cfg.StartAt.IsZero() {
 		at := f.cfg.StartAt.UTC()
-		js.StartAt, js.Period = &at, load.StepPeriod(f.cfg).String()
+		js.StartAt, js.PeriodNS = &at, int64(load.StepPeriod(f.cfg))
 	}
 	for _, s := range sw.Steps {
-		js.Steps = append(js.Steps, sweepStepJSON{s.Index + 1, s.Verdict.String(), s.Remeasured, runJSON(s.Report)})
+		js.Steps = append(js.Steps, sweepStepJSON{s.Index + 1, s.Verdict.String(), s.Remeasured, s.Result.JSON()})
 	}
 	out.Sweep = js
 	return writeJSON(w, out)
@@ -203,7 +198,7 @@ func writeSweepBenchfmt(w io.Writer, f loadFlags, sw load.Sweep) error {
 // configuration base.
 func writeSweepResults(bw *benchfmt.Writer, cfg load.Config, slo time.Duration, sw load.Sweep, base []benchfmt.Config) error {
 	for _, s := range sw.Steps {
-		res := &benchfmt.Result{Config: base, Name: benchName(cfg, s.Report.Offered), Iters: int(max(s.Report.Requests, 1)), Values: ownValues(s.Report)}
+		res := &benchfmt.Result{Config: base, Name: benchName(cfg, s.Result.Offered), Iters: int(max(s.Result.Requests, 1)), Values: ownValues(s.Result)}
 		if err := bw.Write(res); err != nil {
 			return err
 		}
@@ -214,8 +209,8 @@ func writeSweepResults(bw *benchfmt.Writer, cfg load.Config, slo time.Duration, 
 }
 
 // sweepUnits are a sweep's units: load's and the knee's.
-var sweepUnits = append(append([]struct{ unit, better string }(nil), loadUnits...), struct{ unit, better string }{"knee-req/s", "higher"})
+var sweepUnits = append(append([]unit(nil), loadUnits...), unit{"knee-req/s", "higher"})
 
 // ownSweepUnits are a generator's own sweep's units: sweepUnits and what
 // it reports about itself.
-var ownSweepUnits = append(append([]struct{ unit, better string }(nil), sweepUnits...), generatorUnits...)
+var ownSweepUnits = append(append([]unit(nil), sweepUnits...), generatorUnits...)
