@@ -89,7 +89,9 @@ func TestMergeBadFiles(t *testing.T) {
 	os.WriteFile(truncated, data[:len(data)-200], 0o644)
 	notResult := filepath.Join(dir, "log.txt")
 	os.WriteFile(notResult, []byte("just a log\n"), 0o644)
-	for _, bad := range []string{truncated, notResult, filepath.Join(dir, "missing.txt")} {
+	micro := filepath.Join(dir, "micro.txt")
+	os.WriteFile(micro, bytes.Replace(data, []byte(`"cpu_ns":`), []byte(`"p99_us":5,"cpu_ns":`), 1), 0o644)
+	for _, bad := range []string{truncated, notResult, micro, filepath.Join(dir, "missing.txt")} {
 		var out, errb bytes.Buffer
 		err := run([]string{"merge", good, bad}, &out, &errb)
 		if exitCode(err) != 2 || !strings.Contains(errb.String(), bad) || strings.Count(errb.String(), "\n") != 1 {

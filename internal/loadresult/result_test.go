@@ -174,6 +174,9 @@ func TestReadErrors(t *testing.T) {
 		{"payload length lies", hist(craftHist(3, 1, HistHighest, []byte{2}, 7)), "says 7 payload bytes, holds 1"},
 		{"window backwards", strings.Replace(good, `"window_end":"2026-11-23T10:00:01Z"`, `"window_end":"2026-11-23T09:00:00Z"`, 1), "window ends"},
 		{"negative count", strings.Replace(good, `"errors":0`, `"errors":-1`, 1), "negative counts"},
+		{"negative CPU", strings.Replace(good, `"cpu_ns":500000000`, `"cpu_ns":-5`, 1), "negative times or cores"},
+		{"cores in version 3", strings.Replace(good, `"cpu_ns":`, `"generator_cpu_cores":0.5,"cpu_ns":`, 1), "generator_cpu_cores in a version 3 result"},
+		{"latencies in µs", strings.Replace(good, `"cpu_ns":`, `"p99_us":5,"cpu_ns":`, 1), `unknown field "p99_us"`},
 		{"long result line", `{"format":"` + strings.Repeat("x", MaxLine) + "\n", "longer than"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
