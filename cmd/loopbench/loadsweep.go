@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -130,16 +131,20 @@ type sweepRow struct {
 	verdict string
 }
 
-// writeSweepRows writes a sweep's table, the cores column headed cores.
+// writeSweepRows writes a sweep's table, the cores column headed cores:
+// every percentile of the corrected latency, then of the uncorrected
+// (u.).
 func writeSweepRows(w io.Writer, cores string, rows []sweepRow) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "offered\tachieved\tp50\tp90\tp99\tp99.9\tmax\tu.p50\tu.p90\tu.p99\tu.p99.9\tu.max\terrors\tunsent\t%s\tlag p99\t\tverdict\n", cores)
+	names := loadresult.PercentileNames()
+	fmt.Fprintf(tw, "offered\tachieved\t%s\tu.%s\terrors\tunsent\t%s\tlag p99\t\tverdict\n", strings.Join(names, "\t"), strings.Join(names, "\tu."), cores)
 	for _, row := range rows {
 		r := row.rep
-		c, u := r.Corrected, r.Uncorrected
-		fmt.Fprintf(tw, "%.0f\t%.0f\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%d\t%d\t%.2f\t%v\t\t%s\n", r.Offered, r.Achieved,
-			sig3(c.P50), sig3(c.P90), sig3(c.P99), sig3(c.P999), sig3(c.Max), sig3(u.P50), sig3(u.P90), sig3(u.P99), sig3(u.P999), sig3(u.Max),
-			r.Errors, r.Unsent, row.cores, sig3(r.PacingLag.P99), row.verdict)
+		fmt.Fprintf(tw, "%.0f\t%.0f\t", r.Offered, r.Achieved)
+		for _, v := range append(r.Corrected.Values(), r.Uncorrected.Values()...) {
+			fmt.Fprintf(tw, "%v\t", sig3(v))
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%.2f\t%v\t\t%s\n", r.Errors, r.Unsent, row.cores, sig3(r.PacingLag.P99), row.verdict)
 	}
 	return tw.Flush()
 }
