@@ -17,64 +17,8 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// unit is a benchmark unit and the direction benchstat reads for it.
-type unit struct{ unit, better string }
-
-// loadUnits are the units of load's benchmark lines: the rate, every
-// percentile of the corrected and the uncorrected latency, the pacing
-// lag's p50 and p99, the failures and the generator's cores.
-var loadUnits = func() []unit {
-	out := []unit{{"req/s", "higher"}}
-	for _, suffix := range []string{"-ns", "-uncorrected-ns"} {
-		for _, p := range loadresult.Percentiles {
-			out = append(out, unit{p.Name + suffix, "lower"})
-		}
-	}
-	return append(out, unit{"pacing-lag-p50-ns", "lower"}, unit{"pacing-lag-p99-ns", "lower"},
-		unit{"errors", "lower"}, unit{"timed-out", "lower"}, unit{"unsent", "lower"}, unit{"generator-cores", "lower"})
-}()
-
-// generatorUnits are the units of what a generator reports about itself
-// beyond loadUnits.
-var generatorUnits = []unit{{"receive-lag-p50-ns", "lower"}, {"receive-lag-p99-ns", "lower"}, {"generator-cpu-ns/req", "lower"}}
-
 // ownUnits are the units of a generator's own benchmark lines.
-var ownUnits = append(append([]unit(nil), loadUnits...), generatorUnits...)
-
-// ownValues are a generator's values in ownUnits' order.
-func ownValues(rep loadresult.Result) []benchfmt.Value {
-	return append(loadValues(rep),
-		benchfmt.Value{Value: float64(rep.ReceiveLag.P50), Unit: generatorUnits[0].unit},
-		benchfmt.Value{Value: float64(rep.ReceiveLag.P99), Unit: generatorUnits[1].unit},
-		benchfmt.Value{Value: float64(rep.CPUPerRequest()), Unit: generatorUnits[2].unit})
-}
-
-// writeUnits writes the unit metadata of units.
-func writeUnits(bw *benchfmt.Writer, units []unit) error {
-	for _, u := range units {
-		if err := bw.Write(&benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u.unit, Key: "better"}, OrigUnit: u.unit, Value: u.better}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// loadValues are a run's values in loadUnits' order.
-func loadValues(rep loadresult.Result) []benchfmt.Value {
-	vals := []float64{rep.Achieved}
-	for _, l := range []loadresult.Latencies{rep.Corrected, rep.Uncorrected} {
-		for _, v := range l.Values() {
-			vals = append(vals, float64(v))
-		}
-	}
-	vals = append(vals, float64(rep.PacingLag.P50), float64(rep.PacingLag.P99),
-		float64(rep.Errors), float64(rep.TimedOut), float64(rep.Unsent), rep.Cores())
-	out := make([]benchfmt.Value, len(vals))
-	for i, v := range vals {
-		out[i] = benchfmt.Value{Value: v, Unit: loadUnits[i].unit}
-	}
-	return out
-}
+var ownUnits = append(append([]loadresult.Unit(nil), loadresult.Units...), loadresult.GeneratorUnits...)
 
 // fileConfig is the machine's configuration and extra as benchfmt file
 // configuration.
@@ -105,7 +49,7 @@ func benchName(cfg load.Config, rate float64) benchfmt.Name {
 // needs; an interrupted run carries an "interrupted" configuration line.
 func writeBenchfmt(w io.Writer, cfg load.Config, reps []loadresult.Result) error {
 	bw := benchfmt.NewWriter(w)
-	if err := writeUnits(bw, ownUnits); err != nil {
+	if err := loadresult.WriteUnits(bw, ownUnits); err != nil {
 		return err
 	}
 	for _, rep := range reps {
@@ -113,7 +57,7 @@ func writeBenchfmt(w io.Writer, cfg load.Config, reps []loadresult.Result) error
 		if rep.Interrupted {
 			extra = append(extra, [2]string{"interrupted", fmt.Sprintf("after %v of %v", rep.Elapsed.Round(time.Millisecond), rep.Duration)})
 		}
-		res := &benchfmt.Result{Config: fileConfig(extra...), Name: benchName(cfg, rep.Offered), Iters: int(max(rep.Requests, 1)), Values: ownValues(rep)}
+		res := &benchfmt.Result{Config: fileConfig(extra...), Name: benchName(cfg, rep.Offered), Iters: int(max(rep.Requests, 1)), Values: rep.GeneratorValues()}
 		if err := bw.Write(res); err != nil {
 			return err
 		}

@@ -193,7 +193,7 @@ func writeSweepJSON(w io.Writer, f loadFlags, sw load.Sweep) error {
 // "knee" configuration.
 func writeSweepBenchfmt(w io.Writer, f loadFlags, sw load.Sweep) error {
 	bw := benchfmt.NewWriter(w)
-	if err := writeUnits(bw, ownSweepUnits); err != nil {
+	if err := loadresult.WriteUnits(bw, ownSweepUnits); err != nil {
 		return err
 	}
 	return writeSweepResults(bw, f.cfg, f.slo, sw, fileConfig())
@@ -203,7 +203,7 @@ func writeSweepBenchfmt(w io.Writer, f loadFlags, sw load.Sweep) error {
 // configuration base.
 func writeSweepResults(bw *benchfmt.Writer, cfg load.Config, slo time.Duration, sw load.Sweep, base []benchfmt.Config) error {
 	for _, s := range sw.Steps {
-		res := &benchfmt.Result{Config: base, Name: benchName(cfg, s.Result.Offered), Iters: int(max(s.Result.Requests, 1)), Values: ownValues(s.Result)}
+		res := &benchfmt.Result{Config: base, Name: benchName(cfg, s.Result.Offered), Iters: int(max(s.Result.Requests, 1)), Values: s.Result.GeneratorValues()}
 		if err := bw.Write(res); err != nil {
 			return err
 		}
@@ -214,8 +214,8 @@ func writeSweepResults(bw *benchfmt.Writer, cfg load.Config, slo time.Duration, 
 }
 
 // sweepUnits are a sweep's units: load's and the knee's.
-var sweepUnits = append(append([]unit(nil), loadUnits...), unit{"knee-req/s", "higher"})
+var sweepUnits = append(append([]loadresult.Unit(nil), loadresult.Units...), loadresult.Unit{Name: "knee-req/s", Better: "higher"})
 
 // ownSweepUnits are a generator's own sweep's units: sweepUnits and what
 // it reports about itself.
-var ownSweepUnits = append(append([]unit(nil), sweepUnits...), generatorUnits...)
+var ownSweepUnits = append(append([]loadresult.Unit(nil), sweepUnits...), loadresult.GeneratorUnits...)

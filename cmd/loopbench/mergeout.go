@@ -85,13 +85,13 @@ func mergedToJSON(m loadresult.Merged) mergedJSON {
 // (generator-cores of the merged line: the generators' sum).
 func writeMergedBenchfmt(w io.Writer, m loadresult.Merged) error {
 	bw := benchfmt.NewWriter(w)
-	if err := writeUnits(bw, loadUnits); err != nil {
+	if err := loadresult.WriteUnits(bw, loadresult.Units); err != nil {
 		return err
 	}
 	cfg := configOf([2]string{"generators", fmt.Sprint(len(m.Generators))})
 	write := func(gen string, rep loadresult.Result) error {
 		name := mergeName(m.Generators[0], gen, "")
-		return bw.Write(&benchfmt.Result{Config: cfg, Name: name, Iters: int(max(rep.Requests, 1)), Values: loadValues(rep)})
+		return bw.Write(&benchfmt.Result{Config: cfg, Name: name, Iters: int(max(rep.Requests, 1)), Values: rep.Values()})
 	}
 	if err := write("merged", m.Result); err != nil {
 		return err

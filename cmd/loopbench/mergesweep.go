@@ -62,14 +62,14 @@ func mergedSweepToJSON(ms load.MergedSweep) mergedSweepJSON {
 // and a /rate= key, the summed offered rate) and the merged knee.
 func writeMergedSweepBenchfmt(w io.Writer, ms load.MergedSweep) error {
 	bw := benchfmt.NewWriter(w)
-	if err := writeUnits(bw, sweepUnits); err != nil {
+	if err := loadresult.WriteUnits(bw, sweepUnits); err != nil {
 		return err
 	}
 	cfg := configOf([2]string{"generators", strings.Join(ms.Generators, ",")})
 	first := ms.Steps[0].Merged.Generators[0]
 	for _, s := range ms.Steps {
 		rep := s.Merged.Result
-		res := &benchfmt.Result{Config: cfg, Name: mergeName(first, "merged", formatRate(rep.Offered)), Iters: int(max(rep.Requests, 1)), Values: loadValues(rep)}
+		res := &benchfmt.Result{Config: cfg, Name: mergeName(first, "merged", formatRate(rep.Offered)), Iters: int(max(rep.Requests, 1)), Values: rep.Values()}
 		if err := bw.Write(res); err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/internal/load"
+	"github.com/loopbench/loopbench/internal/loadresult"
 	"github.com/loopbench/loopbench/peers"
 )
 
@@ -85,7 +86,7 @@ func (r *peersRun) sweepServers() []echoServer {
 func (r *peersRun) sweeps(ctx context.Context) error {
 	servers := r.sweepServers()
 	r.rng.Shuffle(len(servers), func(i, j int) { servers[i], servers[j] = servers[j], servers[i] })
-	if err := writeUnits(r.w.w, sweepUnits); err != nil {
+	if err := loadresult.WriteUnits(r.w.w, sweepUnits); err != nil {
 		return err
 	}
 	if err := r.wakeups(ctx); err != nil {
