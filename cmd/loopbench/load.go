@@ -385,7 +385,7 @@ func firstError(rep loadresult.Result) string {
 // than the server; pinned tells whether -cpu pinned it.
 func warnLoad(stderr io.Writer, rep loadresult.Result, pinned bool) {
 	if lag := rep.PacingLag.P99; lag > 100*time.Microsecond {
-		fmt.Fprintf(stderr, "loopbench load: warning: the generator sent its requests %v late at p99 (pacing lag), and the corrected latencies include it: %s\n", sig3(lag), lagCause(rep, pinned))
+		fmt.Fprintf(stderr, "loopbench load: warning: the generator sent its requests %v late at p99 (pacing lag), and the corrected latencies include it: %s\n", loadresult.Sig3(lag), lagCause(rep, pinned))
 	}
 	if rep.Behind {
 		cause := rep.ServerWentAway()
@@ -446,16 +446,16 @@ func pin(list string) error {
 
 func writeLoad(w io.Writer, f loadFlags, reps []loadresult.Result) error {
 	return byFormat(f.format, func() error { return writeLoadJSON(w, f.cfg, reps) },
-		func() error { return writeBenchfmt(w, f.cfg, reps) }, func() error { return writeTables(w, f.cfg, reps) })
+		func() error { return writeBenchfmt(w, f.cfg, reps) }, func() error { return writeTables(w, reps) })
 }
 
 // writeTables writes a table per run and, for several, their summary.
-func writeTables(w io.Writer, cfg load.Config, reps []loadresult.Result) error {
+func writeTables(w io.Writer, reps []loadresult.Result) error {
 	for i, rep := range reps {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		if err := writeTable(w, cfg, rep); err != nil {
+		if err := rep.WriteText(w); err != nil {
 			return err
 		}
 	}

@@ -189,7 +189,7 @@ func TestLoadReportGolden(t *testing.T) {
 		Uncorrected: loadresult.Latencies{P50: 45_071, P90: 105_220, P99: 171_019, P999: 324_115, Max: 926_003},
 		PacingLag:   loadresult.Latencies{P50: 12_100, P90: 31_700, P99: 80_210, P999: 140_200, Max: 903_500},
 		ReceiveLag:  loadresult.Latencies{P50: 3_100, P90: 7_700, P99: 20_210, P999: 40_200, Max: 303_500},
-		Conns:       10, UncorrectedMean: 61_000,
+		Conns:       10, Size: cfg.Size, PacingMethod: load.PacingMethod, UncorrectedMean: 61_000,
 		Overflow: 2, Elapsed: 10 * time.Second, Duration: 10 * time.Second,
 		WindowStart: start, WindowEnd: start.Add(10 * time.Second), CPU: 4 * time.Second, Wall: 11 * time.Second,
 	}

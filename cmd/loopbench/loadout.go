@@ -4,11 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
 	"strconv"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/loopbench/loopbench/internal/load"
@@ -107,86 +104,6 @@ func timeoutOf(cfg load.Config) time.Duration {
 	return cfg.Timeout
 }
 
-func writeTable(w io.Writer, cfg load.Config, rep loadresult.Result) error {
-	fmt.Fprintf(w, "%s: %d requests in %v over %d connections of %d bytes: %.0f req/s", cfg.Label, rep.Requests, rep.Elapsed.Round(time.Millisecond), cfg.Conns, cfg.Size, rep.Achieved)
-	if rep.Offered > 0 {
-		fmt.Fprintf(w, " (offered %.0f)", rep.Offered)
-	}
-	fmt.Fprintf(w, ", %d errors", rep.Errors)
-	if rep.Errors > 0 {
-		fmt.Fprintf(w, " (%.3g%%)", 100*rep.ErrorRate())
-	}
-	fmt.Fprintln(w)
-	if rep.Interrupted {
-		fmt.Fprintf(w, "interrupted after %v of %v\n", rep.Elapsed.Round(time.Millisecond), rep.Duration)
-	}
-	for _, e := range rep.ErrorTexts {
-		fmt.Fprintf(w, "  %dx %s\n", e.Count, e.Text)
-	}
-	if rep.Answered != rep.Scheduled {
-		fmt.Fprintf(w, "the window's %d requests: %d answered, %d timed out (recorded at their time to the timeout), %d failed otherwise, %d unsent at its end (recorded at their lateness then)\n",
-			rep.Scheduled, rep.Answered, rep.TimedOut, rep.Errors-rep.TimedOut, rep.Unsent)
-	}
-	// In closed loop each request is sent when it is due, so the corrected
-	// and uncorrected latencies are one measure: one row, and no pacing.
-	rows := []latencyRow{{"round trip", rep.Corrected}}
-	if rep.Offered > 0 {
-		rows = []latencyRow{{"corrected", rep.Corrected}, {"uncorrected", rep.Uncorrected}, {"pacing lag", rep.PacingLag}}
-	}
-	if rep.ReceiveLag.Max > 0 {
-		rows = append(rows, latencyRow{"receive lag", rep.ReceiveLag})
-	}
-	if err := writeLatencies(w, "latency", rows...); err != nil {
-		return err
-	}
-	if rep.Overflow > 0 {
-		fmt.Fprintf(w, "%d latencies beyond the histograms' 60 s were recorded as 60 s\n", rep.Overflow)
-	}
-	return writeGeneratorLine(w, rep)
-}
-
-// writeGeneratorLine writes what the generator reports about itself: its CPU,
-// per answered request, the spinning in it, and its connections' use.
-func writeGeneratorLine(w io.Writer, rep loadresult.Result) error {
-	fmt.Fprintf(w, "generator CPU: %.2f cores over %v, %v per answered request", rep.Cores(), rep.Wall.Round(time.Millisecond), sig3(rep.CPUPerRequest()))
-	if rep.Spin > 0 {
-		fmt.Fprintf(w, " (spinning left out: %v spent spinning)", sig3(rep.Spin))
-	}
-	if rep.Offered > 0 {
-		fmt.Fprintf(w, "; paced by %s", load.PacingMethod)
-	}
-	_, err := fmt.Fprintf(w, "; connections busy %.2f of %d on average\n", rep.Concurrency(), rep.Conns)
-	return err
-}
-
-type latencyRow struct {
-	name string
-	l    loadresult.Latencies
-}
-
-// writeLatencies writes percentile rows as a table headed title.
-func writeLatencies(w io.Writer, title string, rows ...latencyRow) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%s\t%s\t\n", title, strings.Join(loadresult.PercentileNames(), "\t"))
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t", r.name)
-		for _, v := range r.l.Values() {
-			fmt.Fprintf(tw, "%v\t", sig3(v))
-		}
-		fmt.Fprintln(tw)
-	}
-	return tw.Flush()
-}
-
-// sig3 rounds d to three significant digits, the histograms' precision.
-func sig3(d time.Duration) time.Duration {
-	if d < 1000 {
-		return d
-	}
-	unit := time.Duration(math.Pow10(int(math.Floor(math.Log10(float64(d)))) - 2))
-	return d.Round(unit)
-}
-
 // writeRunsSummary describes -count runs together: the spread of a few
 // runs' achieved rates and p99s, with montanaflynn/stats (a handful of
 // values, summarized once: what it is for; percentiles within a run come
@@ -209,7 +126,7 @@ func writeRunsSummary(w io.Writer, reps []loadresult.Result) {
 		cv = 100 * sd / med
 	}
 	fmt.Fprintf(w, "\nover %d runs: %.0f req/s median (%.0f to %.0f, sd %.1f%%), %s %v median (%v to %v)\n",
-		len(reps), med, lo, hi, cv, p99Name(reps[0]), sig3(time.Duration(p99)), sig3(time.Duration(p99lo)), sig3(time.Duration(p99hi)))
+		len(reps), med, lo, hi, cv, p99Name(reps[0]), loadresult.Sig3(time.Duration(p99)), loadresult.Sig3(time.Duration(p99lo)), loadresult.Sig3(time.Duration(p99hi)))
 }
 
 // p99Name names a run's corrected p99: plain "p99" in closed loop, where
@@ -238,13 +155,13 @@ func sloVerdict(f loadFlags, reps []loadresult.Result, stderr io.Writer) error {
 			if len(reps) > 1 {
 				which = fmt.Sprintf("run %d of %d: ", i+1, len(reps))
 			}
-			return fmt.Errorf("%s%s %v is over -slo %v", which, p99Name(rep), sig3(p99), f.slo)
+			return fmt.Errorf("%s%s %v is over -slo %v", which, p99Name(rep), loadresult.Sig3(p99), f.slo)
 		}
 	}
 	if len(reps) > 1 {
-		fmt.Fprintf(stderr, "loopbench load: %s within -slo %v in each of %d runs (at most %v)\n", p99Name(reps[0]), f.slo, len(reps), sig3(worst))
+		fmt.Fprintf(stderr, "loopbench load: %s within -slo %v in each of %d runs (at most %v)\n", p99Name(reps[0]), f.slo, len(reps), loadresult.Sig3(worst))
 		return nil
 	}
-	fmt.Fprintf(stderr, "loopbench load: %s %v within -slo %v\n", p99Name(reps[0]), sig3(worst), f.slo)
+	fmt.Fprintf(stderr, "loopbench load: %s %v within -slo %v\n", p99Name(reps[0]), loadresult.Sig3(worst), f.slo)
 	return nil
 }

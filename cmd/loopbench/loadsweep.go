@@ -26,12 +26,12 @@ func runSweep(f loadFlags, outs *loadOutputs, stdout, stderr io.Writer) error {
 	sw, err := load.RunSweep(ctx, sc, func(s load.Step) {
 		r := s.Result
 		fmt.Fprintf(stderr, "step %d of %d: %.0f req/s offered, %.0f achieved, p99 %v, pacing lag p99 %v, receive lag p99 %v, %v CPU per request, connections busy %.2f of %d, %.2f cores: %v\n",
-			s.Index+1, len(f.rates), r.Offered, r.Achieved, sig3(r.Corrected.P99), sig3(r.PacingLag.P99), sig3(r.ReceiveLag.P99), sig3(r.CPUPerRequest()), r.Concurrency(), r.Conns, r.Cores(), s.Verdict)
+			s.Index+1, len(f.rates), r.Offered, r.Achieved, loadresult.Sig3(r.Corrected.P99), loadresult.Sig3(r.PacingLag.P99), loadresult.Sig3(r.ReceiveLag.P99), loadresult.Sig3(r.CPUPerRequest()), r.Concurrency(), r.Conns, r.Cores(), s.Verdict)
 		if s.Remeasured {
 			fmt.Fprintf(stderr, "loopbench load: step %d was measured again: the generator was late in the first measurement\n", s.Index+1)
 		}
 		if s.StartedLate > 10*time.Millisecond {
-			fmt.Fprintf(stderr, "loopbench load: warning: step %d started %v after its slot (the previous step overran): its window no longer lines up with other generators'\n", s.Index+1, sig3(s.StartedLate))
+			fmt.Fprintf(stderr, "loopbench load: warning: step %d started %v after its slot (the previous step overran): its window no longer lines up with other generators'\n", s.Index+1, loadresult.Sig3(s.StartedLate))
 		}
 	})
 	if len(sw.Steps) > 0 {
@@ -142,9 +142,9 @@ func writeSweepRows(w io.Writer, cores string, rows []sweepRow) error {
 		r := row.rep
 		fmt.Fprintf(tw, "%.0f\t%.0f\t", r.Offered, r.Achieved)
 		for _, v := range append(r.Corrected.Values(), r.Uncorrected.Values()...) {
-			fmt.Fprintf(tw, "%v\t", sig3(v))
+			fmt.Fprintf(tw, "%v\t", loadresult.Sig3(v))
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%.2f\t%v\t\t%s\n", r.Errors, r.Unsent, row.cores, sig3(r.PacingLag.P99), row.verdict)
+		fmt.Fprintf(tw, "%d\t%d\t%.2f\t%v\t\t%s\n", r.Errors, r.Unsent, row.cores, loadresult.Sig3(r.PacingLag.P99), row.verdict)
 	}
 	return tw.Flush()
 }

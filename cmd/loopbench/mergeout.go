@@ -27,11 +27,11 @@ func writeMergedTable(w io.Writer, m loadresult.Merged) error {
 	if m.Answered != m.Scheduled {
 		fmt.Fprintf(w, "the windows' %d requests: %d answered, %d timed out, %d failed otherwise, %d unsent\n", m.Scheduled, m.Answered, m.TimedOut, m.Errors-m.TimedOut, m.Unsent)
 	}
-	rows := []latencyRow{{"corrected", m.Corrected}, {"uncorrected", m.Uncorrected}}
+	rows := []loadresult.LatencyRow{{Name: "corrected", L: m.Corrected}, {Name: "uncorrected", L: m.Uncorrected}}
 	if m.Offered > 0 {
-		rows = append(rows, latencyRow{"pacing lag", m.PacingLag})
+		rows = append(rows, loadresult.LatencyRow{Name: "pacing lag", L: m.PacingLag})
 	}
-	if err := writeLatencies(w, "merged latency", rows...); err != nil {
+	if err := loadresult.WriteLatencies(w, "merged latency", rows...); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
@@ -40,7 +40,7 @@ func writeMergedTable(w io.Writer, m loadresult.Merged) error {
 	for _, r := range m.Generators {
 		p := r.Corrected
 		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%d\t%v\t%v\t%v\t%v\t%.2f/%d\t%s\t%v\t\n", r.Name, r.Requests, r.Achieved, r.Errors,
-			sig3(p.P50), sig3(p.P99), sig3(p.Max), sig3(r.PacingLag.P99), r.Cores(), r.CPUs,
+			loadresult.Sig3(p.P50), loadresult.Sig3(p.P99), loadresult.Sig3(p.Max), loadresult.Sig3(r.PacingLag.P99), r.Cores(), r.CPUs,
 			r.WindowStart.Format("15:04:05.000"), r.WindowEnd.Sub(r.WindowStart).Round(time.Millisecond))
 	}
 	return tw.Flush()

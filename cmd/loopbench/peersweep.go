@@ -135,7 +135,7 @@ func (r *peersRun) sweepOne(ctx context.Context, s echoServer) (load.Sweep, erro
 	sc := r.sweepConfig(s, addr)
 	sc.CPUs = generatorCPUs() // after pinning: the generator's own CPUs
 	sw, err := load.RunSweep(ctx, sc, func(st load.Step) {
-		fmt.Fprintf(r.stderr, "%s: %.0f req/s offered, %.0f achieved, p99 %v: %v\n", s.label(), st.Result.Offered, st.Result.Achieved, sig3(st.Result.Corrected.P99), st.Verdict)
+		fmt.Fprintf(r.stderr, "%s: %.0f req/s offered, %.0f achieved, p99 %v: %v\n", s.label(), st.Result.Offered, st.Result.Achieved, loadresult.Sig3(st.Result.Corrected.P99), st.Verdict)
 	})
 	r.floorSweep(ctx, s, addr, len(sw.Steps))
 	return sw, err
