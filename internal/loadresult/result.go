@@ -1,9 +1,11 @@
 // Package loadresult is the result of a `loopbench load` run: one type,
 // Result, for a run of one generator loop, of a whole generator (its
 // loops merged), of a sweep step, and of N generators merged (`loopbench
-// merge`), with the encoders beside it: JSON (Result.JSON, every
-// duration in ns), the one-line file `load -out` writes and `merge`
-// reads (Write, Read), and benchmark values (Result.Values).
+// merge`), with the encoders beside it: the text table
+// (Result.WriteText), JSON (Result.JSON, every duration in ns), the
+// one-line file `load -out` writes and `merge` reads (Write, Read), and
+// benchmark values in ns (Result.Values, Units). Percentiles is the one
+// list of percentiles they all report.
 //
 // Merge is the one merging of results, on Result: counts and rates
 // summed, latency histograms merged (never an average of percentiles),
