@@ -33,6 +33,9 @@ func checkAccounting(t *testing.T, cfg Config, rep loadresult.Result) {
 		t.Errorf("%d requests accounted for (%d answered, %d unsent, %d errors), %d scheduled in the window",
 			rep.Scheduled, rep.Answered, rep.Unsent, rep.Errors, want)
 	}
+	if !rep.Balanced() {
+		t.Errorf("scheduled %d, want answered %d + timed out %d + unsent %d + other errors %d", rep.Scheduled, rep.Answered, rep.TimedOut, rep.Unsent, rep.Errors-rep.TimedOut)
+	}
 	if n := rep.CorrectedHist.TotalCount(); n != rep.Answered+rep.TimedOut+rep.Unsent {
 		t.Errorf("the corrected histogram holds %d latencies, want %d answered + %d timed out + %d unsent", n, rep.Answered, rep.TimedOut, rep.Unsent)
 	}
