@@ -107,7 +107,7 @@ func TestLoadCountAndLabel(t *testing.T) {
 		Runs  []struct {
 			Requests  int64 `json:"requests"`
 			Corrected struct {
-				P99 *float64 `json:"p99_us"`
+				P99 *int64 `json:"p99_ns"`
 			} `json:"corrected_latency"`
 		} `json:"runs"`
 	}

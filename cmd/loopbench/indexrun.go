@@ -194,15 +194,15 @@ func (e *runEntry) readLoad(dir string, files []string) {
 func (e *runEntry) describeLoad(all []loadresult.Result) {
 	start := all[0].WindowStart
 	var gens, cpus, labels []string
-	lo, hi, steps := all[0].OfferedRPS, 0.0, 0
+	lo, hi, steps := all[0].Offered, 0.0, 0
 	for _, r := range all {
 		if r.WindowStart.Before(start) {
 			start = r.WindowStart
 		}
 		gens = appendNew(gens, r.Name)
 		cpus = appendNew(cpus, fmt.Sprint(r.CPUs))
-		labels = appendNew(labels, fmt.Sprintf("%s at %s, %d conns, %d-byte messages", r.Label, r.Addr, r.Conns, r.SizeBytes))
-		lo, hi = min(lo, r.OfferedRPS), max(hi, r.OfferedRPS)
+		labels = appendNew(labels, fmt.Sprintf("%s at %s, %d conns, %d-byte messages", r.Label, r.Addr, r.Conns, r.Size))
+		lo, hi = min(lo, r.Offered), max(hi, r.Offered)
 		if r.Step != nil {
 			steps = max(steps, *r.Step+1)
 		}

@@ -249,7 +249,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := interruptContext()
 	defer stop()
-	var reps []load.Report
+	var reps []loadresult.Result
 	for range f.count {
 		rep, err := load.Run(ctx, f.cfg)
 		if err != nil {
@@ -268,11 +268,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if f.out != "" && len(reps) > 0 {
-		r, err := loadresult.FromReport(reps[0], f.cfg, f.name, generatorCPUs())
-		if err != nil {
-			return err
-		}
-		if err := outs.write(stdout, []loadresult.Result{r}); err != nil {
+		if err := outs.write(stdout, []loadresult.Result{f.named(reps[0])}); err != nil {
 			return err
 		}
 	}
@@ -291,21 +287,21 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 // writeSpectrum draws the runs' corrected and uncorrected latency as a
 // percentile spectrum, from their merged histograms; in closed loop, where
 // the two are one measure, one series.
-func writeSpectrum(dir string, cfg load.Config, reps []load.Report) error {
+func writeSpectrum(dir string, cfg load.Config, reps []loadresult.Result) error {
 	type measure struct {
 		name string
-		h    func(load.Report) *hdrhistogram.Histogram
+		h    func(loadresult.Result) *hdrhistogram.Histogram
 	}
-	measures := []measure{{"round trip", func(r load.Report) *hdrhistogram.Histogram { return r.CorrectedHist }}}
+	measures := []measure{{"round trip", func(r loadresult.Result) *hdrhistogram.Histogram { return r.CorrectedHist }}}
 	if cfg.Rate > 0 {
 		measures = []measure{
-			{"corrected (from the intended send)", func(r load.Report) *hdrhistogram.Histogram { return r.CorrectedHist }},
-			{"uncorrected (from the actual send)", func(r load.Report) *hdrhistogram.Histogram { return r.UncorrectedHist }},
+			{"corrected (from the intended send)", func(r loadresult.Result) *hdrhistogram.Histogram { return r.CorrectedHist }},
+			{"uncorrected (from the actual send)", func(r loadresult.Result) *hdrhistogram.Histogram { return r.UncorrectedHist }},
 		}
 	}
 	var series []report.SpectrumSeries
 	for _, m := range measures {
-		merged := load.NewHistogram()
+		merged := loadresult.NewHistogram()
 		for _, r := range reps {
 			if h := m.h(r); h != nil {
 				merged.Merge(h)
@@ -347,7 +343,7 @@ func spectrumPoints(h *hdrhistogram.Histogram) []report.SpectrumPoint {
 
 // loadVerdict fails the command for a run that measured nothing, had too
 // many errors, or was interrupted.
-func loadVerdict(f loadFlags, reps []load.Report) error {
+func loadVerdict(f loadFlags, reps []loadresult.Result) error {
 	for i, rep := range reps {
 		which := ""
 		if f.count > 1 {
@@ -370,7 +366,7 @@ func loadVerdict(f loadFlags, reps []load.Report) error {
 
 // errorsWhy is a failed run's errors in parentheses, the most frequent
 // named, and whether they say the server went away.
-func errorsWhy(rep load.Report) string {
+func errorsWhy(rep loadresult.Result) string {
 	why := fmt.Sprintf("(%d errors%s)", rep.Errors, firstError(rep))
 	if gone := rep.ServerWentAway(); gone != "" {
 		why += ": " + gone
@@ -378,7 +374,7 @@ func errorsWhy(rep load.Report) string {
 	return why
 }
 
-func firstError(rep load.Report) string {
+func firstError(rep loadresult.Result) string {
 	if len(rep.ErrorTexts) == 0 {
 		return ""
 	}
@@ -387,9 +383,9 @@ func firstError(rep load.Report) string {
 
 // warnLoad warns when the run's figures describe the generator rather
 // than the server; pinned tells whether -cpu pinned it.
-func warnLoad(stderr io.Writer, rep load.Report, pinned bool) {
+func warnLoad(stderr io.Writer, rep loadresult.Result, pinned bool) {
 	if lag := rep.PacingLag.P99; lag > 100*time.Microsecond {
-		fmt.Fprintf(stderr, "loopbench load: warning: the generator sent its requests %v late at p99 (pacing lag), and the corrected latencies include it: %s\n", sig3(lag), lagCause(rep, pinned))
+		fmt.Fprintf(stderr, "loopbench load: warning: the generator sent its requests %v late at p99 (pacing lag), and the corrected latencies include it: %s\n", loadresult.Sig3(lag), lagCause(rep, pinned))
 	}
 	if rep.Behind {
 		cause := rep.ServerWentAway()
@@ -398,7 +394,7 @@ func warnLoad(stderr io.Writer, rep load.Report, pinned bool) {
 		}
 		fmt.Fprintf(stderr, "loopbench load: warning: fell behind the schedule (%.0f of %.0f req/s): %s\n", rep.Achieved, rep.Offered, cause)
 	}
-	if c := rep.SpinFreeCores(); c >= load.CPUBound*float64(generatorCPUs()) {
+	if c := rep.SpinFreeCores(); c >= loadresult.CPUBound*float64(generatorCPUs()) {
 		fmt.Fprintf(stderr, "loopbench load: warning: the generator kept %.2f cores busy (%d CPUs usable): a client this busy measures itself; add generators on other hosts (loopbench merge)\n", c, generatorCPUs())
 	}
 	if load.FiguresOf(rep, 0).ConnBound() {
@@ -407,15 +403,22 @@ func warnLoad(stderr io.Writer, rep load.Report, pinned bool) {
 }
 
 // lagCause names why the generator sent late, then what to do.
-func lagCause(rep load.Report, pinned bool) string {
+func lagCause(rep loadresult.Result, pinned bool) string {
 	cpus := generatorCPUs()
 	switch {
-	case rep.Cores() >= load.CPUBound*float64(cpus):
+	case rep.Cores() >= loadresult.CPUBound*float64(cpus):
 		return fmt.Sprintf("it kept %.2f of its %d CPUs busy, so it cannot keep the schedule; lower -rate or add generators on other hosts (loopbench merge)", rep.Cores(), cpus)
 	case pinned:
 		return fmt.Sprintf("its loops (%s) woke late or waited for their CPU, which other processes use (it kept only %.2f cores busy itself); give it a CPU of its own, or -spin", load.PacingMethod, rep.Cores())
 	}
 	return fmt.Sprintf("its loops (%s) woke late or waited for a CPU, busy with the server or other processes (it kept only %.2f cores busy itself); pin it apart from the server with -cpu, or lower -rate", load.PacingMethod, rep.Cores())
+}
+
+// named is a run's result as -out writes it: named by -name, with the
+// CPUs this process may use.
+func (f loadFlags) named(r loadresult.Result) loadresult.Result {
+	r.Name, r.CPUs = f.name, generatorCPUs()
+	return r
 }
 
 // generatorCPUs is the CPUs this process may use.
@@ -441,18 +444,18 @@ func pin(list string) error {
 	return cpu.Pin(cpus)
 }
 
-func writeLoad(w io.Writer, f loadFlags, reps []load.Report) error {
+func writeLoad(w io.Writer, f loadFlags, reps []loadresult.Result) error {
 	return byFormat(f.format, func() error { return writeLoadJSON(w, f.cfg, reps) },
-		func() error { return writeBenchfmt(w, f.cfg, reps) }, func() error { return writeTables(w, f.cfg, reps) })
+		func() error { return writeBenchfmt(w, f.cfg, reps) }, func() error { return writeTables(w, reps) })
 }
 
 // writeTables writes a table per run and, for several, their summary.
-func writeTables(w io.Writer, cfg load.Config, reps []load.Report) error {
+func writeTables(w io.Writer, reps []loadresult.Result) error {
 	for i, rep := range reps {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		if err := writeTable(w, cfg, rep); err != nil {
+		if err := rep.WriteText(w); err != nil {
 			return err
 		}
 	}

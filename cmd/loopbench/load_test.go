@@ -16,6 +16,7 @@ import (
 
 	"github.com/loopbench/loopbench/internal/echo"
 	"github.com/loopbench/loopbench/internal/load"
+	"github.com/loopbench/loopbench/internal/loadresult"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -181,14 +182,14 @@ func TestServe(t *testing.T) {
 func TestLoadReportGolden(t *testing.T) {
 	cfg := load.Config{Addr: "127.0.0.1:9000", Label: "loopbench-epoll", Conns: 10, Size: 1024, Duration: 10 * time.Second, Warmup: time.Second, Rate: 50000}
 	start := time.Date(2026, 11, 23, 12, 0, 1, 0, time.UTC)
-	rep := load.Report{
+	rep := loadresult.Result{
 		Label: cfg.Label, Offered: 50000, Achieved: 49990, Requests: 499900, Scheduled: 500000, Answered: 499990, TimedOut: 2, Unsent: 7, Errors: 3,
-		ErrorTexts:  []load.ErrorCount{{Text: "read: i/o timeout", Count: 2}, {Text: "dial: connection refused", Count: 1}},
-		Corrected:   load.Latencies{P50: 142_301, P90: 980_420, P99: 1_199_340, P999: 1_424_130, Max: 1_897_470},
-		Uncorrected: load.Latencies{P50: 45_071, P90: 105_220, P99: 171_019, P999: 324_115, Max: 926_003},
-		PacingLag:   load.Latencies{P50: 12_100, P90: 31_700, P99: 80_210, P999: 140_200, Max: 903_500},
-		ReceiveLag:  load.Latencies{P50: 3_100, P90: 7_700, P99: 20_210, P999: 40_200, Max: 303_500},
-		Conns:       10, UncorrectedMean: 61_000,
+		ErrorTexts:  []loadresult.ErrorCount{{Text: "read: i/o timeout", Count: 2}, {Text: "dial: connection refused", Count: 1}},
+		Corrected:   loadresult.Latencies{P50: 142_301, P90: 980_420, P99: 1_199_340, P999: 1_424_130, Max: 1_897_470},
+		Uncorrected: loadresult.Latencies{P50: 45_071, P90: 105_220, P99: 171_019, P999: 324_115, Max: 926_003},
+		PacingLag:   loadresult.Latencies{P50: 12_100, P90: 31_700, P99: 80_210, P999: 140_200, Max: 903_500},
+		ReceiveLag:  loadresult.Latencies{P50: 3_100, P90: 7_700, P99: 20_210, P999: 40_200, Max: 303_500},
+		Conns:       10, Size: cfg.Size, PacingMethod: load.PacingMethod, UncorrectedMean: 61_000,
 		Overflow: 2, Elapsed: 10 * time.Second, Duration: 10 * time.Second,
 		WindowStart: start, WindowEnd: start.Add(10 * time.Second), CPU: 4 * time.Second, Wall: 11 * time.Second,
 	}
@@ -197,7 +198,7 @@ func TestLoadReportGolden(t *testing.T) {
 	interrupted.Spin = 2 * time.Second
 	for _, format := range []string{"table", "json", "benchfmt"} {
 		var out bytes.Buffer
-		if err := writeLoad(&out, loadFlags{cfg: cfg, format: format}, []load.Report{rep, interrupted}); err != nil {
+		if err := writeLoad(&out, loadFlags{cfg: cfg, format: format}, []loadresult.Result{rep, interrupted}); err != nil {
 			t.Fatal(err)
 		}
 		got := out.String()
@@ -207,11 +208,11 @@ func TestLoadReportGolden(t *testing.T) {
 		golden(t, "load_"+format+".golden", got)
 	}
 	closed := rep
-	closed.Offered, closed.Uncorrected, closed.PacingLag, closed.Scheduled = 0, rep.Corrected, load.Latencies{}, rep.Answered
+	closed.Offered, closed.Uncorrected, closed.PacingLag, closed.Scheduled = 0, rep.Corrected, loadresult.Latencies{}, rep.Answered
 	closed.Errors, closed.TimedOut, closed.Unsent, closed.ErrorTexts = 0, 0, 0, nil
 	var out bytes.Buffer
 	cfg.Rate = 0
-	if err := writeLoad(&out, loadFlags{cfg: cfg, format: "table"}, []load.Report{closed, closed}); err != nil {
+	if err := writeLoad(&out, loadFlags{cfg: cfg, format: "table"}, []loadresult.Result{closed, closed}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "load_closed_table.golden", out.String())
@@ -220,14 +221,14 @@ func TestLoadReportGolden(t *testing.T) {
 // TestClosedLoopSpectrum: a closed loop's percentile spectrum is one
 // series; an open loop's has corrected and uncorrected.
 func TestClosedLoopSpectrum(t *testing.T) {
-	h := load.NewHistogram()
+	h := loadresult.NewHistogram()
 	for i := range 1000 {
 		h.RecordValue(int64(1000 + i))
 	}
-	rep := load.Report{CorrectedHist: h, UncorrectedHist: h}
+	rep := loadresult.Result{CorrectedHist: h, UncorrectedHist: h}
 	for _, rate := range []float64{0, 1000} {
 		dir := t.TempDir()
-		if err := writeSpectrum(dir, load.Config{Label: "x", Conns: 1, Size: 64, Rate: rate}, []load.Report{rep}); err != nil {
+		if err := writeSpectrum(dir, load.Config{Label: "x", Conns: 1, Size: 64, Rate: rate}, []loadresult.Result{rep}); err != nil {
 			t.Fatal(err)
 		}
 		svg, err := os.ReadFile(filepath.Join(dir, "latency.svg"))

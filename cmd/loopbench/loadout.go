@@ -4,69 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
 	"github.com/loopbench/loopbench/internal/load"
+	"github.com/loopbench/loopbench/internal/loadresult"
 	"github.com/montanaflynn/stats"
 	"golang.org/x/perf/benchfmt"
 )
 
-// loadUnits are the units of load's benchmark lines and the direction
-// benchstat reads for each.
-var loadUnits = []struct{ unit, better string }{
-	{"req/s", "higher"},
-	{"p50-ns", "lower"}, {"p90-ns", "lower"}, {"p99-ns", "lower"}, {"p99.9-ns", "lower"}, {"max-ns", "lower"},
-	{"p50-uncorrected-ns", "lower"}, {"p90-uncorrected-ns", "lower"}, {"p99-uncorrected-ns", "lower"},
-	{"p99.9-uncorrected-ns", "lower"}, {"max-uncorrected-ns", "lower"},
-	{"pacing-lag-p50-ns", "lower"}, {"pacing-lag-p99-ns", "lower"},
-	{"errors", "lower"}, {"timed-out", "lower"}, {"unsent", "lower"}, {"generator-cores", "lower"},
-}
-
-// generatorUnits are the units of what a generator reports about itself
-// beyond loadUnits (a merged result has no such figures).
-var generatorUnits = []struct{ unit, better string }{
-	{"receive-lag-p50-ns", "lower"}, {"receive-lag-p99-ns", "lower"}, {"generator-cpu-ns/req", "lower"},
-}
-
 // ownUnits are the units of a generator's own benchmark lines.
-var ownUnits = append(append([]struct{ unit, better string }(nil), loadUnits...), generatorUnits...)
-
-// ownValues are a generator's values in ownUnits' order.
-func ownValues(rep load.Report) []benchfmt.Value {
-	return append(loadValues(rep),
-		benchfmt.Value{Value: float64(rep.ReceiveLag.P50), Unit: generatorUnits[0].unit},
-		benchfmt.Value{Value: float64(rep.ReceiveLag.P99), Unit: generatorUnits[1].unit},
-		benchfmt.Value{Value: float64(rep.CPUPerRequest()), Unit: generatorUnits[2].unit})
-}
-
-// writeUnits writes the unit metadata of units.
-func writeUnits(bw *benchfmt.Writer, units []struct{ unit, better string }) error {
-	for _, u := range units {
-		if err := bw.Write(&benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u.unit, Key: "better"}, OrigUnit: u.unit, Value: u.better}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// loadValues are a run's values in loadUnits' order.
-func loadValues(rep load.Report) []benchfmt.Value {
-	c, u, lag := rep.Corrected, rep.Uncorrected, rep.PacingLag
-	vals := []float64{rep.Achieved,
-		float64(c.P50), float64(c.P90), float64(c.P99), float64(c.P999), float64(c.Max),
-		float64(u.P50), float64(u.P90), float64(u.P99), float64(u.P999), float64(u.Max),
-		float64(lag.P50), float64(lag.P99),
-		float64(rep.Errors), float64(rep.TimedOut), float64(rep.Unsent), rep.Cores()}
-	out := make([]benchfmt.Value, len(vals))
-	for i, v := range vals {
-		out[i] = benchfmt.Value{Value: v, Unit: loadUnits[i].unit}
-	}
-	return out
-}
+var ownUnits = append(append([]loadresult.Unit(nil), loadresult.Units...), loadresult.GeneratorUnits...)
 
 // fileConfig is the machine's configuration and extra as benchfmt file
 // configuration.
@@ -95,9 +44,9 @@ func benchName(cfg load.Config, rate float64) benchfmt.Name {
 // writeBenchfmt writes the runs as benchmark results through
 // benchfmt.Writer, one line each, after the unit metadata benchstat
 // needs; an interrupted run carries an "interrupted" configuration line.
-func writeBenchfmt(w io.Writer, cfg load.Config, reps []load.Report) error {
+func writeBenchfmt(w io.Writer, cfg load.Config, reps []loadresult.Result) error {
 	bw := benchfmt.NewWriter(w)
-	if err := writeUnits(bw, ownUnits); err != nil {
+	if err := loadresult.WriteUnits(bw, ownUnits); err != nil {
 		return err
 	}
 	for _, rep := range reps {
@@ -105,7 +54,7 @@ func writeBenchfmt(w io.Writer, cfg load.Config, reps []load.Report) error {
 		if rep.Interrupted {
 			extra = append(extra, [2]string{"interrupted", fmt.Sprintf("after %v of %v", rep.Elapsed.Round(time.Millisecond), rep.Duration)})
 		}
-		res := &benchfmt.Result{Config: fileConfig(extra...), Name: benchName(cfg, rep.Offered), Iters: int(max(rep.Requests, 1)), Values: ownValues(rep)}
+		res := &benchfmt.Result{Config: fileConfig(extra...), Name: benchName(cfg, rep.Offered), Iters: int(max(rep.Requests, 1)), Values: rep.GeneratorValues()}
 		if err := bw.Write(res); err != nil {
 			return err
 		}
@@ -116,31 +65,22 @@ func writeBenchfmt(w io.Writer, cfg load.Config, reps []load.Report) error {
 // loadJSON is the JSON output: the configuration and one entry per run,
 // or the sweep.
 type loadJSON struct {
-	Label        string        `json:"label"`
-	Addr         string        `json:"addr"`
-	Conns        int           `json:"conns"`
-	SizeBytes    int           `json:"size_bytes"`
-	RateRPS      float64       `json:"rate_rps"`
-	Duration     string        `json:"duration"`
-	Warmup       string        `json:"warmup"`
-	Timeout      string        `json:"timeout"`
-	PacingMethod string        `json:"pacing_method"`
-	Runs         []loadRunJSON `json:"runs,omitempty"`
-	Sweep        *sweepJSON    `json:"sweep,omitempty"`
+	Label        string            `json:"label"`
+	Addr         string            `json:"addr"`
+	Conns        int               `json:"conns"`
+	SizeBytes    int               `json:"size_bytes"`
+	RateRPS      float64           `json:"rate_rps"`
+	DurationNS   int64             `json:"duration_ns"`
+	WarmupNS     int64             `json:"warmup_ns"`
+	TimeoutNS    int64             `json:"timeout_ns"`
+	PacingMethod string            `json:"pacing_method"`
+	Runs         []loadresult.JSON `json:"runs,omitempty"`
+	Sweep        *sweepJSON        `json:"sweep,omitempty"`
 }
-
-// loadRunJSON is a run in load's JSON output: its figures and what the
-// generator reports about itself.
-type loadRunJSON struct {
-	load.JSONRun
-	Generator load.JSONGenerator `json:"generator"`
-}
-
-func runJSON(rep load.Report) loadRunJSON { return loadRunJSON{rep.JSON(), rep.JSONGenerator()} }
 
 func newLoadJSON(cfg load.Config) loadJSON {
 	return loadJSON{Label: cfg.Label, Addr: cfg.Addr, Conns: cfg.Conns, SizeBytes: cfg.Size, RateRPS: cfg.Rate,
-		Duration: cfg.Duration.String(), Warmup: cfg.Warmup.String(), Timeout: timeoutOf(cfg).String(), PacingMethod: load.PacingMethod}
+		DurationNS: int64(cfg.Duration), WarmupNS: int64(cfg.Warmup), TimeoutNS: int64(timeoutOf(cfg)), PacingMethod: load.PacingMethod}
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -149,10 +89,10 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func writeLoadJSON(w io.Writer, cfg load.Config, reps []load.Report) error {
+func writeLoadJSON(w io.Writer, cfg load.Config, reps []loadresult.Result) error {
 	out := newLoadJSON(cfg)
 	for _, rep := range reps {
-		out.Runs = append(out.Runs, runJSON(rep))
+		out.Runs = append(out.Runs, rep.JSON())
 	}
 	return writeJSON(w, out)
 }
@@ -164,87 +104,11 @@ func timeoutOf(cfg load.Config) time.Duration {
 	return cfg.Timeout
 }
 
-func writeTable(w io.Writer, cfg load.Config, rep load.Report) error {
-	fmt.Fprintf(w, "%s: %d requests in %v over %d connections of %d bytes: %.0f req/s", cfg.Label, rep.Requests, rep.Elapsed.Round(time.Millisecond), cfg.Conns, cfg.Size, rep.Achieved)
-	if rep.Offered > 0 {
-		fmt.Fprintf(w, " (offered %.0f)", rep.Offered)
-	}
-	fmt.Fprintf(w, ", %d errors", rep.Errors)
-	if rep.Errors > 0 {
-		fmt.Fprintf(w, " (%.3g%%)", 100*rep.ErrorRate())
-	}
-	fmt.Fprintln(w)
-	if rep.Interrupted {
-		fmt.Fprintf(w, "interrupted after %v of %v\n", rep.Elapsed.Round(time.Millisecond), rep.Duration)
-	}
-	for _, e := range rep.ErrorTexts {
-		fmt.Fprintf(w, "  %dx %s\n", e.Count, e.Text)
-	}
-	if rep.Answered != rep.Scheduled {
-		fmt.Fprintf(w, "the window's %d requests: %d answered, %d timed out (recorded at their time to the timeout), %d failed otherwise, %d unsent at its end (recorded at their lateness then)\n",
-			rep.Scheduled, rep.Answered, rep.TimedOut, rep.Errors-rep.TimedOut, rep.Unsent)
-	}
-	// In closed loop each request is sent when it is due, so the corrected
-	// and uncorrected latencies are one measure: one row, and no pacing.
-	rows := []latencyRow{{"round trip", rep.Corrected}}
-	if rep.Offered > 0 {
-		rows = []latencyRow{{"corrected", rep.Corrected}, {"uncorrected", rep.Uncorrected}, {"pacing lag", rep.PacingLag}}
-	}
-	if rep.ReceiveLag.Max > 0 {
-		rows = append(rows, latencyRow{"receive lag", rep.ReceiveLag})
-	}
-	if err := writeLatencies(w, "latency", rows...); err != nil {
-		return err
-	}
-	if rep.Overflow > 0 {
-		fmt.Fprintf(w, "%d latencies beyond the histograms' 60 s were recorded as 60 s\n", rep.Overflow)
-	}
-	return writeGeneratorLine(w, rep)
-}
-
-// writeGeneratorLine writes what the generator reports about itself: its CPU,
-// per answered request, the spinning in it, and its connections' use.
-func writeGeneratorLine(w io.Writer, rep load.Report) error {
-	fmt.Fprintf(w, "generator CPU: %.2f cores over %v, %v per answered request", rep.Cores(), rep.Wall.Round(time.Millisecond), sig3(rep.CPUPerRequest()))
-	if rep.Spin > 0 {
-		fmt.Fprintf(w, " (spinning left out: %v spent spinning)", sig3(rep.Spin))
-	}
-	if rep.Offered > 0 {
-		fmt.Fprintf(w, "; paced by %s", load.PacingMethod)
-	}
-	_, err := fmt.Fprintf(w, "; connections busy %.2f of %d on average\n", rep.Concurrency(), rep.Conns)
-	return err
-}
-
-type latencyRow struct {
-	name string
-	l    load.Latencies
-}
-
-// writeLatencies writes percentile rows as a table headed title.
-func writeLatencies(w io.Writer, title string, rows ...latencyRow) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%s\tp50\tp90\tp99\tp99.9\tmax\t\n", title)
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%v\t%v\t%v\t%v\t%v\t\n", r.name, sig3(r.l.P50), sig3(r.l.P90), sig3(r.l.P99), sig3(r.l.P999), sig3(r.l.Max))
-	}
-	return tw.Flush()
-}
-
-// sig3 rounds d to three significant digits, the histograms' precision.
-func sig3(d time.Duration) time.Duration {
-	if d < 1000 {
-		return d
-	}
-	unit := time.Duration(math.Pow10(int(math.Floor(math.Log10(float64(d)))) - 2))
-	return d.Round(unit)
-}
-
 // writeRunsSummary describes -count runs together: the spread of a few
 // runs' achieved rates and p99s, with montanaflynn/stats (a handful of
 // values, summarized once: what it is for; percentiles within a run come
 // from the HDR histograms).
-func writeRunsSummary(w io.Writer, reps []load.Report) {
+func writeRunsSummary(w io.Writer, reps []loadresult.Result) {
 	var rates, p99s []float64
 	for _, r := range reps {
 		rates = append(rates, r.Achieved)
@@ -262,12 +126,12 @@ func writeRunsSummary(w io.Writer, reps []load.Report) {
 		cv = 100 * sd / med
 	}
 	fmt.Fprintf(w, "\nover %d runs: %.0f req/s median (%.0f to %.0f, sd %.1f%%), %s %v median (%v to %v)\n",
-		len(reps), med, lo, hi, cv, p99Name(reps[0]), sig3(time.Duration(p99)), sig3(time.Duration(p99lo)), sig3(time.Duration(p99hi)))
+		len(reps), med, lo, hi, cv, p99Name(reps[0]), loadresult.Sig3(time.Duration(p99)), loadresult.Sig3(time.Duration(p99lo)), loadresult.Sig3(time.Duration(p99hi)))
 }
 
 // p99Name names a run's corrected p99: plain "p99" in closed loop, where
 // corrected and uncorrected are one measure.
-func p99Name(rep load.Report) string {
+func p99Name(rep loadresult.Result) string {
 	if rep.Offered > 0 {
 		return "corrected p99"
 	}
@@ -277,7 +141,7 @@ func p99Name(rep load.Report) string {
 // sloVerdict judges the runs against -slo, when it was given, as a
 // sweep judges a step: the corrected p99 over the SLO fails the command.
 // Within it, one line on stderr says so.
-func sloVerdict(f loadFlags, reps []load.Report, stderr io.Writer) error {
+func sloVerdict(f loadFlags, reps []loadresult.Result, stderr io.Writer) error {
 	if !f.sloSet || len(reps) == 0 {
 		return nil
 	}
@@ -291,13 +155,13 @@ func sloVerdict(f loadFlags, reps []load.Report, stderr io.Writer) error {
 			if len(reps) > 1 {
 				which = fmt.Sprintf("run %d of %d: ", i+1, len(reps))
 			}
-			return fmt.Errorf("%s%s %v is over -slo %v", which, p99Name(rep), sig3(p99), f.slo)
+			return fmt.Errorf("%s%s %v is over -slo %v", which, p99Name(rep), loadresult.Sig3(p99), f.slo)
 		}
 	}
 	if len(reps) > 1 {
-		fmt.Fprintf(stderr, "loopbench load: %s within -slo %v in each of %d runs (at most %v)\n", p99Name(reps[0]), f.slo, len(reps), sig3(worst))
+		fmt.Fprintf(stderr, "loopbench load: %s within -slo %v in each of %d runs (at most %v)\n", p99Name(reps[0]), f.slo, len(reps), loadresult.Sig3(worst))
 		return nil
 	}
-	fmt.Fprintf(stderr, "loopbench load: %s %v within -slo %v\n", p99Name(reps[0]), sig3(worst), f.slo)
+	fmt.Fprintf(stderr, "loopbench load: %s %v within -slo %v\n", p99Name(reps[0]), loadresult.Sig3(worst), f.slo)
 	return nil
 }

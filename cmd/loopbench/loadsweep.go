@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -23,14 +24,14 @@ func runSweep(f loadFlags, outs *loadOutputs, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "loopbench load: step k starts at %s + k × %v\n", sc.StartAt.Format(time.RFC3339Nano), load.StepPeriod(f.cfg))
 	}
 	sw, err := load.RunSweep(ctx, sc, func(s load.Step) {
-		r := s.Report
+		r := s.Result
 		fmt.Fprintf(stderr, "step %d of %d: %.0f req/s offered, %.0f achieved, p99 %v, pacing lag p99 %v, receive lag p99 %v, %v CPU per request, connections busy %.2f of %d, %.2f cores: %v\n",
-			s.Index+1, len(f.rates), r.Offered, r.Achieved, sig3(r.Corrected.P99), sig3(r.PacingLag.P99), sig3(r.ReceiveLag.P99), sig3(r.CPUPerRequest()), r.Concurrency(), r.Conns, r.Cores(), s.Verdict)
+			s.Index+1, len(f.rates), r.Offered, r.Achieved, loadresult.Sig3(r.Corrected.P99), loadresult.Sig3(r.PacingLag.P99), loadresult.Sig3(r.ReceiveLag.P99), loadresult.Sig3(r.CPUPerRequest()), r.Concurrency(), r.Conns, r.Cores(), s.Verdict)
 		if s.Remeasured {
 			fmt.Fprintf(stderr, "loopbench load: step %d was measured again: the generator was late in the first measurement\n", s.Index+1)
 		}
 		if s.StartedLate > 10*time.Millisecond {
-			fmt.Fprintf(stderr, "loopbench load: warning: step %d started %v after its slot (the previous step overran): its window no longer lines up with other generators'\n", s.Index+1, sig3(s.StartedLate))
+			fmt.Fprintf(stderr, "loopbench load: warning: step %d started %v after its slot (the previous step overran): its window no longer lines up with other generators'\n", s.Index+1, loadresult.Sig3(s.StartedLate))
 		}
 	})
 	if len(sw.Steps) > 0 {
@@ -58,8 +59,8 @@ func sweepVerdict(f loadFlags, sw load.Sweep) error {
 		return fmt.Errorf("interrupted in step 1 of %d: nothing measured", len(f.rates))
 	case sw.Interrupted:
 		return fmt.Errorf("interrupted in step %d of %d, which is left out: the output covers the steps before", len(sw.Steps)+1, len(f.rates))
-	case sw.Steps[0].Report.Requests == 0:
-		return fmt.Errorf("no request completed in the first step %s", errorsWhy(sw.Steps[0].Report))
+	case sw.Steps[0].Result.Requests == 0:
+		return fmt.Errorf("no request completed in the first step %s", errorsWhy(sw.Steps[0].Result))
 	}
 	return nil
 }
@@ -73,11 +74,7 @@ func writeSweepOutputs(f loadFlags, outs *loadOutputs, sw load.Sweep, stdout, st
 	if f.out != "" {
 		var rs []loadresult.Result
 		for _, s := range sw.Steps {
-			r, err := loadresult.FromReport(s.Report, f.cfg, f.name, generatorCPUs())
-			if err != nil {
-				return err
-			}
-			rs = append(rs, r.AsStep(s.Index, f.slo, f.maxErr))
+			rs = append(rs, f.named(s.Result).AsStep(s.Index, f.slo, f.maxErr))
 		}
 		if err := outs.write(stdout, rs); err != nil {
 			return err
@@ -103,8 +100,7 @@ func writeSweepOutputs(f loadFlags, outs *loadOutputs, sw load.Sweep, stdout, st
 func sweepSeries(name string, steps []load.Step, k load.Knee) report.SweepSeries {
 	s := report.SweepSeries{Name: name, Knee: k.Rate, LowerBound: k.LowerBound, KneeNote: k.Note}
 	for _, st := range steps {
-		c := st.Report.Corrected
-		s.Points = append(s.Points, report.SweepPoint{Offered: st.Report.Offered, Latency: [5]time.Duration{c.P50, c.P90, c.P99, c.P999, c.Max}})
+		s.Points = append(s.Points, report.SweepPoint{Offered: st.Result.Offered, Latency: [5]time.Duration(st.Result.Corrected.Values())})
 	}
 	return s
 }
@@ -115,7 +111,7 @@ func writeSweepTable(w io.Writer, cfg load.Config, c load.Criteria, sw load.Swee
 		cfg.Label, len(sw.Steps), cfg.Conns, cfg.Size, cfg.Duration, cfg.Warmup, c.SLO, 100*c.MaxErrors)
 	var rows []sweepRow
 	for _, s := range sw.Steps {
-		rows = append(rows, sweepRow{s.Report, s.Report.Cores(), s.Verdict.String()})
+		rows = append(rows, sweepRow{s.Result, s.Result.Cores(), s.Verdict.String()})
 	}
 	if err := writeSweepRows(w, "cores", rows); err != nil {
 		return err
@@ -130,31 +126,35 @@ func writeSweepTable(w io.Writer, cfg load.Config, c load.Criteria, sw load.Swee
 
 // sweepRow is a step in a sweep's table.
 type sweepRow struct {
-	rep     load.Report
+	rep     loadresult.Result
 	cores   float64
 	verdict string
 }
 
-// writeSweepRows writes a sweep's table, the cores column headed cores.
+// writeSweepRows writes a sweep's table, the cores column headed cores:
+// every percentile of the corrected latency, then of the uncorrected
+// (u.).
 func writeSweepRows(w io.Writer, cores string, rows []sweepRow) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "offered\tachieved\tp50\tp90\tp99\tp99.9\tmax\tu.p50\tu.p90\tu.p99\tu.p99.9\tu.max\terrors\tunsent\t%s\tlag p99\t\tverdict\n", cores)
+	names := loadresult.PercentileNames()
+	fmt.Fprintf(tw, "offered\tachieved\t%s\tu.%s\terrors\tunsent\t%s\tlag p99\t\tverdict\n", strings.Join(names, "\t"), strings.Join(names, "\tu."), cores)
 	for _, row := range rows {
 		r := row.rep
-		c, u := r.Corrected, r.Uncorrected
-		fmt.Fprintf(tw, "%.0f\t%.0f\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%v\t%d\t%d\t%.2f\t%v\t\t%s\n", r.Offered, r.Achieved,
-			sig3(c.P50), sig3(c.P90), sig3(c.P99), sig3(c.P999), sig3(c.Max), sig3(u.P50), sig3(u.P90), sig3(u.P99), sig3(u.P999), sig3(u.Max),
-			r.Errors, r.Unsent, row.cores, sig3(r.PacingLag.P99), row.verdict)
+		fmt.Fprintf(tw, "%.0f\t%.0f\t", r.Offered, r.Achieved)
+		for _, v := range append(r.Corrected.Values(), r.Uncorrected.Values()...) {
+			fmt.Fprintf(tw, "%v\t", loadresult.Sig3(v))
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%.2f\t%v\t\t%s\n", r.Errors, r.Unsent, row.cores, loadresult.Sig3(r.PacingLag.P99), row.verdict)
 	}
 	return tw.Flush()
 }
 
 // sweepJSON is a sweep in load's JSON output.
 type sweepJSON struct {
-	SLO       string          `json:"slo"`
+	SLONS     int64           `json:"slo_ns"`
 	MaxErrors float64         `json:"max_errors"`
 	StartAt   *time.Time      `json:"start_at,omitempty"`
-	Period    string          `json:"step_period,omitempty"`
+	PeriodNS  int64           `json:"step_period_ns,omitempty"`
 	Stop      string          `json:"stopped,omitempty"`
 	Knee      kneeJSON        `json:"knee"`
 	Steps     []sweepStepJSON `json:"steps"`
@@ -170,19 +170,19 @@ type sweepStepJSON struct {
 	Step       int    `json:"step"`
 	Verdict    string `json:"verdict"`
 	Remeasured bool   `json:"remeasured,omitempty"` // the generator was late in a first measurement
-	loadRunJSON
+	loadresult.JSON
 }
 
 func writeSweepJSON(w io.Writer, f loadFlags, sw load.Sweep) error {
 	out := newLoadJSON(f.cfg)
 	out.RateRPS = 0
-	js := &sweepJSON{SLO: f.slo.String(), MaxErrors: f.maxErr, Stop: sw.Stop, Knee: kneeJSON{sw.Knee.Rate, sw.Knee.LowerBound, sw.Knee.Note}}
+	js := &sweepJSON{SLONS: int64(f.slo), MaxErrors: f.maxErr, Stop: sw.Stop, Knee: kneeJSON{sw.Knee.Rate, sw.Knee.LowerBound, sw.Knee.Note}}
 	if !f.cfg.StartAt.IsZero() {
 		at := f.cfg.StartAt.UTC()
-		js.StartAt, js.Period = &at, load.StepPeriod(f.cfg).String()
+		js.StartAt, js.PeriodNS = &at, int64(load.StepPeriod(f.cfg))
 	}
 	for _, s := range sw.Steps {
-		js.Steps = append(js.Steps, sweepStepJSON{s.Index + 1, s.Verdict.String(), s.Remeasured, runJSON(s.Report)})
+		js.Steps = append(js.Steps, sweepStepJSON{s.Index + 1, s.Verdict.String(), s.Remeasured, s.Result.JSON()})
 	}
 	out.Sweep = js
 	return writeJSON(w, out)
@@ -193,7 +193,7 @@ func writeSweepJSON(w io.Writer, f loadFlags, sw load.Sweep) error {
 // "knee" configuration.
 func writeSweepBenchfmt(w io.Writer, f loadFlags, sw load.Sweep) error {
 	bw := benchfmt.NewWriter(w)
-	if err := writeUnits(bw, ownSweepUnits); err != nil {
+	if err := loadresult.WriteUnits(bw, ownSweepUnits); err != nil {
 		return err
 	}
 	return writeSweepResults(bw, f.cfg, f.slo, sw, fileConfig())
@@ -203,7 +203,7 @@ func writeSweepBenchfmt(w io.Writer, f loadFlags, sw load.Sweep) error {
 // configuration base.
 func writeSweepResults(bw *benchfmt.Writer, cfg load.Config, slo time.Duration, sw load.Sweep, base []benchfmt.Config) error {
 	for _, s := range sw.Steps {
-		res := &benchfmt.Result{Config: base, Name: benchName(cfg, s.Report.Offered), Iters: int(max(s.Report.Requests, 1)), Values: ownValues(s.Report)}
+		res := &benchfmt.Result{Config: base, Name: benchName(cfg, s.Result.Offered), Iters: int(max(s.Result.Requests, 1)), Values: s.Result.GeneratorValues()}
 		if err := bw.Write(res); err != nil {
 			return err
 		}
@@ -214,8 +214,8 @@ func writeSweepResults(bw *benchfmt.Writer, cfg load.Config, slo time.Duration, 
 }
 
 // sweepUnits are a sweep's units: load's and the knee's.
-var sweepUnits = append(append([]struct{ unit, better string }(nil), loadUnits...), struct{ unit, better string }{"knee-req/s", "higher"})
+var sweepUnits = append(append([]loadresult.Unit(nil), loadresult.Units...), loadresult.Unit{Name: "knee-req/s", Better: "higher"})
 
 // ownSweepUnits are a generator's own sweep's units: sweepUnits and what
 // it reports about itself.
-var ownSweepUnits = append(append([]struct{ unit, better string }(nil), sweepUnits...), generatorUnits...)
+var ownSweepUnits = append(append([]loadresult.Unit(nil), sweepUnits...), loadresult.GeneratorUnits...)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/loopbench/loopbench/internal/echo"
 	"github.com/loopbench/loopbench/internal/load"
+	"github.com/loopbench/loopbench/internal/loadresult"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -78,7 +79,7 @@ func TestLoadSweepOutputs(t *testing.T) {
 		t.Fatalf("steps %q, verdicts %q, knee %v:\n%s", rates, verdicts, knee, out)
 	}
 	rs, err := readResults(filepath.Join(dir, "s.json"))
-	if err != nil || len(rs) != 2 || *rs[1].Step != 1 || rs[1].OfferedRPS != 200 || rs[0].SLONS != int64(time.Second) {
+	if err != nil || len(rs) != 2 || *rs[1].Step != 1 || rs[1].Offered != 200 || rs[0].SLO != time.Second {
 		t.Fatalf("-out: %d results, %v", len(rs), err)
 	}
 	if fi, err := os.Stat(filepath.Join(dir, "rep", "sweep.svg")); err != nil || fi.Size() == 0 {
@@ -96,7 +97,7 @@ func TestLoadSweepOutputs(t *testing.T) {
 				Verdict   string  `json:"verdict"`
 				Offered   float64 `json:"offered_rps"`
 				PacingLag struct {
-					P99 *float64 `json:"p99_us"`
+					P99 *int64 `json:"p99_ns"`
 				} `json:"pacing_lag"`
 			} `json:"steps"`
 		} `json:"sweep"`
@@ -119,11 +120,11 @@ func TestLoadSweepTableGolden(t *testing.T) {
 		offered, achieved float64
 		p99               time.Duration
 	}{{2000, 2000, 180 * time.Microsecond}, {2800, 2799, 240 * time.Microsecond}, {3920, 3700, 2400 * time.Microsecond}, {5488, 3710, 900 * time.Millisecond}} {
-		rep := load.Report{Offered: step.offered, Achieved: step.achieved, Scheduled: 100, Answered: 100,
-			Corrected:   load.Latencies{P50: step.p99 / 3, P90: step.p99 / 2, P99: step.p99, P999: step.p99 * 2, Max: step.p99 * 3},
-			Uncorrected: load.Latencies{P50: step.p99 / 4, P90: step.p99 / 3, P99: step.p99 / 2, P999: step.p99, Max: step.p99 * 2},
-			PacingLag:   load.Latencies{P99: 21 * time.Microsecond}, CPU: time.Second, Wall: 4 * time.Second}
-		sw.Steps = append(sw.Steps, load.Step{Index: i, Report: rep, Verdict: c.Judge(load.FiguresOf(rep, 2))})
+		rep := loadresult.Result{Offered: step.offered, Achieved: step.achieved, Scheduled: 100, Answered: 100,
+			Corrected:   loadresult.Latencies{P50: step.p99 / 3, P90: step.p99 / 2, P99: step.p99, P999: step.p99 * 2, Max: step.p99 * 3},
+			Uncorrected: loadresult.Latencies{P50: step.p99 / 4, P90: step.p99 / 3, P99: step.p99 / 2, P999: step.p99, Max: step.p99 * 2},
+			PacingLag:   loadresult.Latencies{P99: 21 * time.Microsecond}, CPU: time.Second, Wall: 4 * time.Second}
+		sw.Steps = append(sw.Steps, load.Step{Index: i, Result: rep, Verdict: c.Judge(load.FiguresOf(rep, 2))})
 	}
 	sw.Stop = "the server fell behind on two steps in a row, the last at 5488 req/s"
 	sw.Knee = load.FindKnee(sw.Outcomes())
@@ -250,9 +251,9 @@ func TestReportSweeps(t *testing.T) {
 		cfg := load.Config{Label: label, Conns: 1, Size: 64}
 		var sw load.Sweep
 		for k, rate := range []float64{1000, 2000, 4000} {
-			rep := load.Report{Offered: rate, Achieved: rate / float64(1+i*k), Corrected: load.Latencies{P50: time.Duration(100*(1+k*i)) * time.Microsecond,
+			rep := loadresult.Result{Offered: rate, Achieved: rate / float64(1+i*k), Corrected: loadresult.Latencies{P50: time.Duration(100*(1+k*i)) * time.Microsecond,
 				P90: 200 * time.Microsecond, P99: time.Duration(300*(1+4*k*i)) * time.Microsecond, P999: time.Millisecond, Max: 2 * time.Millisecond}}
-			sw.Steps = append(sw.Steps, load.Step{Index: k, Report: rep, Verdict: load.Criteria{SLO: time.Millisecond}.Judge(load.FiguresOf(rep, 0))})
+			sw.Steps = append(sw.Steps, load.Step{Index: k, Result: rep, Verdict: load.Criteria{SLO: time.Millisecond}.Judge(load.FiguresOf(rep, 0))})
 		}
 		sw.Knee = load.FindKnee(sw.Outcomes())
 		var b bytes.Buffer

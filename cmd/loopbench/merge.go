@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/loopbench/loopbench/internal/load"
 	"github.com/loopbench/loopbench/internal/loadresult"
 )
 
@@ -76,14 +77,14 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 // mergeAll merges the results, single runs or sweeps, and writes them;
 // a refusal is a usage error unless forced.
 func mergeAll(all []loadresult.Result, refusals []string, format string, force bool, stdout, stderr io.Writer) error {
-	sweep, err := loadresult.IsSweep(all)
+	sweep, err := load.IsSweep(all)
 	if err != nil {
 		return usageError{err.Error()}
 	}
 	var warnings []string
 	var write func() error
 	if sweep {
-		ms, err := loadresult.MergeSweeps(all)
+		ms, err := load.MergeSweeps(all)
 		if err != nil {
 			return usageError{err.Error()}
 		}
@@ -93,7 +94,7 @@ func mergeAll(all []loadresult.Result, refusals []string, format string, force b
 				func() error { return writeMergedSweepBenchfmt(stdout, ms) }, func() error { return writeMergedSweepTable(stdout, ms) })
 		}
 	} else {
-		m, err := loadresult.Merge(all)
+		m, err := loadresult.MergeGenerators(all)
 		if err != nil {
 			return err
 		}

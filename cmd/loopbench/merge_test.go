@@ -18,7 +18,7 @@ import (
 // a log line as a pod's output has, and returns the path.
 func writeGenerator(t *testing.T, dir, name string, start time.Time, lat []int64, errs int64, cores float64) string {
 	t.Helper()
-	c, u, lag := load.NewHistogram(), load.NewHistogram(), load.NewHistogram()
+	c, u, lag := loadresult.NewHistogram(), loadresult.NewHistogram(), loadresult.NewHistogram()
 	for _, v := range lat {
 		c.RecordValue(v * 1000)
 		u.RecordValue(max(v*3/4, 1) * 1000)
@@ -26,18 +26,17 @@ func writeGenerator(t *testing.T, dir, name string, start time.Time, lat []int64
 	}
 	d := 2 * time.Second
 	n := int64(len(lat))
-	rep := load.Report{
+	rep := loadresult.Result{
 		Requests: n, Scheduled: n + errs, Answered: n, Errors: errs, Offered: 10, Achieved: float64(len(lat)) / d.Seconds(),
-		WindowStart: start, WindowEnd: start.Add(d), CPU: time.Duration(cores * float64(d)), Wall: d,
+		WindowStart: start, WindowEnd: start.Add(d), Elapsed: d, Duration: d, CPU: time.Duration(cores * float64(d)), Wall: d,
 		CorrectedHist: c, UncorrectedHist: u, PacingLagHist: lag,
-	}
-	r, err := loadresult.FromReport(rep, load.Config{Label: "echo", Addr: "198.18.0.1:9000", Conns: 4, Size: 1024}, name, 1)
-	if err != nil {
-		t.Fatal(err)
+		Name: name, Label: "echo", Addr: "198.18.0.1:9000", Conns: 4, Size: 1024, CPUs: 1, PacingMethod: load.PacingMethod,
 	}
 	var b bytes.Buffer
 	b.WriteString(name + ": 20 requests in 2s (the generator's own table)\n")
-	r.Write(&b)
+	if err := rep.Write(&b); err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(dir, name+".txt")
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
@@ -90,7 +89,9 @@ func TestMergeBadFiles(t *testing.T) {
 	os.WriteFile(truncated, data[:len(data)-200], 0o644)
 	notResult := filepath.Join(dir, "log.txt")
 	os.WriteFile(notResult, []byte("just a log\n"), 0o644)
-	for _, bad := range []string{truncated, notResult, filepath.Join(dir, "missing.txt")} {
+	micro := filepath.Join(dir, "micro.txt")
+	os.WriteFile(micro, bytes.Replace(data, []byte(`"cpu_ns":`), []byte(`"p99_us":5,"cpu_ns":`), 1), 0o644)
+	for _, bad := range []string{truncated, notResult, micro, filepath.Join(dir, "missing.txt")} {
 		var out, errb bytes.Buffer
 		err := run([]string{"merge", good, bad}, &out, &errb)
 		if exitCode(err) != 2 || !strings.Contains(errb.String(), bad) || strings.Count(errb.String(), "\n") != 1 {
@@ -141,8 +142,8 @@ func TestLoadOutStartAt(t *testing.T) {
 		}
 		all = append(all, rs...)
 	}
-	m, err := loadresult.Merge(all)
-	if err != nil || m.Requests != all[0].Requests+all[1].Requests || m.Corrected.Max < load.Percentiles(all[0].Corrected()).Max {
+	m, err := loadresult.MergeGenerators(all)
+	if err != nil || m.Requests != all[0].Requests+all[1].Requests || m.Corrected.Max < all[0].Corrected.Max {
 		t.Fatalf("merged %d requests (%v), generators %d + %d", m.Requests, err, all[0].Requests, all[1].Requests)
 	}
 	// -out with -count > 1, a bad -start-at: usage errors.

@@ -6,15 +6,14 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/load"
 	"github.com/loopbench/loopbench/internal/loadresult"
 	"golang.org/x/perf/benchfmt"
 )
 
 func writeMergedTable(w io.Writer, m loadresult.Merged) error {
-	fmt.Fprintf(w, "%d generators: %d requests, %.0f req/s", len(m.Generators), m.Requests, m.AchievedRPS)
-	if m.OfferedRPS > 0 {
-		fmt.Fprintf(w, " (offered %.0f)", m.OfferedRPS)
+	fmt.Fprintf(w, "%d generators: %d requests, %.0f req/s", len(m.Generators), m.Requests, m.Achieved)
+	if m.Offered > 0 {
+		fmt.Fprintf(w, " (offered %.0f)", m.Offered)
 	}
 	fmt.Fprintf(w, ", %d errors", m.Errors)
 	if m.Errors > 0 {
@@ -28,31 +27,32 @@ func writeMergedTable(w io.Writer, m loadresult.Merged) error {
 	if m.Answered != m.Scheduled {
 		fmt.Fprintf(w, "the windows' %d requests: %d answered, %d timed out, %d failed otherwise, %d unsent\n", m.Scheduled, m.Answered, m.TimedOut, m.Errors-m.TimedOut, m.Unsent)
 	}
-	rows := []latencyRow{{"corrected", m.Corrected}, {"uncorrected", m.Uncorrected}}
-	if m.OfferedRPS > 0 {
-		rows = append(rows, latencyRow{"pacing lag", m.PacingLag})
+	rows := []loadresult.LatencyRow{{Name: "corrected", L: m.Corrected}, {Name: "uncorrected", L: m.Uncorrected}}
+	if m.Offered > 0 {
+		rows = append(rows, loadresult.LatencyRow{Name: "pacing lag", L: m.PacingLag})
 	}
-	if err := writeLatencies(w, "merged latency", rows...); err != nil {
+	if err := loadresult.WriteLatencies(w, "merged latency", rows...); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "generator\trequests\treq/s\terrors\tp50\tp99\tmax\tlag p99\tcores\tstart\twindow\t")
 	for _, r := range m.Generators {
-		p := load.Percentiles(r.Corrected())
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%d\t%v\t%v\t%v\t%v\t%.2f/%d\t%s\t%v\t\n", r.Name, r.Requests, r.AchievedRPS, r.Errors,
-			sig3(p.P50), sig3(p.P99), sig3(p.Max), sig3(load.Percentiles(r.PacingLag()).P99), r.CPUCores, r.CPUs,
+		p := r.Corrected
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%d\t%v\t%v\t%v\t%v\t%.2f/%d\t%s\t%v\t\n", r.Name, r.Requests, r.Achieved, r.Errors,
+			loadresult.Sig3(p.P50), loadresult.Sig3(p.P99), loadresult.Sig3(p.Max), loadresult.Sig3(r.PacingLag.P99), r.Cores(), r.CPUs,
 			r.WindowStart.Format("15:04:05.000"), r.WindowEnd.Sub(r.WindowStart).Round(time.Millisecond))
 	}
 	return tw.Flush()
 }
 
-// mergedJSON is a merged run in merge's JSON: the merged figures as load
-// prints a run (its window from the earliest start to the latest end),
-// and the common window when there is one.
+// mergedJSON is a merged run in merge's JSON: the merged result as load
+// prints a run (its window from the earliest start to the latest end,
+// its generator figures the generators' CPU summed over the longest wall
+// time), and the common window when there is one.
 type mergedJSON struct {
 	Generators int `json:"generators"`
-	load.JSONRun
+	loadresult.JSON
 	CommonStart  *time.Time        `json:"common_window_start,omitempty"`
 	CommonEnd    *time.Time        `json:"common_window_end,omitempty"`
 	Overlap      float64           `json:"overlap"`
@@ -65,50 +65,19 @@ type mergedJSON struct {
 type mergedGenerator struct {
 	Name string `json:"name"`
 	CPUs int    `json:"generator_cpus"`
-	load.JSONRun
+	loadresult.JSON
 }
 
 func mergedToJSON(m loadresult.Merged) mergedJSON {
-	out := mergedJSON{Generators: len(m.Generators), JSONRun: mergedReport(m).JSON(), Overlap: m.Overlap,
+	out := mergedJSON{Generators: len(m.Generators), JSON: m.Result.JSON(), Overlap: m.Overlap,
 		Warnings: append(append([]string{}, m.Refusals...), m.Warnings...)}
 	if m.Overlaps() {
 		out.CommonStart, out.CommonEnd = &m.Start, &m.End
 	}
 	for _, r := range m.Generators {
-		out.PerGenerator = append(out.PerGenerator, mergedGenerator{Name: r.Name, CPUs: r.CPUs, JSONRun: generatorReport(r).JSON()})
+		out.PerGenerator = append(out.PerGenerator, mergedGenerator{Name: r.Name, CPUs: r.CPUs, JSON: r.JSON()})
 	}
 	return out
-}
-
-// mergedReport is a merged run as load.Report: the sums, the merged
-// percentiles, the generators' cores added up, and the window from the
-// earliest start to the latest end.
-func mergedReport(m loadresult.Merged) load.Report {
-	rep := load.Report{Label: m.Generators[0].Label, Offered: m.OfferedRPS, Achieved: m.AchievedRPS, Requests: m.Requests,
-		Scheduled: m.Scheduled, Answered: m.Answered, TimedOut: m.TimedOut, Unsent: m.Unsent, Errors: m.Errors, Overflow: m.Overflow,
-		Corrected: m.Corrected, Uncorrected: m.Uncorrected, PacingLag: m.PacingLag, Wall: time.Second}
-	for i, r := range m.Generators {
-		rep.CPU += time.Duration(r.CPUCores * float64(time.Second))
-		rep.Behind = rep.Behind || r.Behind
-		rep.Interrupted = rep.Interrupted || r.Interrupted
-		if i == 0 || r.WindowStart.Before(rep.WindowStart) {
-			rep.WindowStart = r.WindowStart
-		}
-		if r.WindowEnd.After(rep.WindowEnd) {
-			rep.WindowEnd = r.WindowEnd
-		}
-	}
-	rep.Elapsed = rep.WindowEnd.Sub(rep.WindowStart)
-	return rep
-}
-
-// generatorReport is one generator's result as load.Report.
-func generatorReport(r loadresult.Result) load.Report {
-	return load.Report{Label: r.Label, Offered: r.OfferedRPS, Achieved: r.AchievedRPS, Requests: r.Requests,
-		Scheduled: r.Scheduled, Answered: r.Answered, TimedOut: r.TimedOut, Unsent: r.Unsent, Errors: r.Errors, Overflow: r.Overflow,
-		Corrected: load.Percentiles(r.Corrected()), Uncorrected: load.Percentiles(r.Uncorrected()), PacingLag: load.Percentiles(r.PacingLag()),
-		Behind: r.Behind, Interrupted: r.Interrupted, WindowStart: r.WindowStart, WindowEnd: r.WindowEnd, Elapsed: r.WindowEnd.Sub(r.WindowStart),
-		CPU: time.Duration(r.CPUCores * float64(time.Second)), Wall: time.Second}
 }
 
 // writeMergedBenchfmt writes the merged run and each generator as
@@ -116,19 +85,19 @@ func generatorReport(r loadresult.Result) load.Report {
 // (generator-cores of the merged line: the generators' sum).
 func writeMergedBenchfmt(w io.Writer, m loadresult.Merged) error {
 	bw := benchfmt.NewWriter(w)
-	if err := writeUnits(bw, loadUnits); err != nil {
+	if err := loadresult.WriteUnits(bw, loadresult.Units); err != nil {
 		return err
 	}
 	cfg := configOf([2]string{"generators", fmt.Sprint(len(m.Generators))})
-	write := func(gen string, rep load.Report) error {
+	write := func(gen string, rep loadresult.Result) error {
 		name := mergeName(m.Generators[0], gen, "")
-		return bw.Write(&benchfmt.Result{Config: cfg, Name: name, Iters: int(max(rep.Requests, 1)), Values: loadValues(rep)})
+		return bw.Write(&benchfmt.Result{Config: cfg, Name: name, Iters: int(max(rep.Requests, 1)), Values: rep.Values()})
 	}
-	if err := write("merged", mergedReport(m)); err != nil {
+	if err := write("merged", m.Result); err != nil {
 		return err
 	}
 	for _, r := range m.Generators {
-		if err := write(r.Name, generatorReport(r)); err != nil {
+		if err := write(r.Name, r); err != nil {
 			return err
 		}
 	}
@@ -138,7 +107,7 @@ func writeMergedBenchfmt(w io.Writer, m loadresult.Merged) error {
 // mergeName is the benchmark name of a merged line; rate, when set, is
 // the step's /rate= key.
 func mergeName(first loadresult.Result, gen, rate string) benchfmt.Name {
-	name := fmt.Sprintf("Merge/label=%s/size=%d/generator=%s", nameSegment(first.Label), first.SizeBytes, nameSegment(gen))
+	name := fmt.Sprintf("Merge/label=%s/size=%d/generator=%s", nameSegment(first.Label), first.Size, nameSegment(gen))
 	if rate != "" {
 		name += "/rate=" + rate
 	}

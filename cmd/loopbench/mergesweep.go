@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/loopbench/loopbench/internal/load"
 	"github.com/loopbench/loopbench/internal/loadresult"
 	"golang.org/x/perf/benchfmt"
 )
@@ -13,18 +14,18 @@ import (
 func stepCores(m loadresult.Merged) float64 {
 	var c float64
 	for _, r := range m.Generators {
-		c = max(c, r.CPUCores)
+		c = max(c, r.Cores())
 	}
 	return c
 }
 
-func writeMergedSweepTable(w io.Writer, ms loadresult.MergedSweep) error {
+func writeMergedSweepTable(w io.Writer, ms load.MergedSweep) error {
 	fmt.Fprintf(w, "%d generators (%s), %d steps merged; SLO: corrected p99 within %v, errors within %.3g%%\n",
 		len(ms.Generators), strings.Join(ms.Generators, ", "), len(ms.Steps), ms.Criteria.SLO, 100*ms.Criteria.MaxErrors)
 	var rows []sweepRow
 	for _, s := range ms.Steps {
 		m := s.Merged
-		rows = append(rows, sweepRow{mergedReport(m), stepCores(m), s.Verdict.String()})
+		rows = append(rows, sweepRow{m.Result, stepCores(m), s.Verdict.String()})
 	}
 	if err := writeSweepRows(w, "max cores", rows); err != nil {
 		return err
@@ -36,7 +37,7 @@ func writeMergedSweepTable(w io.Writer, ms loadresult.MergedSweep) error {
 
 type mergedSweepJSON struct {
 	Generators []string         `json:"generators"`
-	SLO        string           `json:"slo"`
+	SLONS      int64            `json:"slo_ns"`
 	MaxErrors  float64          `json:"max_errors"`
 	Knee       kneeJSON         `json:"knee"`
 	Steps      []mergedStepJSON `json:"steps"`
@@ -48,8 +49,8 @@ type mergedStepJSON struct {
 	mergedJSON
 }
 
-func mergedSweepToJSON(ms loadresult.MergedSweep) mergedSweepJSON {
-	out := mergedSweepJSON{Generators: ms.Generators, SLO: ms.Criteria.SLO.String(), MaxErrors: ms.Criteria.MaxErrors,
+func mergedSweepToJSON(ms load.MergedSweep) mergedSweepJSON {
+	out := mergedSweepJSON{Generators: ms.Generators, SLONS: int64(ms.Criteria.SLO), MaxErrors: ms.Criteria.MaxErrors,
 		Knee: kneeJSON{ms.Knee.Rate, ms.Knee.LowerBound, ms.Knee.Note}}
 	for _, s := range ms.Steps {
 		out.Steps = append(out.Steps, mergedStepJSON{s.Index + 1, s.Verdict.String(), mergedToJSON(s.Merged)})
@@ -59,21 +60,21 @@ func mergedSweepToJSON(ms loadresult.MergedSweep) mergedSweepJSON {
 
 // writeMergedSweepBenchfmt writes a line per merged step (generator=merged
 // and a /rate= key, the summed offered rate) and the merged knee.
-func writeMergedSweepBenchfmt(w io.Writer, ms loadresult.MergedSweep) error {
+func writeMergedSweepBenchfmt(w io.Writer, ms load.MergedSweep) error {
 	bw := benchfmt.NewWriter(w)
-	if err := writeUnits(bw, sweepUnits); err != nil {
+	if err := loadresult.WriteUnits(bw, sweepUnits); err != nil {
 		return err
 	}
 	cfg := configOf([2]string{"generators", strings.Join(ms.Generators, ",")})
 	first := ms.Steps[0].Merged.Generators[0]
 	for _, s := range ms.Steps {
-		rep := mergedReport(s.Merged)
-		res := &benchfmt.Result{Config: cfg, Name: mergeName(first, "merged", formatRate(rep.Offered)), Iters: int(max(rep.Requests, 1)), Values: loadValues(rep)}
+		rep := s.Merged.Result
+		res := &benchfmt.Result{Config: cfg, Name: mergeName(first, "merged", formatRate(rep.Offered)), Iters: int(max(rep.Requests, 1)), Values: rep.Values()}
 		if err := bw.Write(res); err != nil {
 			return err
 		}
 	}
-	name := fmt.Sprintf("MergeKnee/label=%s/size=%d/generator=merged/slo=%v", nameSegment(first.Label), first.SizeBytes, ms.Criteria.SLO)
+	name := fmt.Sprintf("MergeKnee/label=%s/size=%d/generator=merged/slo=%v", nameSegment(first.Label), first.Size, ms.Criteria.SLO)
 	return bw.Write(&benchfmt.Result{Config: configOf([2]string{"generators", strings.Join(ms.Generators, ",")}, [2]string{"knee", ms.Knee.String()}),
 		Name: benchfmt.Name(name), Iters: 1, Values: []benchfmt.Value{{Value: ms.Knee.Rate, Unit: "knee-req/s"}}})
 }

@@ -43,7 +43,7 @@ func TestNetnsGenerators(t *testing.T) {
 		}
 		all = append(all, rs...)
 	}
-	m, err := loadresult.Merge(all)
+	m, err := loadresult.MergeGenerators(all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestNetnsGenerators(t *testing.T) {
 	var lo50, hi50, lo99, hi99, maxOf int64 = 1 << 62, 0, 1 << 62, 0, 0
 	for _, r := range all {
 		sum += r.Requests
-		h := r.Corrected()
+		h := r.CorrectedHist
 		p50, p99 := h.ValueAtQuantile(50), h.ValueAtQuantile(99)
 		lo50, hi50, lo99, hi99 = min(lo50, p50), max(hi50, p50), min(lo99, p99), max(hi99, p99)
 		maxOf = max(maxOf, h.Max())

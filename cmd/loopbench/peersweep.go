@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/internal/load"
+	"github.com/loopbench/loopbench/internal/loadresult"
 	"github.com/loopbench/loopbench/internal/rounds"
 	"github.com/loopbench/loopbench/peers"
 )
@@ -84,7 +85,7 @@ func (r *peersRun) sweepServers() []echoServer {
 // (package rounds: one round), writing its steps and knee to raw.txt.
 func (r *peersRun) sweeps(ctx context.Context) error {
 	servers := r.sweepServers()
-	if err := writeUnits(r.w.w, sweepUnits); err != nil {
+	if err := loadresult.WriteUnits(r.w.w, sweepUnits); err != nil {
 		return err
 	}
 	if err := r.wakeups(ctx); err != nil {
@@ -131,7 +132,7 @@ func (r *peersRun) sweepOne(ctx context.Context, s echoServer) (load.Sweep, erro
 	sc := r.sweepConfig(s, addr)
 	sc.CPUs = generatorCPUs() // after pinning: the generator's own CPUs
 	sw, err := load.RunSweep(ctx, sc, func(st load.Step) {
-		fmt.Fprintf(r.stderr, "%s: %.0f req/s offered, %.0f achieved, p99 %v: %v\n", s.label(), st.Report.Offered, st.Report.Achieved, sig3(st.Report.Corrected.P99), st.Verdict)
+		fmt.Fprintf(r.stderr, "%s: %.0f req/s offered, %.0f achieved, p99 %v: %v\n", s.label(), st.Result.Offered, st.Result.Achieved, loadresult.Sig3(st.Result.Corrected.P99), st.Verdict)
 	})
 	r.floorSweep(ctx, s, addr, len(sw.Steps))
 	return sw, err

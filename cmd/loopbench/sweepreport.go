@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/internal/benchdata"
+	"github.com/loopbench/loopbench/internal/loadresult"
 	"github.com/loopbench/loopbench/internal/report"
 	"github.com/montanaflynn/stats"
 	"golang.org/x/perf/benchfmt"
@@ -138,7 +139,8 @@ func (g *sweepGroup) series() report.SweepSeries {
 	slices.Sort(rates)
 	for _, r := range rates {
 		pt := report.SweepPoint{Offered: r}
-		for i, u := range []string{"p50-ns", "p90-ns", "p99-ns", "p99.9-ns", "max-ns"} {
+		for i, p := range loadresult.Percentiles {
+			u := p.Name + "-ns"
 			if vs := g.values[r][u]; len(vs) > 0 {
 				m, _ := stats.Median(vs)
 				pt.Latency[i] = time.Duration(m)

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/loopbench/loopbench/internal/loadresult"
 )
 
 // countingEcho echoes 64-byte requests and counts the requests it read.
@@ -131,7 +133,8 @@ func TestBehindOneThreshold(t *testing.T) {
 	}{{970, true}, {989, true}, {990, false}, {1000, false}} {
 		w := &worker{rec: newRecorder(), errs: newErrorLog()}
 		w.rec.arrived = c.arrived
-		rep := Report{Offered: 1000, Elapsed: time.Second}.merge([]*worker{w})
+		t0 := time.Unix(0, 0)
+		rep := (&shared{cfg: Config{Rate: 1000}, ws: []*worker{w}}).result(loadresult.Result{}, t0, t0.Add(time.Second), time.Second, 0)
 		if step := (Criteria{SLO: time.Second}).Judge(FiguresOf(rep, 0)); rep.Behind != c.behind || step.Behind != c.behind {
 			t.Errorf("%.0f of 1000 req/s: run behind %v, step behind %v; want %v", rep.Achieved, rep.Behind, step.Behind, c.behind)
 		}

@@ -7,13 +7,9 @@ import (
 	"os"
 	"slices"
 	"syscall"
-)
 
-// ErrorCount is one kind of error and how often it happened.
-type ErrorCount struct {
-	Text  string
-	Count int64
-}
+	"github.com/loopbench/loopbench/internal/loadresult"
+)
 
 // errorLog groups errors by text and counts those that say the server
 // went away (serverGone): one per loop, owned by its thread.
@@ -51,23 +47,15 @@ func (l *errorLog) addN(text string, n int64) {
 	l.byText[text] += n
 }
 
-// merge adds o's errors to l.
-func (l *errorLog) merge(o *errorLog) {
-	for _, t := range o.order {
-		l.addN(t, o.byText[t])
-	}
-	l.gone += o.gone
-}
-
 // counts returns the total and the groups, most frequent first.
-func (l *errorLog) counts() (int64, []ErrorCount) {
+func (l *errorLog) counts() (int64, []loadresult.ErrorCount) {
 	var total int64
-	out := make([]ErrorCount, 0, len(l.order))
+	out := make([]loadresult.ErrorCount, 0, len(l.order))
 	for _, t := range l.order {
-		out = append(out, ErrorCount{t, l.byText[t]})
+		out = append(out, loadresult.ErrorCount{Text: t, Count: l.byText[t]})
 		total += l.byText[t]
 	}
-	slices.SortStableFunc(out, func(a, b ErrorCount) int { return int(b.Count - a.Count) })
+	slices.SortStableFunc(out, func(a, b loadresult.ErrorCount) int { return int(b.Count - a.Count) })
 	return total, out
 }
 

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loopbench/loopbench/internal/loadresult"
 )
 
 // TestServerGoneErrors: refused, reset and closed connections say the
@@ -39,9 +41,9 @@ func TestServerGoneErrors(t *testing.T) {
 	a.add(refused)
 	b.add(reset)
 	b.add(errTimeout)
-	a.merge(b)
-	if n, _ := a.counts(); n != 3 || a.gone != 2 {
-		t.Fatalf("merged log: %d errors, %d gone; want 3 and 2", n, a.gone)
+	m := loadresult.Merge(newRecorder().result(a), newRecorder().result(b))
+	if m.Errors != 3 || m.Gone != 2 || len(m.ErrorTexts) != 3 {
+		t.Fatalf("merged loops: %d errors, %d gone, %d texts; want 3, 2 and 3", m.Errors, m.Gone, len(m.ErrorTexts))
 	}
 }
 
@@ -52,7 +54,7 @@ func TestServerWentAwayMostly(t *testing.T) {
 		errors, gone int64
 		want         bool
 	}{{7003, 6999, true}, {3, 2, true}, {2, 1, false}, {0, 0, false}, {10, 0, false}} {
-		got := Report{Errors: c.errors, Gone: c.gone}.ServerWentAway()
+		got := loadresult.Result{Errors: c.errors, Gone: c.gone}.ServerWentAway()
 		if (got != "") != c.want || c.want && !strings.HasPrefix(got, "the server went away") {
 			t.Errorf("%d of %d errors gone: %q", c.gone, c.errors, got)
 		}
@@ -89,7 +91,7 @@ func TestServerDiesMidRun(t *testing.T) {
 // TestSweepStopSaysServerWentAway: a sweep stopped by errors that are
 // mostly refused connections says the server went away.
 func TestSweepStopSaysServerWentAway(t *testing.T) {
-	st := Step{Report: Report{Offered: 4000, Errors: 7003, Gone: 6999}, Verdict: Verdict{Errored: true}}
+	st := Step{Result: loadresult.Result{Offered: 4000, Errors: 7003, Gone: 6999}, Verdict: Verdict{Errored: true}}
 	got := stopReason(st, 1, Criteria{MaxErrors: 0.01})
 	if !strings.HasPrefix(got, "errors at 4000 req/s passed 1%: the server went away (6999 of 7003 ") {
 		t.Fatalf("stop: %q", got)

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/loopbench/loopbench/internal/loadresult"
 )
 
 // faultServer accepts connections and hands each to serve, in its own
@@ -73,7 +75,7 @@ func echoN(n int, before func()) func(c net.Conn) {
 
 // runBounded runs cfg and fails the test unless Run returns by the end of
 // the window plus the timeout, with a generous margin for a loaded machine.
-func runBounded(t *testing.T, ctx context.Context, cfg Config) Report {
+func runBounded(t *testing.T, ctx context.Context, cfg Config) loadresult.Result {
 	t.Helper()
 	start := time.Now()
 	rep, err := Run(ctx, cfg)
@@ -86,7 +88,7 @@ func runBounded(t *testing.T, ctx context.Context, cfg Config) Report {
 	return rep
 }
 
-func onlyErrors(t *testing.T, rep Report, want ...string) {
+func onlyErrors(t *testing.T, rep loadresult.Result, want ...string) {
 	t.Helper()
 	if rep.Errors == 0 {
 		t.Fatalf("no errors: %+v", rep)
@@ -180,7 +182,7 @@ func TestOverloadedByRate(t *testing.T) {
 	cold := runBounded(t, context.Background(), cfg)
 	cfg.Warmup = 300 * time.Millisecond
 	warm := runBounded(t, context.Background(), cfg)
-	for _, rep := range []Report{cold, warm} {
+	for _, rep := range []loadresult.Result{cold, warm} {
 		if rep.Requests < 50 || !rep.Behind || rep.Errors != 0 {
 			t.Fatalf("requests %d behind %v errors %d", rep.Requests, rep.Behind, rep.Errors)
 		}

@@ -13,11 +13,11 @@ type Criteria struct {
 }
 
 // MinAchieved is the share of the offered rate a run or a sweep step
-// must achieve; below it, it fell behind (Report.Behind, Verdict.Behind).
+// must achieve; below it, it fell behind (loadresult.Result.Behind, Verdict.Behind).
 const MinAchieved = 0.99
 
 // ConnBoundShare is the share of its connections a run must have kept
-// busy on average (Report.Concurrency) to count as connection-bound.
+// busy on average (loadresult.Result.Concurrency) to count as connection-bound.
 const ConnBoundShare = 0.9
 
 // LateLag is the generator's pacing lag p99 past which it counts as
@@ -32,7 +32,7 @@ type Figures struct {
 	PacingLagP99      time.Duration
 	CPUBound          bool // the generator kept its CPUs busy
 	// Concurrency is the connections kept busy on average
-	// (Report.Concurrency), of Conns.
+	// (loadresult.Result.Concurrency), of Conns.
 	Concurrency float64
 	Conns       int
 	// LatencyP50 is the step's uncorrected p50, BaseLatencyP50 the first

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopbench/loopbench/internal/loadresult"
 )
 
 // steps builds synthetic steps at 1000, 2000, ... req/s from verdict
@@ -76,15 +78,15 @@ func TestJudge(t *testing.T) {
 
 // fakeRuns returns a step runner that reports the given achieved rates
 // in turn (p99 1 ms), recording each step's config.
-func fakeRuns(achieved []float64, got *[]Config) func(context.Context, Config) (Report, error) {
-	return func(_ context.Context, cfg Config) (Report, error) {
+func fakeRuns(achieved []float64, got *[]Config) func(context.Context, Config) (loadresult.Result, error) {
+	return func(_ context.Context, cfg Config) (loadresult.Result, error) {
 		i := len(*got)
 		*got = append(*got, cfg)
 		if i >= len(achieved) {
-			return Report{}, errors.New("connection refused")
+			return loadresult.Result{}, errors.New("connection refused")
 		}
 		start := cfg.StartAt.Add(cfg.Warmup)
-		return Report{Offered: cfg.Rate, Achieved: achieved[i], Scheduled: 1, Answered: 1, Corrected: Latencies{P99: time.Millisecond},
+		return loadresult.Result{Offered: cfg.Rate, Achieved: achieved[i], Scheduled: 1, Answered: 1, Corrected: loadresult.Latencies{P99: time.Millisecond},
 			WindowStart: start, WindowEnd: start.Add(cfg.Duration), Elapsed: cfg.Duration}, nil
 	}
 }
@@ -129,9 +131,9 @@ func TestSweepStopsAndAligns(t *testing.T) {
 func TestSweepRemeasuresLateStep(t *testing.T) {
 	calls := 0
 	late := map[int]bool{1: true} // the first measurement of step 1 (200 req/s)
-	run := func(_ context.Context, cfg Config) (Report, error) {
+	run := func(_ context.Context, cfg Config) (loadresult.Result, error) {
 		defer func() { calls++ }()
-		rep := Report{Offered: cfg.Rate, Achieved: cfg.Rate, Scheduled: 1, Answered: 1, Elapsed: cfg.Duration, Corrected: Latencies{P99: time.Millisecond}}
+		rep := loadresult.Result{Offered: cfg.Rate, Achieved: cfg.Rate, Scheduled: 1, Answered: 1, Elapsed: cfg.Duration, Corrected: loadresult.Latencies{P99: time.Millisecond}}
 		if late[calls] {
 			rep.PacingLag.P99 = time.Second
 		}
@@ -206,13 +208,13 @@ func TestSweepDropsInterruptedStep(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	calls := 0
-	run := func(_ context.Context, cfg Config) (Report, error) {
+	run := func(_ context.Context, cfg Config) (loadresult.Result, error) {
 		calls++
 		if cfg.Rate == 300 {
 			cancel()
-			return Report{Offered: cfg.Rate, Interrupted: true, Duration: cfg.Duration}, nil
+			return loadresult.Result{Offered: cfg.Rate, Interrupted: true, Duration: cfg.Duration}, nil
 		}
-		return Report{Offered: cfg.Rate, Achieved: cfg.Rate, Scheduled: 1, Answered: 1, Elapsed: cfg.Duration, Corrected: Latencies{P99: time.Millisecond}}, nil
+		return loadresult.Result{Offered: cfg.Rate, Achieved: cfg.Rate, Scheduled: 1, Answered: 1, Elapsed: cfg.Duration, Corrected: loadresult.Latencies{P99: time.Millisecond}}, nil
 	}
 	sc := SweepConfig{Run: Config{Duration: time.Second}, Rates: []float64{100, 200, 300, 400}, Criteria: Criteria{SLO: 10 * time.Millisecond, MaxErrors: 0.01}, run: run}
 	var each []int
@@ -231,9 +233,9 @@ func TestSweepDropsInterruptedStep(t *testing.T) {
 		t.Fatalf("cancelled: %d runs, %d steps, interrupted %v, %v", calls, len(sw.Steps), sw.Interrupted, err)
 	}
 	wctx, wcancel := context.WithCancel(context.Background())
-	sc.run = func(context.Context, Config) (Report, error) {
+	sc.run = func(context.Context, Config) (loadresult.Result, error) {
 		wcancel()
-		return Report{Interrupted: true}, errors.New("interrupted while waiting for the start")
+		return loadresult.Result{Interrupted: true}, errors.New("interrupted while waiting for the start")
 	}
 	if sw, err = RunSweep(wctx, sc, nil); err != nil || !sw.Interrupted || len(sw.Steps) != 0 {
 		t.Fatalf("interrupted waiting: %d steps, interrupted %v, %v", len(sw.Steps), sw.Interrupted, err)

@@ -45,7 +45,8 @@
 // sent once the dial is done: its timeout and uncorrected latency run
 // from then (its corrected latency, from its intended time, includes the
 // dial). An interrupted run leaves its requests in flight out.
-// Histograms are in nanoseconds.
+// Histograms are in nanoseconds. Run's outcome is a loadresult.Result:
+// each loop's, merged by loadresult.Merge.
 //
 // The throughput is counted apart, by arrival: Requests are the answers
 // that arrived in the window, whenever their requests were scheduled, so
@@ -61,8 +62,6 @@ import (
 	"fmt"
 	"net"
 	"time"
-
-	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Config describes a load run.
@@ -100,121 +99,12 @@ type Config struct {
 	// Spin, when positive, makes a loop whose next send is less than
 	// Spin away poll with a zero timeout until it is due instead of
 	// sleeping: precise pacing for a CPU of the generator's own. The time
-	// spent so is reported (Report.Spin).
+	// spent so is reported (loadresult.Result.Spin).
 	Spin time.Duration
 }
 
 // DefaultTimeout is the per-request timeout when Config.Timeout is 0.
 const DefaultTimeout = 2 * time.Second
-
-// Latencies are percentiles of one latency measure.
-type Latencies struct {
-	P50, P90, P99, P999, Max time.Duration
-}
-
-// Report is the outcome of a run.
-type Report struct {
-	Label    string
-	Offered  float64 // scheduled req/s (0 in closed loop)
-	Achieved float64 // Requests per second of window
-	Requests int64   // answers that arrived in the window
-	// Scheduled are the window's requests (sent, in closed loop); each is
-	// Answered, TimedOut, failed otherwise, or Unsent.
-	Scheduled, Answered, TimedOut, Unsent int64
-	Errors                                int64 // the window's requests that failed (timeouts included)
-	// ErrorTexts groups the errors by text, most frequent first.
-	ErrorTexts []ErrorCount
-	// Gone counts the errors that say the server went away: connections
-	// refused, reset or closed by it (ServerWentAway).
-	Gone        int64
-	Corrected   Latencies // from the intended send time
-	Uncorrected Latencies // from the actual send time (unsent requests have none)
-	// UncorrectedMean is the mean of the uncorrected latencies.
-	UncorrectedMean time.Duration
-	// PacingLag is how late the generator sent a request it was free to
-	// send (its intended time had come and the previous answer was in),
-	// measured at the send: its own timer and scheduling delay, which the
-	// corrected latencies include.
-	PacingLag Latencies
-	// ReceiveLag is the time from an answer's arrival at the socket (the
-	// kernel's receive timestamp) to the generator's reading it: the
-	// wake-up delay both latencies include, for the answers the kernel
-	// stamped (SO_TIMESTAMPNS; not every one). Linux, plain TCP only;
-	// empty elsewhere.
-	ReceiveLag Latencies
-	// Overflow counts latencies beyond the histograms' 60 s, recorded as 60 s.
-	Overflow int64
-	// The histograms behind the percentiles, in ns, for merging runs.
-	CorrectedHist, UncorrectedHist, PacingLagHist, ReceiveLagHist *hdrhistogram.Histogram `json:"-"`
-	// Behind is set when the achieved rate is below MinAchieved of the
-	// offered: the same threshold as a sweep step's.
-	Behind bool
-	Conns  int // the connections of the run
-	// Elapsed is the part of the window the run covered: Duration, or less
-	// when it was interrupted or stopped at Requests.
-	Elapsed     time.Duration
-	Duration    time.Duration // the window asked for
-	Interrupted bool          // stopped by its context before the window closed
-	// WindowStart and WindowEnd are the measured window in wall-clock time.
-	WindowStart, WindowEnd time.Time
-	// CPU is the generator process's user+system time over the run, Wall
-	// the run's wall time: CPU/Wall is the cores it kept busy.
-	CPU, Wall time.Duration
-	// Spin is the time the loops spent polling for a close send time
-	// (Config.Spin), summed over the loops: CPU spent by choice, which
-	// SpinFreeCores leaves out.
-	Spin time.Duration
-}
-
-// SpinFreeCores is Cores without the time spent spinning.
-func (r Report) SpinFreeCores() float64 {
-	if r.Wall <= 0 {
-		return 0
-	}
-	return max(r.CPU-r.Spin, 0).Seconds() / r.Wall.Seconds()
-}
-
-// CPUPerRequest is the generator's CPU per answered request, spinning
-// left out; 0 when none was answered.
-func (r Report) CPUPerRequest() time.Duration {
-	if r.Answered <= 0 {
-		return 0
-	}
-	return max(r.CPU-r.Spin, 0) / time.Duration(r.Answered)
-}
-
-// Concurrency is the connections the answered requests kept busy on
-// average, by Little's law: the achieved rate times the mean uncorrected
-// latency. Close to Conns, the connections limited the rate
-// (ConnBoundShare).
-func (r Report) Concurrency() float64 { return r.Achieved * r.UncorrectedMean.Seconds() }
-
-// Cores is the CPU the generator kept busy, in cores.
-func (r Report) Cores() float64 {
-	if r.Wall <= 0 {
-		return 0
-	}
-	return r.CPU.Seconds() / r.Wall.Seconds()
-}
-
-// ServerWentAway says, when most of the errors are connections refused,
-// reset or closed by the server (Gone), that the server went away: its
-// figures describe a server that stopped answering, not one that
-// saturated. "" otherwise.
-func (r Report) ServerWentAway() string {
-	if r.Errors == 0 || 2*r.Gone <= r.Errors {
-		return ""
-	}
-	return fmt.Sprintf("the server went away (%d of %d errors are connections refused, reset or closed by it)", r.Gone, r.Errors)
-}
-
-// ErrorRate is the share of the window's requests that failed.
-func (r Report) ErrorRate() float64 {
-	if r.Scheduled > 0 {
-		return float64(r.Errors) / float64(r.Scheduled)
-	}
-	return 0
-}
 
 // Validate reports the first field out of range, naming its flag.
 func (cfg Config) Validate() error {

@@ -48,6 +48,11 @@ func TestLoopsShareTheRun(t *testing.T) {
 	if n := read.Load(); rep.Scheduled != n || rep.Answered != n {
 		t.Errorf("%d scheduled, %d answered, the server read %d", rep.Scheduled, rep.Answered, n)
 	}
+	// The loops' parts merge into the run's result: its identity, the
+	// real wall time, and every answer in the histograms once.
+	if rep.Label != addr || rep.Conns != 5 || rep.Size != 64 || !rep.Balanced() || rep.Wall <= 0 || rep.CorrectedHist.TotalCount() != rep.Answered {
+		t.Errorf("merged loops: label %q, %d conns of %d bytes, wall %v, %d latencies for %d answers", rep.Label, rep.Conns, rep.Size, rep.Wall, rep.CorrectedHist.TotalCount(), rep.Answered)
+	}
 }
 
 // openFds counts the process's open file descriptors.

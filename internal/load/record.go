@@ -4,21 +4,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/loopbench/loopbench/internal/loadresult"
 )
-
-// Histogram bounds: latencies in nanoseconds, 1 ns to 60 s, three
-// significant digits. Histograms merged with a run's must have them.
-const (
-	HistLowest  = 1
-	HistHighest = int64(60 * time.Second)
-	HistDigits  = 3
-)
-
-// NewHistogram returns a latency histogram as the runs record them: in
-// ns, 1 ns to 60 s, 3 significant digits (about 220 KB).
-func NewHistogram() *hdrhistogram.Histogram {
-	return hdrhistogram.New(HistLowest, HistHighest, HistDigits)
-}
 
 // recorder holds the latencies and counts of one loop's connections:
 // a run has one per loop (per generator CPU), owned by the loop's
@@ -26,7 +13,7 @@ func NewHistogram() *hdrhistogram.Histogram {
 // connections.
 type recorder struct {
 	corrected, uncorrected, lag, recvLag *hdrhistogram.Histogram
-	overflow                             int64 // values beyond HistHighest, recorded as HistHighest
+	overflow                             int64 // values beyond loadresult.HistHighest, recorded as loadresult.HistHighest
 	arrived                              int64 // responses that arrived in the window
 	// scheduled counts the window's requests as they begin (sent, or
 	// failed before their send) and as they are found unsent; each ends
@@ -37,7 +24,7 @@ type recorder struct {
 }
 
 func newRecorder() *recorder {
-	return &recorder{corrected: NewHistogram(), uncorrected: NewHistogram(), lag: NewHistogram(), recvLag: NewHistogram()}
+	return &recorder{corrected: loadresult.NewHistogram(), uncorrected: loadresult.NewHistogram(), lag: loadresult.NewHistogram(), recvLag: loadresult.NewHistogram()}
 }
 
 // record adds v to h; a value beyond the histogram's range is recorded
@@ -46,9 +33,9 @@ func (r *recorder) record(h *hdrhistogram.Histogram, v time.Duration) {
 	if v < 0 {
 		v = 0
 	}
-	if int64(v) > HistHighest {
+	if int64(v) > loadresult.HistHighest {
 		r.overflow++
-		v = time.Duration(HistHighest)
+		v = time.Duration(loadresult.HistHighest)
 	}
 	h.RecordValue(int64(v))
 }
@@ -91,26 +78,12 @@ func (r *recorder) unsentFrom(at func(k int) time.Duration, first int, measure, 
 
 func (r *recorder) pacing(lag time.Duration) { r.record(r.lag, lag) }
 
-// merge adds o's latencies and counts to r.
-func (r *recorder) merge(o *recorder) {
-	r.corrected.Merge(o.corrected)
-	r.uncorrected.Merge(o.uncorrected)
-	r.lag.Merge(o.lag)
-	r.recvLag.Merge(o.recvLag)
-	r.overflow += o.overflow
-	r.arrived += o.arrived
-	r.scheduled += o.scheduled
-	r.answered += o.answered
-	r.timedOut += o.timedOut
-	r.unsent += o.unsent
-	r.spin += o.spin
-}
-
-// Percentiles reads the percentiles of a histogram of nanoseconds.
-func Percentiles(h *hdrhistogram.Histogram) Latencies {
-	if h == nil {
-		return Latencies{}
-	}
-	at := func(q float64) time.Duration { return time.Duration(h.ValueAtQuantile(q)) }
-	return Latencies{P50: at(50), P90: at(90), P99: at(99), P999: at(99.9), Max: time.Duration(h.Max())}
+// result is the loop's part of a run: its counts, errors and
+// histograms, which loadresult.Merge adds up with the other loops'.
+func (r *recorder) result(errs *errorLog) loadresult.Result {
+	part := loadresult.Result{Requests: r.arrived, Scheduled: r.scheduled, Answered: r.answered, TimedOut: r.timedOut,
+		Unsent: r.unsent, Overflow: r.overflow, Spin: r.spin, Gone: errs.gone,
+		CorrectedHist: r.corrected, UncorrectedHist: r.uncorrected, PacingLagHist: r.lag, ReceiveLagHist: r.recvLag}
+	part.Errors, part.ErrorTexts = errs.counts()
+	return part
 }

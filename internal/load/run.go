@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/internal/loadresult"
 )
 
 // Run runs the load and reports it. It fails only on a bad Config or when
@@ -16,12 +17,12 @@ import (
 // dialled again for its first request); later failures are errors in the
 // report. When ctx ends first, the report covers what was measured and
 // says it was interrupted; the requests in flight then are left out.
-func Run(ctx context.Context, cfg Config) (Report, error) {
+func Run(ctx context.Context, cfg Config) (loadresult.Result, error) {
 	if err := cfg.Validate(); err != nil {
-		return Report{}, err
+		return loadresult.Result{}, err
 	}
 	cfg = cfg.withDefaults()
-	rep := Report{Label: cfg.Label, Duration: cfg.Duration, Conns: cfg.Conns}
+	rep := loadresult.Result{Label: cfg.Label, Addr: cfg.Addr, Conns: cfg.Conns, Size: cfg.Size, Duration: cfg.Duration, PacingMethod: PacingMethod}
 	run, err := newShared(cfg)
 	if err != nil {
 		return rep, err
@@ -43,9 +44,6 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}
 	}
 	cpu0, start := processCPU(), time.Now()
-	if cfg.Rate > 0 {
-		rep.Offered = cfg.Rate
-	}
 	run.begin(start)
 	stopWatch := run.watch(ctx)
 	run.workers.Wait()
@@ -55,12 +53,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		end = t
 		rep.Interrupted = run.interrupted.Load()
 	}
-	rep.WindowStart = start.Add(run.s.measure)
-	rep.WindowEnd = start.Add(max(end, run.s.measure))
-	rep.Elapsed = rep.WindowEnd.Sub(rep.WindowStart)
-	rep.Wall = time.Since(start)
-	rep.CPU = processCPU() - cpu0
-	return rep.merge(run.ws), nil
+	return run.result(rep, start.Add(run.s.measure), start.Add(max(end, run.s.measure)), time.Since(start), processCPU()-cpu0), nil
 }
 
 // schedule is the timing of a run, in time since its start.
@@ -230,26 +223,28 @@ func (l *limiter) take() (ok, last bool) {
 	return n <= l.left, n == l.left
 }
 
-// merge combines the loops' recorders and errors into the report.
-func (rep Report) merge(ws []*worker) Report {
-	all, errs := newRecorder(), newErrorLog()
-	for _, w := range ws {
-		all.merge(w.rec)
-		errs.merge(w.errs)
+// result merges the loops' parts (loadresult.Merge) into the run's
+// result: id's identity, the window from start to end, the run's wall
+// time and the process's CPU over it (measured once for the loops
+// together), and the rates over the window.
+func (r *shared) result(id loadresult.Result, start, end time.Time, wall, cpu time.Duration) loadresult.Result {
+	parts := make([]loadresult.Result, len(r.ws))
+	for i, w := range r.ws {
+		parts[i] = w.rec.result(w.errs)
+		parts[i].WindowStart, parts[i].WindowEnd = start, end
 	}
-	rep.Errors, rep.ErrorTexts = errs.counts()
-	rep.Gone = errs.gone
-	rep.Requests, rep.Answered, rep.TimedOut, rep.Unsent = all.arrived, all.answered, all.timedOut, all.unsent
-	rep.Scheduled, rep.Overflow, rep.Spin = all.scheduled, all.overflow, all.spin
-	rep.CorrectedHist, rep.UncorrectedHist, rep.PacingLagHist, rep.ReceiveLagHist = all.corrected, all.uncorrected, all.lag, all.recvLag
-	rep.Corrected, rep.Uncorrected = Percentiles(all.corrected), Percentiles(all.uncorrected)
-	rep.PacingLag, rep.ReceiveLag = Percentiles(all.lag), Percentiles(all.recvLag)
-	rep.UncorrectedMean = time.Duration(all.uncorrected.Mean())
-	if rep.Elapsed > 0 {
-		rep.Achieved = float64(rep.Requests) / rep.Elapsed.Seconds()
+	res := loadresult.Merge(parts...)
+	res.Name, res.Label, res.Addr, res.Conns, res.Size = id.Name, id.Label, id.Addr, id.Conns, id.Size
+	res.PacingMethod, res.Duration, res.Interrupted = id.PacingMethod, id.Duration, id.Interrupted
+	res.Wall, res.CPU = wall, cpu
+	if r.cfg.Rate > 0 {
+		res.Offered = r.cfg.Rate
 	}
-	rep.Behind = rep.Offered > 0 && rep.Achieved < MinAchieved*rep.Offered
-	return rep
+	if res.Elapsed > 0 {
+		res.Achieved = float64(res.Requests) / res.Elapsed.Seconds()
+	}
+	res.Behind = res.Offered > 0 && res.Achieved < MinAchieved*res.Offered
+	return res
 }
 
 // PacingMethod names how the generator waits for a send time.

@@ -8,10 +8,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loopbench/loopbench/internal/loadresult"
 )
 
-// MaxSweepSteps bounds the steps of a sweep spec.
-const MaxSweepSteps = 200
+// MaxSweepSteps bounds the steps of a sweep spec: as many as a result
+// file holds.
+const MaxSweepSteps = loadresult.MaxSteps
 
 // ParseRates reads a sweep spec: a list of rising rates ("2000,4000,8000")
 // or geometric steps from a start to an end by a factor
@@ -91,7 +94,7 @@ type SweepConfig struct {
 	StartAt time.Time
 	Period  time.Duration // 0: StepPeriod of Run
 
-	run func(context.Context, Config) (Report, error) // Run; tests give steps of their own
+	run func(context.Context, Config) (loadresult.Result, error) // Run; tests give steps of their own
 }
 
 // StepPeriod is the time a step of cfg takes at most: its warmup and
@@ -104,7 +107,7 @@ func StepPeriod(cfg Config) time.Duration {
 // Step is one step of a sweep.
 type Step struct {
 	Index   int
-	Report  Report
+	Result  loadresult.Result
 	Verdict Verdict
 	// StartedLate is how much later than its slot an aligned step
 	// started (the previous one overran): its window no longer lines up
@@ -130,24 +133,21 @@ type Sweep struct {
 func (sw Sweep) Outcomes() []StepOutcome {
 	out := make([]StepOutcome, len(sw.Steps))
 	for i, s := range sw.Steps {
-		out[i] = StepOutcome{Offered: s.Report.Offered, Verdict: s.Verdict}
+		out[i] = StepOutcome{Offered: s.Result.Offered, Verdict: s.Verdict}
 	}
 	return out
 }
 
 // FiguresOf are a run's figures for judging, cpus its usable CPUs. The
 // CPU it counts leaves the spinning out (SpinFreeCores).
-func FiguresOf(rep Report, cpus int) Figures {
+func FiguresOf(rep loadresult.Result, cpus int) Figures {
+	rep.CPUs = cpus
 	return Figures{
 		Offered: rep.Offered, Achieved: rep.Achieved, P99: rep.Corrected.P99, ErrorRate: rep.ErrorRate(),
-		PacingLagP99: rep.PacingLag.P99, CPUBound: cpus > 0 && rep.SpinFreeCores() >= CPUBound*float64(cpus),
+		PacingLagP99: rep.PacingLag.P99, CPUBound: rep.CPUBound(),
 		Concurrency: rep.Concurrency(), Conns: rep.Conns, LatencyP50: rep.Uncorrected.P50,
 	}
 }
-
-// CPUBound is the share of its usable CPUs past which a generator counts
-// as measuring itself.
-const CPUBound = 0.9
 
 // RunSweep runs the steps in order, calling each after every step,
 // until the last rate, until the server fell behind (achieved below
@@ -170,11 +170,11 @@ func RunSweep(ctx context.Context, sc SweepConfig, each func(Step)) (Sweep, erro
 			break
 		}
 		st, err := sc.step(ctx, i, rate, sw.Steps)
-		if err == nil && st.Verdict.Late && !st.Verdict.CPUBound && sc.StartAt.IsZero() && !st.Report.Interrupted {
+		if err == nil && st.Verdict.Late && !st.Verdict.CPUBound && sc.StartAt.IsZero() && !st.Result.Interrupted {
 			st, err = sc.step(ctx, i, rate, sw.Steps)
 			st.Remeasured = true
 		}
-		if st.Report.Interrupted || err != nil && ctx.Err() != nil {
+		if st.Result.Interrupted || err != nil && ctx.Err() != nil {
 			sw.interrupt(i, rate)
 			break
 		}
@@ -227,9 +227,9 @@ func (sc SweepConfig) step(ctx context.Context, i int, rate float64, before []St
 	}
 	fig := FiguresOf(rep, sc.CPUs)
 	if len(before) > 0 {
-		fig.BaseLatencyP50 = before[0].Report.Uncorrected.P50
+		fig.BaseLatencyP50 = before[0].Result.Uncorrected.P50
 	}
-	st := Step{Index: i, Report: rep, Verdict: sc.Criteria.Judge(fig)}
+	st := Step{Index: i, Result: rep, Verdict: sc.Criteria.Judge(fig)}
 	if !cfg.StartAt.IsZero() {
 		st.StartedLate = max(rep.WindowStart.Sub(cfg.StartAt.Add(cfg.Warmup)), 0)
 	}
@@ -240,13 +240,13 @@ func (sc SweepConfig) step(ctx context.Context, i int, rate float64, before []St
 func stopReason(st Step, failed int, c Criteria) string {
 	switch {
 	case st.Verdict.Errored:
-		stop := fmt.Sprintf("errors at %.0f req/s passed %.3g%%", st.Report.Offered, 100*c.MaxErrors)
-		if gone := st.Report.ServerWentAway(); gone != "" {
+		stop := fmt.Sprintf("errors at %.0f req/s passed %.3g%%", st.Result.Offered, 100*c.MaxErrors)
+		if gone := st.Result.ServerWentAway(); gone != "" {
 			stop += ": " + gone
 		}
 		return stop
 	case failed >= 2:
-		return fmt.Sprintf("the server fell behind on two steps in a row, the last at %.0f req/s", st.Report.Offered)
+		return fmt.Sprintf("the server fell behind on two steps in a row, the last at %.0f req/s", st.Result.Offered)
 	}
 	return ""
 }

@@ -64,7 +64,7 @@ func TestSweepKneeAtCapacity(t *testing.T) {
 	for attempt := range 3 {
 		var err error
 		sw, err = RunSweep(context.Background(), sc, func(s Step) {
-			t.Logf("%.0f req/s offered: %.0f achieved, p99 %v, pacing lag p99 %v: %v", s.Report.Offered, s.Report.Achieved, s.Report.Corrected.P99, s.Report.PacingLag.P99, s.Verdict)
+			t.Logf("%.0f req/s offered: %.0f achieved, p99 %v, pacing lag p99 %v: %v", s.Result.Offered, s.Result.Achieved, s.Result.Corrected.P99, s.Result.PacingLag.P99, s.Verdict)
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -78,7 +78,7 @@ func TestSweepKneeAtCapacity(t *testing.T) {
 		t.Fatalf("%v; want 90 req/s, the highest step at or below the capacity, %.0f req/s", k, capacity)
 	}
 	last := sw.Steps[len(sw.Steps)-1]
-	if !strings.Contains(sw.Stop, "two steps in a row") || last.Report.Offered != 170 || last.Verdict.Met() || sw.Steps[len(sw.Steps)-2].Verdict.Met() {
-		t.Fatalf("stopped at %.0f req/s: %q; want after the two steps past capacity", last.Report.Offered, sw.Stop)
+	if !strings.Contains(sw.Stop, "two steps in a row") || last.Result.Offered != 170 || last.Verdict.Met() || sw.Steps[len(sw.Steps)-2].Verdict.Met() {
+		t.Fatalf("stopped at %.0f req/s: %q; want after the two steps past capacity", last.Result.Offered, sw.Stop)
 	}
 }

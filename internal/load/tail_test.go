@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/loopbench/loopbench/internal/loadresult"
 )
 
 // countAtLeast counts the values of h at or above v.
@@ -25,11 +27,14 @@ func countAtLeast(h *hdrhistogram.Histogram, v time.Duration) int64 {
 // checkAccounting fails unless the window's requests are exactly the
 // schedule's (rate × duration, for a window of whole intervals) and each
 // is answered, timed out, failed or unsent, the recorded ones once each.
-func checkAccounting(t *testing.T, cfg Config, rep Report) {
+func checkAccounting(t *testing.T, cfg Config, rep loadresult.Result) {
 	t.Helper()
 	if want := int64(cfg.Rate * cfg.Duration.Seconds()); rep.Scheduled != want {
 		t.Errorf("%d requests accounted for (%d answered, %d unsent, %d errors), %d scheduled in the window",
 			rep.Scheduled, rep.Answered, rep.Unsent, rep.Errors, want)
+	}
+	if !rep.Balanced() {
+		t.Errorf("scheduled %d, want answered %d + timed out %d + unsent %d + other errors %d", rep.Scheduled, rep.Answered, rep.TimedOut, rep.Unsent, rep.Errors-rep.TimedOut)
 	}
 	if n := rep.CorrectedHist.TotalCount(); n != rep.Answered+rep.TimedOut+rep.Unsent {
 		t.Errorf("the corrected histogram holds %d latencies, want %d answered + %d timed out + %d unsent", n, rep.Answered, rep.TimedOut, rep.Unsent)

@@ -22,10 +22,10 @@ func FuzzRead(f *testing.F) {
 				t.Fatal(err)
 			}
 			again, err := Read("again", &b)
-			if err != nil || len(again) != 1 || again[0].Corrected().TotalCount() != r.Corrected().TotalCount() {
+			if err != nil || len(again) != 1 || again[0].CorrectedHist.TotalCount() != r.CorrectedHist.TotalCount() {
 				t.Fatalf("a result read back as %d results, %v", len(again), err)
 			}
-			if _, err := Merge([]Result{r, again[0]}); err != nil {
+			if _, err := MergeGenerators([]Result{r, again[0]}); err != nil {
 				t.Fatal(err)
 			}
 		}

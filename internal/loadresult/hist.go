@@ -11,7 +11,6 @@ import (
 	"math"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/loopbench/loopbench/internal/load"
 )
 
 // HdrHistogram's V2 encoding: a compressed cookie and length, then a
@@ -29,7 +28,7 @@ const (
 // countsLen is the number of counts of a load histogram: every decoded
 // histogram has exactly these bounds, so decoding allocates this much
 // whatever its input says.
-var countsLen = len(load.NewHistogram().Export().Counts)
+var countsLen = len(NewHistogram().Export().Counts)
 
 // encodeHist encodes h as HdrHistogram's V2 compressed base64.
 func encodeHist(h *hdrhistogram.Histogram) (string, error) {
@@ -73,8 +72,8 @@ func decodeHist(s string) (*hdrhistogram.Histogram, error) {
 	if err != nil {
 		return nil, err
 	}
-	return hdrhistogram.Import(&hdrhistogram.Snapshot{LowestTrackableValue: load.HistLowest, HighestTrackableValue: load.HistHighest,
-		SignificantFigures: load.HistDigits, Counts: counts}), nil
+	return hdrhistogram.Import(&hdrhistogram.Snapshot{LowestTrackableValue: HistLowest, HighestTrackableValue: HistHighest,
+		SignificantFigures: HistDigits, Counts: counts}), nil
 }
 
 // decodePayload checks the inflated header against the load histogram's
@@ -88,9 +87,9 @@ func decodePayload(p []byte) ([]int64, error) {
 	}
 	digits := int32(binary.BigEndian.Uint32(p[12:]))
 	lowest, highest := int64(binary.BigEndian.Uint64(p[16:])), int64(binary.BigEndian.Uint64(p[24:]))
-	if digits != load.HistDigits || lowest != load.HistLowest || highest != load.HistHighest {
+	if digits != HistDigits || lowest != HistLowest || highest != HistHighest {
 		return nil, fmt.Errorf("bounds %d to %d at %d digits, want a load histogram's: %d ns to %d ns at %d digits",
-			lowest, highest, digits, load.HistLowest, load.HistHighest, load.HistDigits)
+			lowest, highest, digits, HistLowest, HistHighest, HistDigits)
 	}
 	counts := make([]int64, countsLen)
 	var total int64

@@ -3,33 +3,105 @@ package loadresult
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/loopbench/loopbench/internal/load"
 )
+
+// Merge merges parts that ran at the same time into one result: the
+// loops of one generator, or N generators against one server. Counts,
+// errors by text, connections, CPUs, CPU and Spin are summed; the
+// offered and achieved rates are summed, each part's its requests over
+// its own window (the server's rate when the parts ran together and
+// steadily); the histograms are merged and the percentiles read from
+// them. Wall is the longest part's wall time, not a sum: the parts ran
+// side by side, so CPU/Wall is the cores they kept busy together. The
+// window runs from the earliest start to the latest end, and Elapsed is
+// that span; Duration is the longest asked for. Behind and Interrupted
+// are set when they are in any part. The identity (Name, Label, Addr,
+// Size, PacingMethod, Step and its criteria) is the first part's.
+func Merge(parts ...Result) Result {
+	if len(parts) == 0 {
+		return Result{}
+	}
+	m := parts[0]
+	m.Conns, m.CPUs, m.ErrorTexts = 0, 0, nil
+	m.Requests, m.Scheduled, m.Answered, m.TimedOut, m.Unsent, m.Errors, m.Gone, m.Overflow = 0, 0, 0, 0, 0, 0, 0, 0
+	m.Offered, m.Achieved, m.CPU, m.Spin, m.Wall, m.Duration = 0, 0, 0, 0, 0, 0
+	hists := []**hdrhistogram.Histogram{&m.CorrectedHist, &m.UncorrectedHist, &m.PacingLagHist, &m.ReceiveLagHist}
+	for _, h := range hists {
+		*h = nil
+	}
+	for i, p := range parts {
+		m.Conns += p.Conns
+		m.CPUs += p.CPUs
+		m.Requests += p.Requests
+		m.Scheduled += p.Scheduled
+		m.Answered += p.Answered
+		m.TimedOut += p.TimedOut
+		m.Unsent += p.Unsent
+		m.Errors += p.Errors
+		m.Gone += p.Gone
+		m.Overflow += p.Overflow
+		m.ErrorTexts = addErrors(m.ErrorTexts, p.ErrorTexts)
+		m.Offered += p.Offered
+		m.Achieved += p.Achieved
+		m.CPU += p.CPU
+		m.Spin += p.Spin
+		m.Wall = max(m.Wall, p.Wall)
+		m.Duration = max(m.Duration, p.Duration)
+		m.Behind = m.Behind || p.Behind
+		m.Interrupted = m.Interrupted || p.Interrupted
+		if i > 0 && p.WindowStart.Before(m.WindowStart) {
+			m.WindowStart = p.WindowStart
+		}
+		if p.WindowEnd.After(m.WindowEnd) {
+			m.WindowEnd = p.WindowEnd
+		}
+		for j, h := range []*hdrhistogram.Histogram{p.CorrectedHist, p.UncorrectedHist, p.PacingLagHist, p.ReceiveLagHist} {
+			if h == nil {
+				continue
+			}
+			if *hists[j] == nil {
+				*hists[j] = NewHistogram()
+			}
+			(*hists[j]).Merge(h)
+		}
+	}
+	m.Elapsed = m.WindowEnd.Sub(m.WindowStart)
+	m.Summarize()
+	return m
+}
+
+// addErrors adds the groups of b to a, most frequent first (in a tie,
+// the one seen first).
+func addErrors(a, b []ErrorCount) []ErrorCount {
+	for _, e := range b {
+		if i := slices.IndexFunc(a, func(x ErrorCount) bool { return x.Text == e.Text }); i >= 0 {
+			a[i].Count += e.Count
+		} else {
+			a = append(a, e)
+		}
+	}
+	slices.SortStableFunc(a, func(x, y ErrorCount) int { return int(y.Count - x.Count) })
+	return a
+}
 
 // MinOverlap is the share of the longest window the common window must
 // cover for the generators to count as having run together.
 const MinOverlap = 0.9
 
-// Merged is N generators' results as one.
+// Merged is N generators' results as one: their Merge, and what makes it
+// doubtful or meaningless.
 type Merged struct {
+	Result
 	Generators []Result
 	// Start and End are the common window: the latest start and the
 	// earliest end (End not after Start when the windows do not meet).
 	Start, End time.Time
 	// Overlap is the common window over the longest generator window.
 	Overlap float64
-	// The counts are summed. OfferedRPS and AchievedRPS are the sums of
-	// the generators' rates, each its requests over its own window: the
-	// server's rate over the common window when the generators ran
-	// together and steadily.
-	Requests, Scheduled, Answered, TimedOut, Unsent, Errors, Overflow int64
-	OfferedRPS, AchievedRPS                                           float64
-	// Percentiles of the merged histograms.
-	Corrected, Uncorrected, PacingLag             load.Latencies
-	CorrectedHist, UncorrectedHist, PacingLagHist *hdrhistogram.Histogram
 	// Refusals are what makes the sums meaningless (different runs, the
 	// same result twice, windows that do not meet): merge refuses them
 	// unless forced. Warnings make the figures doubtful.
@@ -39,12 +111,12 @@ type Merged struct {
 // Overlaps reports whether the generators' windows have a common part.
 func (m Merged) Overlaps() bool { return m.End.After(m.Start) }
 
-// Merge merges results. It fails on none.
-func Merge(rs []Result) (Merged, error) {
+// MergeGenerators merges N generators' results. It fails on none.
+func MergeGenerators(rs []Result) (Merged, error) {
 	if len(rs) == 0 {
 		return Merged{}, errors.New("no results to merge")
 	}
-	m := Merged{Generators: rs, CorrectedHist: load.NewHistogram(), UncorrectedHist: load.NewHistogram(), PacingLagHist: load.NewHistogram()}
+	m := Merged{Result: Merge(rs...), Generators: rs}
 	var longest time.Duration
 	for i, r := range rs {
 		if i == 0 || r.WindowStart.After(m.Start) {
@@ -54,23 +126,10 @@ func Merge(rs []Result) (Merged, error) {
 			m.End = r.WindowEnd
 		}
 		longest = max(longest, r.WindowEnd.Sub(r.WindowStart))
-		m.Requests += r.Requests
-		m.Scheduled += r.Scheduled
-		m.Answered += r.Answered
-		m.TimedOut += r.TimedOut
-		m.Unsent += r.Unsent
-		m.Errors += r.Errors
-		m.Overflow += r.Overflow
-		m.OfferedRPS += r.OfferedRPS
-		m.AchievedRPS += r.AchievedRPS
-		m.CorrectedHist.Merge(r.corrected)
-		m.UncorrectedHist.Merge(r.uncorrected)
-		m.PacingLagHist.Merge(r.lag)
 	}
 	if common := m.End.Sub(m.Start); common > 0 && longest > 0 {
 		m.Overlap = common.Seconds() / longest.Seconds()
 	}
-	m.Corrected, m.Uncorrected, m.PacingLag = load.Percentiles(m.CorrectedHist), load.Percentiles(m.UncorrectedHist), load.Percentiles(m.PacingLagHist)
 	m.Refusals = m.refuse()
 	m.Warnings = m.warn()
 	return m, nil
@@ -87,8 +146,8 @@ func (m Merged) refuse() []string {
 	}
 	seen := map[key]bool{}
 	for _, r := range m.Generators {
-		if r.SizeBytes != first.SizeBytes || r.Label != first.Label {
-			out = append(out, fmt.Sprintf("%s: label %q, %d bytes; %s: label %q, %d bytes: not the same run", r.Name, r.Label, r.SizeBytes, first.Name, first.Label, first.SizeBytes))
+		if r.Size != first.Size || r.Label != first.Label {
+			out = append(out, fmt.Sprintf("%s: label %q, %d bytes; %s: label %q, %d bytes: not the same run", r.Name, r.Label, r.Size, first.Name, first.Label, first.Size))
 		}
 		k := key{r.Name, r.WindowStart, -1}
 		if r.Step != nil {
@@ -119,10 +178,10 @@ func (m Merged) warn() []string {
 			ws = append(ws, fmt.Sprintf("%s: more than one result from this generator name", r.Name))
 		}
 		if r.Behind {
-			ws = append(ws, fmt.Sprintf("%s: fell behind its schedule (%.0f of %.0f req/s)", r.Name, r.AchievedRPS, r.OfferedRPS))
+			ws = append(ws, fmt.Sprintf("%s: fell behind its schedule (%.0f of %.0f req/s)", r.Name, r.Achieved, r.Offered))
 		}
 		if r.CPUBound() {
-			ws = append(ws, fmt.Sprintf("%s: kept %.2f of its %d CPUs busy: it measures itself; add generators", r.Name, r.CPUCores, r.CPUs))
+			ws = append(ws, fmt.Sprintf("%s: kept %.2f of its %d CPUs busy: it measures itself; add generators", r.Name, r.SpinFreeCores(), r.CPUs))
 		}
 		if r.Interrupted {
 			ws = append(ws, fmt.Sprintf("%s: interrupted before its window closed", r.Name))
@@ -132,12 +191,4 @@ func (m Merged) warn() []string {
 		}
 	}
 	return ws
-}
-
-// ErrorRate is the share of the window's requests that failed.
-func (m Merged) ErrorRate() float64 {
-	if m.Scheduled > 0 {
-		return float64(m.Errors) / float64(m.Scheduled)
-	}
-	return 0
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/loopbench/loopbench/internal/load"
 )
 
 var t0 = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
@@ -18,22 +16,20 @@ var t0 = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
 // from start for d, and errors.
 func synth(t testing.TB, name string, start time.Time, d time.Duration, lat []int64, errs int64) Result {
 	t.Helper()
-	c, u, lag := load.NewHistogram(), load.NewHistogram(), load.NewHistogram()
+	c, u, lag := NewHistogram(), NewHistogram(), NewHistogram()
 	for _, v := range lat {
 		c.RecordValue(v * 1000)
 		u.RecordValue(max(v/2, 1) * 1000)
 		lag.RecordValue(20_000)
 	}
 	n := int64(len(lat))
-	rep := load.Report{
+	r := Result{
+		Name: name, Label: "srv", Addr: "198.18.0.1:9000", Conns: 10, Size: 1024, CPUs: 1,
 		Requests: n, Scheduled: n + errs, Answered: n, Errors: errs, Offered: 0, Achieved: float64(len(lat)) / d.Seconds(),
-		WindowStart: start, WindowEnd: start.Add(d), CPU: d / 2, Wall: d,
+		WindowStart: start, WindowEnd: start.Add(d), Elapsed: d, Duration: d, CPU: d / 2, Wall: d,
 		CorrectedHist: c, UncorrectedHist: u, PacingLagHist: lag,
 	}
-	r, err := FromReport(rep, load.Config{Label: "srv", Addr: "198.18.0.1:9000", Conns: 10, Size: 1024}, name, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r.Summarize()
 	return r
 }
 
@@ -57,11 +53,11 @@ func roundTrip(t *testing.T, r Result) Result {
 func TestRoundTrip(t *testing.T) {
 	r := synth(t, "gen-a", t0, time.Second, []int64{100, 200, 300, 5000}, 2)
 	got := roundTrip(t, r.AsStep(3, time.Millisecond, 0.01))
-	if got.Requests != 4 || got.Errors != 2 || got.Scheduled != 6 || got.Name != "gen-a" || !got.WindowStart.Equal(t0) || *got.Step != 3 || got.SLONS != 1e6 {
+	if got.Requests != 4 || got.Errors != 2 || got.Scheduled != 6 || got.Name != "gen-a" || !got.WindowStart.Equal(t0) || *got.Step != 3 || got.SLO != time.Millisecond {
 		t.Fatalf("round trip: %+v", got)
 	}
-	if got.Corrected().TotalCount() != 4 || got.Corrected().Max() < 4_990_000 || got.Uncorrected().TotalCount() != 4 || got.PacingLag().TotalCount() != 4 {
-		t.Fatalf("histograms: corrected %d values max %d", got.Corrected().TotalCount(), got.Corrected().Max())
+	if got.CorrectedHist.TotalCount() != 4 || got.CorrectedHist.Max() < 4_990_000 || got.UncorrectedHist.TotalCount() != 4 || got.PacingLagHist.TotalCount() != 4 {
+		t.Fatalf("histograms: corrected %d values max %d", got.CorrectedHist.TotalCount(), got.CorrectedHist.Max())
 	}
 }
 
@@ -69,15 +65,15 @@ func TestMergeSumsAndMergesHistograms(t *testing.T) {
 	a := roundTrip(t, synth(t, "a", t0, 10*time.Second, []int64{100, 110, 120, 130}, 0))
 	b := roundTrip(t, synth(t, "b", t0.Add(100*time.Millisecond), 10*time.Second, []int64{1000, 1100, 90_000}, 1))
 	c := roundTrip(t, synth(t, "c", t0.Add(50*time.Millisecond), 10*time.Second, []int64{500, 600}, 0))
-	m, err := Merge([]Result{a, b, c})
+	m, err := MergeGenerators([]Result{a, b, c})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.Requests != 9 || m.Errors != 1 || m.Scheduled != 10 || m.ErrorRate() != 0.1 {
 		t.Fatalf("requests %d errors %d scheduled %d, want 9, 1 and 10", m.Requests, m.Errors, m.Scheduled)
 	}
-	if want := a.AchievedRPS + b.AchievedRPS + c.AchievedRPS; m.AchievedRPS != want {
-		t.Fatalf("rate %v, want the sum %v", m.AchievedRPS, want)
+	if want := a.Achieved + b.Achieved + c.Achieved; m.Achieved != want {
+		t.Fatalf("rate %v, want the sum %v", m.Achieved, want)
 	}
 	// The merged max is the largest max; the merged p50 is the 5th of
 	// the 9 values, not an average of percentiles.
@@ -95,9 +91,9 @@ func TestMergeSumsAndMergesHistograms(t *testing.T) {
 func TestMergeWarns(t *testing.T) {
 	a := synth(t, "a", t0, 10*time.Second, []int64{100}, 0)
 	b := synth(t, "b", t0.Add(5*time.Second), 10*time.Second, []int64{100}, 0)
-	b.Behind, b.OfferedRPS = true, 1000
-	b.CPUCores, b.CPUs = 0.95, 1
-	m, _ := Merge([]Result{a, b})
+	b.Behind, b.Offered = true, 1000
+	b.CPU, b.CPUs = b.Wall*95/100, 1
+	m, _ := MergeGenerators([]Result{a, b})
 	text := strings.Join(m.Warnings, "\n")
 	for _, want := range []string{"overlap by 50%", "b: fell behind", "b: kept 0.95 of its 1 CPUs busy"} {
 		if !strings.Contains(text, want) {
@@ -107,8 +103,8 @@ func TestMergeWarns(t *testing.T) {
 	if len(m.Refusals) != 0 {
 		t.Errorf("refusals %q", m.Refusals)
 	}
-	if _, err := Merge(nil); err == nil {
-		t.Error("Merge of nothing did not fail")
+	if _, err := MergeGenerators(nil); err == nil {
+		t.Error("MergeGenerators of nothing did not fail")
 	}
 }
 
@@ -117,7 +113,7 @@ func TestMergeWarns(t *testing.T) {
 func TestMergeRefuses(t *testing.T) {
 	a := synth(t, "a", t0, 10*time.Second, []int64{100}, 0)
 	other := synth(t, "b", t0, 10*time.Second, []int64{100}, 0)
-	other.SizeBytes = 64
+	other.Size = 64
 	apart := synth(t, "c", t0.Add(20*time.Second), 10*time.Second, []int64{100}, 0)
 	for _, c := range []struct {
 		rs   []Result
@@ -127,7 +123,7 @@ func TestMergeRefuses(t *testing.T) {
 		{[]Result{a, a}, "a: its result of the window from 10:00:00.000 is there twice"},
 		{[]Result{a, apart}, "the windows do not overlap (the latest starts at 10:00:20.000, the earliest ends at 10:00:10.000)"},
 	} {
-		m, err := Merge(c.rs)
+		m, err := MergeGenerators(c.rs)
 		if err != nil || len(m.Refusals) != 1 || !strings.Contains(m.Refusals[0], c.want) || strings.Contains(m.Refusals[0], "\n") {
 			t.Errorf("refusals %q (%v), want one line with %q", m.Refusals, err, c.want)
 		}
@@ -160,14 +156,14 @@ func TestReadErrors(t *testing.T) {
 		return good[:i] + h + good[i+strings.Index(good[i:], `"`):]
 	}
 	ok := func(payload []byte) string {
-		return craftHist(3, 1, load.HistHighest, payload, int32(len(payload)))
+		return craftHist(3, 1, HistHighest, payload, int32(len(payload)))
 	}
 	for _, c := range []struct{ name, in, want string }{
 		{"empty", "", "no loopbench load result"},
 		{"log only", "hello\nworld\n", "no loopbench load result"},
 		{"truncated", good[:len(good)/2] + "\n", "f:1: not a load result"},
 		{"other format", `{"format":"something/2"}` + "\n", `f:1: format "something/2"`},
-		{"version 1", strings.Replace(good, Format, "loopbench-load-result/1", 1), `format "loopbench-load-result/1", want "loopbench-load-result/2" (write it again`},
+		{"version 1", strings.Replace(good, Format, "loopbench-load-result/1", 1), `format "loopbench-load-result/1", want "loopbench-load-result/3" (write it again`},
 		{"bad histogram", hist("xx"), "corrected histogram: not base64"},
 		{"short histogram", hist("AAAA"), "corrected histogram: not an HdrHistogram V2"},
 		{"huge bounds", hist(craftHist(5, 1, 1<<62, nil, 0)), "bounds 1 to 4611686018427387904 at 5 digits, want a load histogram's"},
@@ -175,9 +171,12 @@ func TestReadErrors(t *testing.T) {
 		{"empty run past the end", hist(ok([]byte{0xfd, 0xff, 0xff, 0xff, 0x0f})), "a run of"},
 		{"counts past the end", hist(ok(bytes.Repeat([]byte{2}, countsLen+1))), "more than the histogram's"},
 		{"truncated count", hist(ok([]byte{0x80})), "truncated count"},
-		{"payload length lies", hist(craftHist(3, 1, load.HistHighest, []byte{2}, 7)), "says 7 payload bytes, holds 1"},
+		{"payload length lies", hist(craftHist(3, 1, HistHighest, []byte{2}, 7)), "says 7 payload bytes, holds 1"},
 		{"window backwards", strings.Replace(good, `"window_end":"2026-11-23T10:00:01Z"`, `"window_end":"2026-11-23T09:00:00Z"`, 1), "window ends"},
 		{"negative count", strings.Replace(good, `"errors":0`, `"errors":-1`, 1), "negative counts"},
+		{"negative CPU", strings.Replace(good, `"cpu_ns":500000000`, `"cpu_ns":-5`, 1), "negative times or cores"},
+		{"cores in version 3", strings.Replace(good, `"cpu_ns":`, `"generator_cpu_cores":0.5,"cpu_ns":`, 1), "generator_cpu_cores in a version 3 result"},
+		{"latencies in µs", strings.Replace(good, `"cpu_ns":`, `"p99_us":5,"cpu_ns":`, 1), `unknown field "p99_us"`},
 		{"long result line", `{"format":"` + strings.Repeat("x", MaxLine) + "\n", "longer than"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbench/loopbench/internal/loadresult"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -14,8 +15,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// SweepPercentiles name the latencies of a SweepPoint, in order.
-var SweepPercentiles = []string{"p50", "p90", "p99", "p99.9", "max"}
+// SweepPercentiles name the latencies of a SweepPoint, in order: load's
+// percentiles (loadresult.Percentiles).
+var SweepPercentiles = loadresult.PercentileNames()
 
 // SweepPoint is one step of a load sweep.
 type SweepPoint struct {

@@ -1,10 +1,12 @@
-package loadresult
+package load
 
 import (
 	"bytes"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopbench/loopbench/internal/loadresult"
 )
 
 // FuzzMergeFile merges everything a file holds as merge does (the results
@@ -14,7 +16,7 @@ import (
 // 0, 1, ... each run by every generator. Seeds: two generators' runs and
 // sweeps, even and uneven, and a sweep step among single runs.
 func FuzzMergeFile(f *testing.F) {
-	run := func(name string, start time.Time) Result {
+	run := func(name string, start time.Time) loadresult.Result {
 		return synth(f, name, start, 2*time.Second, []int64{100, 200, 300, 5000}, 1)
 	}
 	sweep := func(name string, steps int) string {
@@ -29,7 +31,7 @@ func FuzzMergeFile(f *testing.F) {
 	f.Add([]byte(sweep("gen-1", 3) + sweep("gen-2", 1)))
 	f.Add([]byte(line(f, run("gen-1", t0)) + sweep("gen-2", 1)))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rs, _ := Read("fuzz", bytes.NewReader(data))
+		rs, _ := loadresult.Read("fuzz", bytes.NewReader(data))
 		if len(rs) == 0 {
 			return
 		}
@@ -48,7 +50,7 @@ func FuzzMergeFile(f *testing.F) {
 		case sweep:
 			checkMergedSweep(t, rs)
 		default:
-			m, err := Merge(rs)
+			m, err := loadresult.MergeGenerators(rs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +60,7 @@ func FuzzMergeFile(f *testing.F) {
 }
 
 // checkMergedSweep merges the sweep steps rs and checks the merged steps.
-func checkMergedSweep(t *testing.T, rs []Result) {
+func checkMergedSweep(t *testing.T, rs []loadresult.Result) {
 	ms, err := MergeSweeps(rs)
 	if err != nil {
 		return
@@ -77,7 +79,7 @@ func checkMergedSweep(t *testing.T, rs []Result) {
 }
 
 // checkSums checks that m's requests are those of rs summed.
-func checkSums(t *testing.T, m Merged, rs []Result) {
+func checkSums(t *testing.T, m loadresult.Merged, rs []loadresult.Result) {
 	var requests int64
 	for _, r := range rs {
 		requests += r.Requests
@@ -85,4 +87,13 @@ func checkSums(t *testing.T, m Merged, rs []Result) {
 	if m.Requests != requests || len(m.Generators) != len(rs) {
 		t.Fatalf("%d results of %d requests merged as %d of %d", len(rs), requests, len(m.Generators), m.Requests)
 	}
+}
+
+// line is r as a line of a result file.
+func line(t testing.TB, r loadresult.Result) string {
+	var b bytes.Buffer
+	if err := r.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

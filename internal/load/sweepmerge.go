@@ -1,36 +1,35 @@
-package loadresult
+package load
 
 import (
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/loopbench/loopbench/internal/load"
+	"github.com/loopbench/loopbench/internal/loadresult"
 )
 
 // MergedStep is one step of N generators' sweeps, merged.
 type MergedStep struct {
 	Index   int
-	Merged  Merged
-	Verdict load.Verdict
+	Merged  loadresult.Merged
+	Verdict Verdict
 }
 
 // MergedSweep is N generators' sweeps merged step by step, and the knee
 // of the merged curve.
 type MergedSweep struct {
 	Generators []string
-	Criteria   load.Criteria
+	Criteria   Criteria
 	Steps      []MergedStep
-	Knee       load.Knee
+	Knee       Knee
 	// Refusals and Warnings as Merged's, of every step (named).
 	Refusals, Warnings []string
 }
 
 // IsSweep reports whether rs are sweep steps; mixing steps and single
 // runs is an error.
-func IsSweep(rs []Result) (bool, error) {
+func IsSweep(rs []loadresult.Result) (bool, error) {
 	steps := 0
 	for _, r := range rs {
 		if r.Step != nil {
@@ -49,25 +48,25 @@ func IsSweep(rs []Result) (bool, error) {
 // The merged sweep ends before the first step some generator did not run
 // (it stopped earlier) or was interrupted in, with a warning (an error
 // when that is the first); a step where any generator was CPU-bound or
-// late limits the knee as in load.FindKnee.
-func MergeSweeps(rs []Result) (MergedSweep, error) {
+// late limits the knee as in FindKnee.
+func MergeSweeps(rs []loadresult.Result) (MergedSweep, error) {
 	var ms MergedSweep
 	if len(rs) == 0 {
 		return ms, errors.New("no results to merge")
 	}
-	byStep := map[int][]Result{}
+	byStep := map[int][]loadresult.Result{}
 	for _, r := range rs {
 		if r.Step == nil {
 			return ms, errors.New("a single run among sweep steps")
 		}
 		byStep[*r.Step] = append(byStep[*r.Step], r)
-		if r.SLONS != rs[0].SLONS || r.MaxErrors != rs[0].MaxErrors {
+		if r.SLO != rs[0].SLO || r.MaxErrors != rs[0].MaxErrors {
 			ms.Refusals = append(ms.Refusals, fmt.Sprintf("%s: -slo %v, -max-errors %g%%; %s: -slo %v, -max-errors %g%%: not the same sweep",
-				r.Name, time.Duration(r.SLONS), 100*r.MaxErrors, rs[0].Name, time.Duration(rs[0].SLONS), 100*rs[0].MaxErrors))
+				r.Name, r.SLO, 100*r.MaxErrors, rs[0].Name, rs[0].SLO, 100*rs[0].MaxErrors))
 			break
 		}
 	}
-	ms.Criteria = load.Criteria{SLO: time.Duration(rs[0].SLONS), MaxErrors: rs[0].MaxErrors}
+	ms.Criteria = Criteria{SLO: rs[0].SLO, MaxErrors: rs[0].MaxErrors}
 	ms.Generators = generatorNames(byStep[0])
 	for k := 0; ; k++ {
 		step, ok := byStep[k]
@@ -86,7 +85,7 @@ func MergeSweeps(rs []Result) (MergedSweep, error) {
 			ms.Warnings = append(ms.Warnings, fmt.Sprintf("step %d was interrupted in %s: the merged sweep ends before it", k+1, strings.Join(names, ", ")))
 			break
 		}
-		m, err := Merge(step)
+		m, err := loadresult.MergeGenerators(step)
 		if err != nil {
 			return ms, err
 		}
@@ -101,21 +100,21 @@ func MergeSweeps(rs []Result) (MergedSweep, error) {
 	if len(ms.Steps) == 0 {
 		return ms, errors.New("no sweep has a first step")
 	}
-	outcomes := make([]load.StepOutcome, len(ms.Steps))
+	outcomes := make([]StepOutcome, len(ms.Steps))
 	for i, s := range ms.Steps {
-		outcomes[i] = load.StepOutcome{Offered: s.Merged.OfferedRPS, Verdict: s.Verdict}
+		outcomes[i] = StepOutcome{Offered: s.Merged.Offered, Verdict: s.Verdict}
 	}
-	ms.Knee = load.FindKnee(outcomes)
+	ms.Knee = FindKnee(outcomes)
 	return ms, nil
 }
 
 // mergedFigures are a merged step's figures: the generators' sums and
 // merged tail, the latest generator's pacing lag, and CPU-bound when any
 // generator was.
-func mergedFigures(m Merged) load.Figures {
-	f := load.Figures{Offered: m.OfferedRPS, Achieved: m.AchievedRPS, P99: m.Corrected.P99, ErrorRate: m.ErrorRate()}
+func mergedFigures(m loadresult.Merged) Figures {
+	f := Figures{Offered: m.Offered, Achieved: m.Achieved, P99: m.Corrected.P99, ErrorRate: m.ErrorRate()}
 	for _, r := range m.Generators {
-		f.PacingLagP99 = max(f.PacingLagP99, load.Percentiles(r.lag).P99)
+		f.PacingLagP99 = max(f.PacingLagP99, r.PacingLag.P99)
 		f.CPUBound = f.CPUBound || r.CPUBound()
 	}
 	return f
@@ -124,7 +123,7 @@ func mergedFigures(m Merged) load.Figures {
 // interrupted names the generators whose step was interrupted (by a
 // loopbench that kept such a step in -out): its figures cover part of a
 // window at most, so neither the merged curve nor the knee takes it.
-func interrupted(step []Result) []string {
+func interrupted(step []loadresult.Result) []string {
 	var out []string
 	for _, r := range step {
 		if r.Interrupted {
@@ -135,7 +134,7 @@ func interrupted(step []Result) []string {
 	return out
 }
 
-func generatorNames(rs []Result) []string {
+func generatorNames(rs []loadresult.Result) []string {
 	var out []string
 	for _, r := range rs {
 		out = append(out, r.Name)

@@ -1,15 +1,38 @@
-package loadresult
+package load
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopbench/loopbench/internal/loadresult"
 )
+
+var t0 = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+
+// synth is a generator's result with the given latencies (µs), window
+// from start for d, and errors, as merge reads it.
+func synth(t testing.TB, name string, start time.Time, d time.Duration, lat []int64, errs int64) loadresult.Result {
+	t.Helper()
+	r := loadresult.Result{Name: name, Label: "srv", Size: 1024, Conns: 10,
+		CorrectedHist: loadresult.NewHistogram(), UncorrectedHist: loadresult.NewHistogram(), PacingLagHist: loadresult.NewHistogram()}
+	for _, v := range lat {
+		r.CorrectedHist.RecordValue(v * 1000)
+		r.UncorrectedHist.RecordValue(max(v/2, 1) * 1000)
+		r.PacingLagHist.RecordValue(20_000)
+	}
+	n := int64(len(lat))
+	r.Requests, r.Scheduled, r.Answered, r.Errors = n, n+errs, n, errs
+	r.Achieved = float64(n) / d.Seconds()
+	r.WindowStart, r.WindowEnd, r.CPU, r.Wall = start, start.Add(d), d/2, d
+	r.Summarize()
+	return r
+}
 
 // sweepOf is a generator's sweep: step k at rates[k] req/s, achieving
 // achieved[k], with a p99 of p99us[k] µs.
-func sweepOf(t *testing.T, name string, rates, achieved []float64, p99us []int64) []Result {
-	var out []Result
+func sweepOf(t *testing.T, name string, rates, achieved []float64, p99us []int64) []loadresult.Result {
+	var out []loadresult.Result
 	for k := range rates {
 		start := t0.Add(time.Duration(k) * 5 * time.Second)
 		lat := make([]int64, 100)
@@ -18,7 +41,7 @@ func sweepOf(t *testing.T, name string, rates, achieved []float64, p99us []int64
 		}
 		lat[99], lat[98] = p99us[k], p99us[k]
 		r := synth(t, name, start, 2*time.Second, lat, 0)
-		r.OfferedRPS, r.AchievedRPS = rates[k], achieved[k]
+		r.Offered, r.Achieved = rates[k], achieved[k]
 		out = append(out, r.AsStep(k, time.Millisecond, 0.01))
 	}
 	return out
@@ -34,7 +57,7 @@ func TestMergeSweeps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ms.Steps) != 3 || ms.Steps[2].Merged.OfferedRPS != 8000 || ms.Steps[2].Merged.AchievedRPS != 7000 {
+	if len(ms.Steps) != 3 || ms.Steps[2].Merged.Offered != 8000 || ms.Steps[2].Merged.Achieved != 7000 {
 		t.Fatalf("%d steps, the last %+v", len(ms.Steps), ms.Steps[len(ms.Steps)-1].Merged)
 	}
 	if ms.Knee.Rate != 4000 || ms.Knee.LowerBound || !ms.Steps[2].Verdict.Behind || !ms.Steps[2].Verdict.OverSLO {
@@ -44,7 +67,7 @@ func TestMergeSweeps(t *testing.T) {
 		t.Fatalf("refusals %q criteria %+v", ms.Refusals, ms.Criteria)
 	}
 	// A generator CPU-bound at step 2 limits the knee to step 1.
-	b[1].CPUCores, b[1].CPUs = 1, 1
+	b[1].CPU, b[1].CPUs = b[1].Wall, 1
 	ms, _ = MergeSweeps(append(a, b...))
 	if ms.Knee.Rate != 2000 || !ms.Knee.LowerBound || !strings.Contains(ms.Knee.Note, "CPU-bound at 4000 req/s") {
 		t.Fatalf("knee %+v", ms.Knee)
@@ -61,7 +84,7 @@ func TestMergeSweepsUneven(t *testing.T) {
 	if err != nil || len(ms.Steps) != 2 || len(ms.Warnings) != 1 || !strings.Contains(ms.Warnings[0], "step 3 was run by a, step 1 by a, b") {
 		t.Fatalf("%d steps, warnings %q, %v", len(ms.Steps), ms.Warnings, err)
 	}
-	b[0].SLONS = int64(10 * time.Millisecond)
+	b[0].SLO = 10 * time.Millisecond
 	if ms, _ = MergeSweeps(append(a, b...)); len(ms.Refusals) != 1 || !strings.Contains(ms.Refusals[0], "not the same sweep") {
 		t.Fatalf("refusals %q", ms.Refusals)
 	}
