@@ -86,8 +86,10 @@ func (rw *rawWire) writable() {
 }
 
 // writeFd writes what the socket takes now; a full socket is no error.
+// The socket is non-blocking (newRawWire made it so), so the write is a
+// raw system call, without the scheduler's hand-off (sock.Write).
 func writeFd(fd int, b []byte) (int, error) {
-	n, err := sock.UserWrite(fd, b)
+	n, err := sock.Write(fd, b)
 	switch {
 	case err == unix.EAGAIN:
 		return 0, nil
@@ -102,20 +104,15 @@ func (rw *rawWire) readable() {
 	var n int
 	var arrived int64
 	var err error
-	for {
-		if rw.stamped {
-			n, arrived, err = rw.c.w.stamps.read(rw.fd, buf)
-		} else {
-			n, err = unix.Read(rw.fd, buf)
-		}
-		if err != unix.EINTR {
-			break
-		}
+	if rw.stamped {
+		n, arrived, err = rw.c.w.stamps.read(rw.fd, buf)
+	} else {
+		n, err = sock.Read(rw.fd, buf)
 	}
 	switch {
 	case err == unix.EAGAIN:
 	case err != nil:
-		rw.c.lost(rw, &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", err)})
+		rw.c.lost(rw, &net.OpError{Op: "read", Net: "tcp", Err: err})
 	case rw.datagram:
 		rw.c.datagram(buf[:n], arrived)
 	case n == 0:
