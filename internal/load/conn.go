@@ -51,16 +51,16 @@ type conn struct {
 	measured       bool          // the current request is the window's
 	freeAt         time.Duration // when the previous request ended
 	broken         error         // the stream is out of step: the next request fails with it
+	expires        time.Duration // the current request's deadline (time since the start)
 	pending        loopbench.Handle
-	deadline       loopbench.Handle
 	spinning       bool
 
-	dueFn, spinFn, timeoutFn, nextFn func()
+	dueFn, spinFn, nextFn func()
 }
 
 func newConn(w *worker, first time.Duration) *conn {
 	c := &conn{w: w, first: first, msg: make([]byte, w.run.cfg.Size)}
-	c.dueFn, c.spinFn, c.timeoutFn, c.nextFn = c.due, c.spin, c.timeout, c.next
+	c.dueFn, c.spinFn, c.nextFn = c.due, c.spin, c.next
 	return c
 }
 
@@ -178,7 +178,8 @@ func (c *conn) send(now time.Duration) {
 	c.sent, c.got, c.state = now, 0, inflight
 	c.seq++
 	binary.LittleEndian.PutUint64(c.msg, c.seq)
-	c.deadline = w.callAt(now+w.run.s.timeout, c.timeoutFn)
+	c.expires = now + w.run.s.timeout
+	w.expireAt(c.expires)
 	if err := c.wire.send(c.msg); err != nil {
 		c.fail(err)
 	}
@@ -234,7 +235,6 @@ func (c *conn) datagram(data []byte, arrived int64) {
 func (c *conn) answer() {
 	w := c.w
 	now := w.now()
-	c.deadline.Cancel()
 	ok, last := true, false
 	if c.measured {
 		ok, last = w.run.limit.take()
@@ -249,9 +249,8 @@ func (c *conn) answer() {
 	c.end(now)
 }
 
-// timeout ends the current request at its deadline.
-func (c *conn) timeout() {
-	now := c.w.now()
+// timeout ends the current request at its deadline, now.
+func (c *conn) timeout(now time.Duration) {
 	if c.measured {
 		c.w.rec.timeout(now-c.intended, now-c.sent)
 	}
@@ -278,7 +277,6 @@ func (c *conn) lost(from wire, err error) {
 // it is one of the window's requests. The connection is closed; the next
 // request dials.
 func (c *conn) fail(err error) {
-	c.deadline.Cancel()
 	c.drop()
 	if c.measured {
 		c.w.errs.add(err)
@@ -302,7 +300,6 @@ func (c *conn) abandon() {
 	if c.state != inflight {
 		return
 	}
-	c.deadline.Cancel()
 	if c.measured {
 		c.w.rec.scheduled--
 	}

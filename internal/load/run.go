@@ -60,8 +60,14 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	rep.Elapsed = rep.WindowEnd.Sub(rep.WindowStart)
 	rep.Wall = time.Since(start)
 	rep.CPU = processCPU() - cpu0
+	if testHookRun != nil {
+		testHookRun(run.ws)
+	}
 	return rep.merge(run.ws), nil
 }
+
+// testHookRun, set by tests, sees the loops of a finished run.
+var testHookRun func([]*worker)
 
 // schedule is the timing of a run, in time since its start.
 type schedule struct {

@@ -60,7 +60,7 @@ func newRawWire(c *conn, nc net.Conn) (*rawWire, error) {
 }
 
 func (rw *rawWire) send(msg []byte) error {
-	n, err := writeFd(rw.fd, msg)
+	n, err := rw.write(msg)
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (rw *rawWire) send(msg []byte) error {
 
 // writable writes what a full socket left.
 func (rw *rawWire) writable() {
-	n, err := writeFd(rw.fd, rw.rest)
+	n, err := rw.write(rw.rest)
 	if err != nil {
 		rw.c.lost(rw, err)
 		return
@@ -85,11 +85,12 @@ func (rw *rawWire) writable() {
 	}
 }
 
-// writeFd writes what the socket takes now; a full socket is no error.
+// write writes what the socket takes now; a full socket is no error.
 // The socket is non-blocking (newRawWire made it so), so the write is a
 // raw system call, without the scheduler's hand-off (sock.Write).
-func writeFd(fd int, b []byte) (int, error) {
-	n, err := sock.Write(fd, b)
+func (rw *rawWire) write(b []byte) (int, error) {
+	rw.c.w.counts.writes++
+	n, err := sock.Write(rw.fd, b)
 	switch {
 	case err == unix.EAGAIN:
 		return 0, nil
@@ -101,6 +102,7 @@ func writeFd(fd int, b []byte) (int, error) {
 
 func (rw *rawWire) readable() {
 	buf := rw.c.w.buf
+	rw.c.w.counts.reads++
 	var n int
 	var arrived int64
 	var err error

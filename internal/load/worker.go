@@ -31,12 +31,14 @@ type worker struct {
 	firstErr  error
 	spinning  int // connections spinning for their send time
 	spinSince time.Duration
+	deadlines deadlines
+	counts    counts
 
 	mu     sync.Mutex // guards landed and over, which dial goroutines reach
 	landed []landing
 	over   bool // the loop is done: a dial landing now is closed
 
-	landFn, stopFn, interruptFn func()
+	landFn, stopFn, interruptFn, expireFn func()
 }
 
 // landing is a finished dial on its way to the loop.
@@ -52,7 +54,7 @@ func newWorker(r *shared, cpu int) (*worker, error) {
 		return nil, err
 	}
 	w := &worker{run: r, l: l, cpu: cpu, rec: newRecorder(), errs: newErrorLog(), buf: make([]byte, 64<<10), start: make(chan time.Time)}
-	w.landFn, w.stopFn, w.interruptFn = w.land, func() { w.closeWindow(r.stoppedAt()) }, w.interrupt
+	w.landFn, w.stopFn, w.interruptFn, w.expireFn = w.land, func() { w.closeWindow(r.stoppedAt()) }, w.interrupt, w.expire
 	return w, nil
 }
 
@@ -61,7 +63,14 @@ func (w *worker) now() time.Duration { return w.l.Time() - w.base }
 
 // callAt calls fn at t, a time since the run's start.
 func (w *worker) callAt(t time.Duration, fn func()) loopbench.Handle {
+	w.counts.timers++
 	return w.l.CallAt(w.base+t, fn).Handle
+}
+
+// counts are what a loop did, for the tests and benchmarks of its cost
+// per request.
+type counts struct {
+	timers, reads, writes int64 // loop timers set, read and write calls
 }
 
 // main is the loop's goroutine: on its own locked thread, pinned, it
