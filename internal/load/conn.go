@@ -70,9 +70,11 @@ func (c *conn) at(k int) time.Duration { return c.first + time.Duration(k)*c.w.r
 // next arranges the next request, the connection being free: at once
 // when its time has come (closed loop: always), else on a timer, or by
 // spinning when it is due within Config.Spin.
-func (c *conn) next() {
+func (c *conn) next() { c.nextAt(c.w.now()) }
+
+// nextAt is next at now, the time its caller read.
+func (c *conn) nextAt(now time.Duration) {
 	w, s := c.w, c.w.run.s
-	now := w.now()
 	c.state = idle
 	if w.closed || now >= s.end || w.run.stoppedAt() <= now {
 		return
@@ -206,13 +208,10 @@ func (c *conn) received(data []byte, arrived int64) {
 	if c.got += len(data); c.got < len(c.msg) {
 		return
 	}
-	if arrived != 0 && c.measured {
-		c.w.rec.record(c.w.rec.recvLag, time.Duration(time.Now().UnixNano()-arrived))
-	}
 	if extra {
 		c.broken = errMismatch
 	}
-	c.answer()
+	c.answer(c.answeredAt(arrived))
 }
 
 // datagram takes a datagram: the whole answer, or a late answer to an
@@ -228,13 +227,25 @@ func (c *conn) datagram(data []byte, arrived int64) {
 	c.received(data, arrived)
 }
 
-// answer records the answer to the current request. An answer the
+// answeredAt reads the clock once for an answer: it returns the time
+// since the start and records the receive lag, the time since the
+// arrival stamped by the kernel (in Unix ns, 0 when unknown).
+func (c *conn) answeredAt(arrived int64) time.Duration {
+	w := c.w
+	if arrived == 0 || !c.measured {
+		return w.now()
+	}
+	t := time.Now()
+	w.rec.record(w.rec.recvLag, time.Duration(t.UnixNano()-arrived))
+	return t.Sub(w.zero)
+}
+
+// answer records the answer, at now, to the current request. An answer the
 // request limit refuses (another connection's reached it first) is
 // recorded and counted answered all the same; it is only not counted
 // as an arrival of the window.
-func (c *conn) answer() {
+func (c *conn) answer(now time.Duration) {
 	w := c.w
-	now := w.now()
 	ok, last := true, false
 	if c.measured {
 		ok, last = w.run.limit.take()
@@ -292,7 +303,7 @@ func (c *conn) end(now time.Duration) {
 		c.w.maybeDone()
 		return
 	}
-	c.next()
+	c.nextAt(now)
 }
 
 // abandon leaves a request in flight at an interrupt out of the counts.

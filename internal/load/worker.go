@@ -22,6 +22,7 @@ type worker struct {
 	buf    []byte        // the read buffer its connections share
 	stamps stampReader   // reads with the receive timestamp
 	base   time.Duration // the loop time of the run's start
+	zero   time.Time     // the run's start, read on the monotonic clock
 	start  chan time.Time
 
 	closed    bool // the window closed (its end, a stop or an interrupt)
@@ -58,8 +59,10 @@ func newWorker(r *shared, cpu int) (*worker, error) {
 	return w, nil
 }
 
-// now is the time since the run's start.
-func (w *worker) now() time.Duration { return w.l.Time() - w.base }
+// now is the time since the run's start: on the loop's clock (both are
+// the runtime's monotonic clock), so that a time read with time.Now for
+// the receive lag gives it too (t.Sub(w.zero)) without a second read.
+func (w *worker) now() time.Duration { return time.Since(w.zero) }
 
 // callAt calls fn at t, a time since the run's start.
 func (w *worker) callAt(t time.Duration, fn func()) loopbench.Handle {
@@ -92,6 +95,7 @@ func (w *worker) main() {
 	if !ok {
 		return
 	}
+	w.zero = start
 	w.base = w.l.Time() - time.Since(start)
 	w.callAt(w.run.s.end, func() { w.closeWindow(w.run.s.end) })
 	for _, c := range w.conns {
