@@ -336,10 +336,14 @@ func (c *conn) open() {
 	c.w.dial(c)
 }
 
-// dialled takes a dial's outcome.
+// dialled takes a dial's outcome. A connection newRawWire cannot take
+// is a failed dial: c.wire stays nil (not a nil *rawWire).
 func (c *conn) dialled(nc net.Conn, err error) {
 	if err == nil {
-		c.wire, err = newRawWire(c, nc)
+		var rw *rawWire
+		if rw, err = newRawWire(c, nc); err == nil {
+			c.wire = rw
+		}
 	}
 	c.opened(err)
 }
