@@ -66,8 +66,13 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	return rep.merge(run.ws), nil
 }
 
-// testHookRun, set by tests, sees the loops of a finished run.
-var testHookRun func([]*worker)
+// Hooks for the tests: testHookRun sees the loops of a finished run,
+// testHookWindowClosed is called on a loop's thread when its window
+// closes, every connection still open.
+var (
+	testHookRun          func([]*worker)
+	testHookWindowClosed func()
+)
 
 // schedule is the timing of a run, in time since its start.
 type schedule struct {

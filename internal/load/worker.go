@@ -157,6 +157,9 @@ func (w *worker) closeWindow(end time.Duration) {
 		return
 	}
 	w.closed = true
+	if testHookWindowClosed != nil {
+		testHookWindowClosed()
+	}
 	s := w.run.s
 	for _, c := range w.conns {
 		c.cancelWait()
