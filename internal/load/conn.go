@@ -51,16 +51,16 @@ type conn struct {
 	measured       bool          // the current request is the window's
 	freeAt         time.Duration // when the previous request ended
 	broken         error         // the stream is out of step: the next request fails with it
+	expires        time.Duration // the current request's deadline (time since the start)
 	pending        loopbench.Handle
-	deadline       loopbench.Handle
 	spinning       bool
 
-	dueFn, spinFn, timeoutFn, nextFn func()
+	dueFn, spinFn, nextFn func()
 }
 
 func newConn(w *worker, first time.Duration) *conn {
 	c := &conn{w: w, first: first, msg: make([]byte, w.run.cfg.Size)}
-	c.dueFn, c.spinFn, c.timeoutFn, c.nextFn = c.due, c.spin, c.timeout, c.next
+	c.dueFn, c.spinFn, c.nextFn = c.due, c.spin, c.next
 	return c
 }
 
@@ -70,9 +70,11 @@ func (c *conn) at(k int) time.Duration { return c.first + time.Duration(k)*c.w.r
 // next arranges the next request, the connection being free: at once
 // when its time has come (closed loop: always), else on a timer, or by
 // spinning when it is due within Config.Spin.
-func (c *conn) next() {
+func (c *conn) next() { c.nextAt(c.w.now()) }
+
+// nextAt is next at now, the time its caller read.
+func (c *conn) nextAt(now time.Duration) {
 	w, s := c.w, c.w.run.s
-	now := w.now()
 	c.state = idle
 	if w.closed || now >= s.end || w.run.stoppedAt() <= now {
 		return
@@ -178,7 +180,8 @@ func (c *conn) send(now time.Duration) {
 	c.sent, c.got, c.state = now, 0, inflight
 	c.seq++
 	binary.LittleEndian.PutUint64(c.msg, c.seq)
-	c.deadline = w.callAt(now+w.run.s.timeout, c.timeoutFn)
+	c.expires = now + w.run.s.timeout
+	w.expireAt(c.expires)
 	if err := c.wire.send(c.msg); err != nil {
 		c.fail(err)
 	}
@@ -205,13 +208,10 @@ func (c *conn) received(data []byte, arrived int64) {
 	if c.got += len(data); c.got < len(c.msg) {
 		return
 	}
-	if arrived != 0 && c.measured {
-		c.w.rec.record(c.w.rec.recvLag, time.Duration(time.Now().UnixNano()-arrived))
-	}
 	if extra {
 		c.broken = errMismatch
 	}
-	c.answer()
+	c.answer(c.answeredAt(arrived))
 }
 
 // datagram takes a datagram: the whole answer, or a late answer to an
@@ -227,14 +227,25 @@ func (c *conn) datagram(data []byte, arrived int64) {
 	c.received(data, arrived)
 }
 
-// answer records the answer to the current request. An answer the
+// answeredAt reads the clock once for an answer: it returns the time
+// since the start and records the receive lag, the time since the
+// arrival stamped by the kernel (in Unix ns, 0 when unknown).
+func (c *conn) answeredAt(arrived int64) time.Duration {
+	w := c.w
+	if arrived == 0 || !c.measured {
+		return w.now()
+	}
+	t := time.Now()
+	w.rec.record(w.rec.recvLag, time.Duration(t.UnixNano()-arrived))
+	return t.Sub(w.zero)
+}
+
+// answer records the answer, at now, to the current request. An answer the
 // request limit refuses (another connection's reached it first) is
 // recorded and counted answered all the same; it is only not counted
 // as an arrival of the window.
-func (c *conn) answer() {
+func (c *conn) answer(now time.Duration) {
 	w := c.w
-	now := w.now()
-	c.deadline.Cancel()
 	ok, last := true, false
 	if c.measured {
 		ok, last = w.run.limit.take()
@@ -249,9 +260,8 @@ func (c *conn) answer() {
 	c.end(now)
 }
 
-// timeout ends the current request at its deadline.
-func (c *conn) timeout() {
-	now := c.w.now()
+// timeout ends the current request at its deadline, now.
+func (c *conn) timeout(now time.Duration) {
 	if c.measured {
 		c.w.rec.timeout(now-c.intended, now-c.sent)
 	}
@@ -278,7 +288,6 @@ func (c *conn) lost(from wire, err error) {
 // it is one of the window's requests. The connection is closed; the next
 // request dials.
 func (c *conn) fail(err error) {
-	c.deadline.Cancel()
 	c.drop()
 	if c.measured {
 		c.w.errs.add(err)
@@ -294,7 +303,7 @@ func (c *conn) end(now time.Duration) {
 		c.w.maybeDone()
 		return
 	}
-	c.next()
+	c.nextAt(now)
 }
 
 // abandon leaves a request in flight at an interrupt out of the counts.
@@ -302,7 +311,6 @@ func (c *conn) abandon() {
 	if c.state != inflight {
 		return
 	}
-	c.deadline.Cancel()
 	if c.measured {
 		c.w.rec.scheduled--
 	}
@@ -328,10 +336,14 @@ func (c *conn) open() {
 	c.w.dial(c)
 }
 
-// dialled takes a dial's outcome.
+// dialled takes a dial's outcome. A connection newRawWire cannot take
+// is a failed dial: c.wire stays nil (not a nil *rawWire).
 func (c *conn) dialled(nc net.Conn, err error) {
 	if err == nil {
-		c.wire, err = newRawWire(c, nc)
+		var rw *rawWire
+		if rw, err = newRawWire(c, nc); err == nil {
+			c.wire = rw
+		}
 	}
 	c.opened(err)
 }

@@ -123,3 +123,33 @@ func TestPartialConnectionFailure(t *testing.T) {
 	}
 	mu.Unlock()
 }
+
+// TestUnusableConnection: a connection that opens but cannot be taken
+// onto the loop (here one without a descriptor) is a failed dial, like a
+// refused one: the connection dials again for its first request, and
+// the run goes on.
+func TestUnusableConnection(t *testing.T) {
+	addr := faultServer(t, echoN(0, nil))
+	var mu sync.Mutex
+	n := 0
+	dial := func(a string) (net.Conn, error) {
+		mu.Lock()
+		n++
+		pipe := n == 2
+		mu.Unlock()
+		if pipe {
+			c, other := net.Pipe()
+			other.Close()
+			return c, nil
+		}
+		return net.Dial("tcp", a)
+	}
+	rep, err := Run(context.Background(), Config{Addr: addr, Conns: 3, Size: 64, Duration: time.Minute, Requests: 300, Dial: dial})
+	if err != nil || rep.Errors != 0 || rep.Answered < 300 {
+		t.Fatalf("one connection could not be used: %+v, %v", rep, err)
+	}
+	if mu.Lock(); n != 4 {
+		t.Errorf("%d dials, want 4: the unusable connection dialled again", n)
+	}
+	mu.Unlock()
+}

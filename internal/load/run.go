@@ -53,8 +53,19 @@ func Run(ctx context.Context, cfg Config) (loadresult.Result, error) {
 		end = t
 		rep.Interrupted = run.interrupted.Load()
 	}
+	if testHookRun != nil {
+		testHookRun(run.ws)
+	}
 	return run.result(rep, start.Add(run.s.measure), start.Add(max(end, run.s.measure)), time.Since(start), processCPU()-cpu0), nil
 }
+
+// Hooks for the tests: testHookRun sees the loops of a finished run,
+// testHookWindowClosed is called on a loop's thread when its window
+// closes, every connection still open.
+var (
+	testHookRun          func([]*worker)
+	testHookWindowClosed func()
+)
 
 // schedule is the timing of a run, in time since its start.
 type schedule struct {

@@ -3,6 +3,7 @@
 package load
 
 import (
+	"os"
 	"time"
 	"unsafe"
 
@@ -40,17 +41,30 @@ type stampReader struct {
 	oob [64]byte
 }
 
-// read reads from fd into buf and returns the kernel's receive timestamp
-// of the data (Unix ns, 0 when none came with it).
+// read reads from the non-blocking fd into buf and returns the kernel's
+// receive timestamp of the data (Unix ns, 0 when none came with it). As
+// sock.Read, it is a raw system call (a non-blocking socket never blocks),
+// retried on EINTR, and returns unix.EAGAIN unwrapped.
 func (s *stampReader) read(fd int, buf []byte) (n int, arrived int64, err error) {
 	s.iov.Base = &buf[0]
 	s.iov.SetLen(len(buf))
 	s.hdr = unix.Msghdr{Iov: &s.iov, Control: &s.oob[0]}
 	s.hdr.SetIovlen(1)
 	s.hdr.SetControllen(len(s.oob))
-	r, _, errno := unix.Syscall(unix.SYS_RECVMSG, uintptr(fd), uintptr(unsafe.Pointer(&s.hdr)), 0)
-	if errno != 0 {
-		return 0, 0, errno
+	var r uintptr
+	var errno unix.Errno
+	for {
+		r, _, errno = unix.RawSyscall(unix.SYS_RECVMSG, uintptr(fd), uintptr(unsafe.Pointer(&s.hdr)), 0)
+		if errno != unix.EINTR {
+			break
+		}
+	}
+	switch errno {
+	case 0:
+	case unix.EAGAIN:
+		return 0, 0, unix.EAGAIN
+	default:
+		return 0, 0, os.NewSyscallError("read", errno)
 	}
 	head := unix.CmsgLen(0)
 	if int(s.hdr.Controllen) < head+int(unsafe.Sizeof(unix.Timespec{})) {

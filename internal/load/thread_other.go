@@ -2,7 +2,7 @@
 
 package load
 
-import "golang.org/x/sys/unix"
+import "github.com/loopbench/loopbench/internal/sock"
 
 // prepareThread does nothing here: there is no thread affinity to set
 // (the CLI refuses -cpu) and no timer slack.
@@ -15,6 +15,6 @@ func enableRecvTimestamps(int) bool { return false }
 type stampReader struct{}
 
 func (*stampReader) read(fd int, buf []byte) (int, int64, error) {
-	n, err := unix.Read(fd, buf)
+	n, err := sock.Read(fd, buf)
 	return n, 0, err
 }

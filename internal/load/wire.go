@@ -60,7 +60,7 @@ func newRawWire(c *conn, nc net.Conn) (*rawWire, error) {
 }
 
 func (rw *rawWire) send(msg []byte) error {
-	n, err := writeFd(rw.fd, msg)
+	n, err := rw.write(msg)
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (rw *rawWire) send(msg []byte) error {
 
 // writable writes what a full socket left.
 func (rw *rawWire) writable() {
-	n, err := writeFd(rw.fd, rw.rest)
+	n, err := rw.write(rw.rest)
 	if err != nil {
 		rw.c.lost(rw, err)
 		return
@@ -85,9 +85,12 @@ func (rw *rawWire) writable() {
 	}
 }
 
-// writeFd writes what the socket takes now; a full socket is no error.
-func writeFd(fd int, b []byte) (int, error) {
-	n, err := sock.UserWrite(fd, b)
+// write writes what the socket takes now; a full socket is no error.
+// The socket is non-blocking (newRawWire made it so), so the write is a
+// raw system call, without the scheduler's hand-off (sock.Write).
+func (rw *rawWire) write(b []byte) (int, error) {
+	rw.c.w.counts.writes++
+	n, err := sock.Write(rw.fd, b)
 	switch {
 	case err == unix.EAGAIN:
 		return 0, nil
@@ -99,23 +102,19 @@ func writeFd(fd int, b []byte) (int, error) {
 
 func (rw *rawWire) readable() {
 	buf := rw.c.w.buf
+	rw.c.w.counts.reads++
 	var n int
 	var arrived int64
 	var err error
-	for {
-		if rw.stamped {
-			n, arrived, err = rw.c.w.stamps.read(rw.fd, buf)
-		} else {
-			n, err = unix.Read(rw.fd, buf)
-		}
-		if err != unix.EINTR {
-			break
-		}
+	if rw.stamped {
+		n, arrived, err = rw.c.w.stamps.read(rw.fd, buf)
+	} else {
+		n, err = sock.Read(rw.fd, buf)
 	}
 	switch {
 	case err == unix.EAGAIN:
 	case err != nil:
-		rw.c.lost(rw, &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", err)})
+		rw.c.lost(rw, &net.OpError{Op: "read", Net: "tcp", Err: err})
 	case rw.datagram:
 		rw.c.datagram(buf[:n], arrived)
 	case n == 0:

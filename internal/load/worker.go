@@ -22,6 +22,7 @@ type worker struct {
 	buf    []byte        // the read buffer its connections share
 	stamps stampReader   // reads with the receive timestamp
 	base   time.Duration // the loop time of the run's start
+	zero   time.Time     // the run's start, read on the monotonic clock
 	start  chan time.Time
 
 	closed    bool // the window closed (its end, a stop or an interrupt)
@@ -31,12 +32,14 @@ type worker struct {
 	firstErr  error
 	spinning  int // connections spinning for their send time
 	spinSince time.Duration
+	deadlines deadlines
+	counts    counts
 
 	mu     sync.Mutex // guards landed and over, which dial goroutines reach
 	landed []landing
 	over   bool // the loop is done: a dial landing now is closed
 
-	landFn, stopFn, interruptFn func()
+	landFn, stopFn, interruptFn, expireFn func()
 }
 
 // landing is a finished dial on its way to the loop.
@@ -52,16 +55,25 @@ func newWorker(r *shared, cpu int) (*worker, error) {
 		return nil, err
 	}
 	w := &worker{run: r, l: l, cpu: cpu, rec: newRecorder(), errs: newErrorLog(), buf: make([]byte, 64<<10), start: make(chan time.Time)}
-	w.landFn, w.stopFn, w.interruptFn = w.land, func() { w.closeWindow(r.stoppedAt()) }, w.interrupt
+	w.landFn, w.stopFn, w.interruptFn, w.expireFn = w.land, func() { w.closeWindow(r.stoppedAt()) }, w.interrupt, w.expire
 	return w, nil
 }
 
-// now is the time since the run's start.
-func (w *worker) now() time.Duration { return w.l.Time() - w.base }
+// now is the time since the run's start: on the loop's clock (both are
+// the runtime's monotonic clock), so that a time read with time.Now for
+// the receive lag gives it too (t.Sub(w.zero)) without a second read.
+func (w *worker) now() time.Duration { return time.Since(w.zero) }
 
 // callAt calls fn at t, a time since the run's start.
 func (w *worker) callAt(t time.Duration, fn func()) loopbench.Handle {
+	w.counts.timers++
 	return w.l.CallAt(w.base+t, fn).Handle
+}
+
+// counts are what a loop did, for the tests and benchmarks of its cost
+// per request.
+type counts struct {
+	timers, reads, writes int64 // loop timers set, read and write calls
 }
 
 // main is the loop's goroutine: on its own locked thread, pinned, it
@@ -83,6 +95,7 @@ func (w *worker) main() {
 	if !ok {
 		return
 	}
+	w.zero = start
 	w.base = w.l.Time() - time.Since(start)
 	w.callAt(w.run.s.end, func() { w.closeWindow(w.run.s.end) })
 	for _, c := range w.conns {
@@ -144,6 +157,9 @@ func (w *worker) closeWindow(end time.Duration) {
 		return
 	}
 	w.closed = true
+	if testHookWindowClosed != nil {
+		testHookWindowClosed()
+	}
 	s := w.run.s
 	for _, c := range w.conns {
 		c.cancelWait()
