@@ -20,7 +20,7 @@ var errTimeout = &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceede
 // The states of a connection.
 const (
 	idle     = iota // free, nothing scheduled
-	waiting         // free, a timer or a spin set for its next send
+	waiting         // free, waiting for its next send (sends) or a redial pause
 	dialling        // its request waits for a dial
 	inflight        // its request sent, the answer not all in
 )
@@ -47,20 +47,19 @@ type conn struct {
 	msg   []byte
 	got   int // bytes of the echo in
 
-	intended, sent time.Duration // of the current request
-	measured       bool          // the current request is the window's
-	freeAt         time.Duration // when the previous request ended
-	broken         error         // the stream is out of step: the next request fails with it
-	expires        time.Duration // the current request's deadline (time since the start)
-	pending        loopbench.Handle
-	spinning       bool
+	intended, sent time.Duration    // of the current request
+	measured       bool             // the current request is the window's
+	freeAt         time.Duration    // when the previous request ended
+	broken         error            // the stream is out of step: the next request fails with it
+	expires        time.Duration    // the current request's deadline (time since the start)
+	pending        loopbench.Handle // the closed loop's redial pause
 
-	dueFn, spinFn, nextFn func()
+	nextFn func()
 }
 
 func newConn(w *worker, first time.Duration) *conn {
 	c := &conn{w: w, first: first, msg: make([]byte, w.run.cfg.Size)}
-	c.dueFn, c.spinFn, c.nextFn = c.due, c.spin, c.next
+	c.nextFn = c.next
 	return c
 }
 
@@ -68,8 +67,8 @@ func newConn(w *worker, first time.Duration) *conn {
 func (c *conn) at(k int) time.Duration { return c.first + time.Duration(k)*c.w.run.s.interval }
 
 // next arranges the next request, the connection being free: at once
-// when its time has come (closed loop: always), else on a timer, or by
-// spinning when it is due within Config.Spin.
+// when its time has come (closed loop: always), else by waiting for the
+// loop's send timer or spin (sends).
 func (c *conn) next() { c.nextAt(c.w.now()) }
 
 // nextAt is next at now, the time its caller read.
@@ -83,63 +82,28 @@ func (c *conn) nextAt(now time.Duration) {
 		c.begin(now, now)
 		return
 	}
-	t := c.at(c.k)
-	switch spin := w.run.cfg.Spin; {
+	switch t := c.at(c.k); {
 	case t >= s.end:
-	case t <= now:
+	case t <= max(now, w.sends.passed): // late, or its slot was passed while it was busy
 		c.begin(t, now)
-	case spin > 0 && t-now <= spin:
-		c.state = waiting
-		c.spin()
-	case spin > 0:
-		c.state = waiting
-		c.pending = w.callAt(t-spin, c.spinFn)
 	default:
-		c.state = waiting
-		c.pending = w.callAt(t, c.dueFn)
+		c.wait(t, now)
 	}
 }
 
-// due sends the request whose time has come, unless the wait was
-// cancelled (the window closed).
-func (c *conn) due() {
-	if c.state == waiting {
-		c.begin(c.at(c.k), c.w.now())
-	}
-}
-
-// spin re-checks the clock on every loop iteration until the next send
-// is due.
-func (c *conn) spin() {
-	if c.state != waiting {
-		return // cancelled: the window closed
-	}
-	w := c.w
-	now := w.now()
-	if !c.spinning {
-		c.spinning = true
-		w.spinStart(now)
-	}
-	if now < c.at(c.k) {
-		c.pending = w.l.CallSoon(c.spinFn)
-		return
-	}
-	c.spinning = false
-	w.spinEnd(now)
-	c.begin(c.at(c.k), now)
-}
-
-// cancelWait cancels a timer or spin set for the next send.
+// cancelWait cancels the wait for the next send.
 func (c *conn) cancelWait() {
 	if c.state != waiting {
 		return
 	}
-	c.pending.Cancel()
-	if c.spinning {
-		c.spinning = false
-		c.w.spinEnd(c.w.now())
-	}
 	c.state = idle
+	if !c.w.run.s.open() {
+		c.pending.Cancel()
+		return
+	}
+	if c.w.sends.waiting--; c.w.sends.waiting == 0 {
+		c.w.stopSends()
+	}
 }
 
 // begin starts the request intended at intended: it is sent now, after a

@@ -30,16 +30,17 @@ type worker struct {
 	dialing   int  // first dials not yet landed
 	opened    int
 	firstErr  error
-	spinning  int // connections spinning for their send time
+	spinning  int // spins for the next send going on (0 or 1)
 	spinSince time.Duration
 	deadlines deadlines
+	sends     sends
 	counts    counts
 
 	mu     sync.Mutex // guards landed and over, which dial goroutines reach
 	landed []landing
 	over   bool // the loop is done: a dial landing now is closed
 
-	landFn, stopFn, interruptFn, expireFn func()
+	landFn, stopFn, interruptFn, expireFn, sendFn func()
 }
 
 // landing is a finished dial on its way to the loop.
@@ -56,6 +57,7 @@ func newWorker(r *shared, cpu int) (*worker, error) {
 	}
 	w := &worker{run: r, l: l, cpu: cpu, rec: newRecorder(), errs: newErrorLog(), buf: make([]byte, 64<<10), start: make(chan time.Time)}
 	w.landFn, w.stopFn, w.interruptFn, w.expireFn = w.land, func() { w.closeWindow(r.stoppedAt()) }, w.interrupt, w.expire
+	w.sendFn = w.sendDue
 	return w, nil
 }
 
