@@ -16,10 +16,11 @@
 // robin), their schedule, one set of histograms and counters, with no
 // lock and no goroutine per connection. A send is a direct non-blocking
 // write on the socket (a writer callback only when the socket is full);
-// answers come through reader callbacks; each request's timeout and each
-// connection's next send time are loop timers (CallAt). With Spin, a
-// send due within Spin is awaited by re-checking the clock on every
-// iteration (a CallSoon chain, a zero select timeout) instead of a timer.
+// answers come through reader callbacks; a loop's request timeouts share
+// one loop timer (CallAt), and so do its connections' next send times.
+// With Spin, a send due within Spin is awaited by re-checking the clock
+// on every iteration (a CallSoon chain, a zero select timeout) instead
+// of the timer.
 // TLS connections go through the loop's TLS transport
 // (CreateConnection with WithTLS).
 //
