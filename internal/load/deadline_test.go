@@ -80,9 +80,15 @@ func TestTimeoutAmongAnswers(t *testing.T) {
 // per request.
 func BenchmarkRequestCost(b *testing.B) {
 	addr := faultServer(b, copyEcho)
+	requestCost(b, Config{Addr: addr, Conns: 10, Size: 1024, Duration: time.Hour, Timeout: 10 * time.Second})
+}
+
+// requestCost runs cfg for b.N requests and reports their cost in counts.
+func requestCost(b *testing.B, cfg Config) {
 	b.ReportAllocs()
 	b.ResetTimer()
-	rep, n := loopCounts(b, Config{Addr: addr, Conns: 10, Size: 1024, Duration: time.Hour, Timeout: 10 * time.Second, Requests: int64(b.N)})
+	cfg.Requests = int64(b.N)
+	rep, n := loopCounts(b, cfg)
 	if rep.Errors != 0 {
 		b.Fatalf("%d errors: %v", rep.Errors, rep.ErrorTexts)
 	}
