@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"os"
 	"os/exec"
 	"slices"
@@ -18,7 +19,6 @@ import (
 	"github.com/loopbench/loopbench/peers"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/bench"
 	"github.com/loopbench/loopbench/internal/echo"
 )
 
@@ -34,12 +34,19 @@ crypto/tls, asyncio or uvloop with Python's ssl), with -cert and -key or
 else a throwaway certificate, whose fingerprint the listening line gives
 (loopbench load -tls -insecure accepts it).
 
+With -work D a loop server is a server of known capacity: 1/D requests/s
+(per loop thread), for checking load generators: it spends D of CPU, a
+busy loop on the loop's thread, on every request before echoing it. The
+echo protocol has no framing, so a request is -size bytes of a
+connection's stream: give load's -size (default 1024 on both).
+
 Examples:
   loopbench serve -addr 127.0.0.1:9000
   loopbench serve -variant ready=deque/selector=poll -style task -cpu 0
   loopbench serve -impl gonet -addr 127.0.0.1:9001
   loopbench serve -impl uvloop -addr localhost:9002 -cpu 0
   loopbench serve -tls -addr 127.0.0.1:9443
+  loopbench serve -work 100us -cpu 0   # capacity 10,000 requests/s
   loopbench serve -tls -impl uvloop -cert server.pem -key server-key.pem
 
 Flags:
@@ -55,6 +62,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	duration := fs.Duration("duration", 0, "stop after this long (0: until interrupted)")
 	cpus := fs.String("cpu", "", "pin the server to these CPUs (e.g. 0)")
 	tlsf := addServeTLSFlags(fs)
+	workf := addServeWorkFlags(fs)
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -78,6 +86,10 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err := tlsf.check(*impl, *style); err != nil {
 		return err
 	}
+	work, err := workf.check(*impl, set)
+	if err != nil {
+		return err
+	}
 	resolved, err := resolveListen(*addr)
 	if err != nil {
 		return usageError{fmt.Sprintf("-addr %q: %v", *addr, err)}
@@ -99,12 +111,20 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		ctx, cancel = context.WithTimeout(ctx, *duration)
 		defer cancel()
 	}
-	return serveUntil(ctx, cfg, *impl, *style, resolved, stdout, stderr, tlsf)
+	return serveUntil(ctx, cfg, serveChoice{*impl, *style, work}, resolved, stdout, stderr, tlsf)
+}
+
+// serveChoice is the server serve runs: a peer's or gonet (impl), or a
+// loop's of a style, spending work on every request.
+type serveChoice struct {
+	impl, style string
+	work        *echo.Work
 }
 
 // serveUntil runs the echo server chosen (a peer's, gonet, or a loop's)
 // until ctx is done.
-func serveUntil(ctx context.Context, cfg loopbench.Config, impl, style, addr string, stdout, stderr io.Writer, tlsf *serveTLS) error {
+func serveUntil(ctx context.Context, cfg loopbench.Config, sc serveChoice, addr string, stdout, stderr io.Writer, tlsf *serveTLS) error {
+	impl := sc.impl
 	if impl != "" && impl != "gonet" {
 		if tlsf.on {
 			fmt.Fprintf(stderr, "loopbench serve: %s serves %s\n", impl, strings.TrimPrefix(tlsf.note, ", "))
@@ -120,7 +140,7 @@ func serveUntil(ctx context.Context, cfg loopbench.Config, impl, style, addr str
 		<-ctx.Done()
 		return g.Close()
 	}
-	return serveLoop(ctx, cfg, style, addr, stdout, tlsf)
+	return serveLoop(ctx, cfg, sc, addr, stdout, tlsf)
 }
 
 // resolveListen turns a listen address with a host name into one with
@@ -180,34 +200,50 @@ func servePeer(ctx context.Context, name, addr string, stdout io.Writer, tlsf *s
 }
 
 // serveLoop runs the echo server on a loop until ctx is done.
-func serveLoop(ctx context.Context, cfg loopbench.Config, style, addr string, stdout io.Writer, tlsf *serveTLS) error {
+func serveLoop(ctx context.Context, cfg loopbench.Config, sc serveChoice, addr string, stdout io.Writer, tlsf *serveTLS) error {
 	l, err := loopbench.New(cfg)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	var a string
-	switch {
-	case tlsf.config != nil && style == "stream":
-		var s *loopbench.Server
-		if s, err = echo.ServeStream(l, "tcp", addr, loopbench.WithTLS(tlsf.config)); err == nil {
-			a = s.Addr().String()
-		}
-	case tlsf.config != nil:
-		var s *loopbench.Server
-		if s, err = echo.ServeProtocol(l, "tcp", addr, loopbench.WithTLS(tlsf.config)); err == nil {
-			a = s.Addr().String()
-		}
-	default:
-		a, err = bench.EchoServerAt(l, style, addr)
-	}
+	a, err := listenEcho(l, sc, addr, tlsf.config)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "listening on %s (%v, %s style%s)\n", a, l.Config(), style, tlsf.note)
+	note := tlsf.note
+	if sc.work != nil {
+		note += fmt.Sprintf(", %v of work a request", sc.work.D)
+		if sc.work.Size > 0 {
+			note += fmt.Sprintf(" of %d bytes", sc.work.Size)
+		}
+	}
+	fmt.Fprintf(stdout, "listening on %s (%v, %s style%s)\n", a, l.Config(), sc.style, note)
 	go func() {
 		<-ctx.Done()
 		l.CallSoonThreadsafe(l.Stop)
 	}()
 	return l.RunForever()
+}
+
+// listenEcho starts the loop's echo server of the style chosen (over TLS
+// with a config) and returns its address.
+func listenEcho(l *loopbench.Loop, sc serveChoice, addr string, config *tls.Config) (string, error) {
+	var opts []loopbench.NetOption
+	if config != nil {
+		opts = append(opts, loopbench.WithTLS(config))
+	}
+	var s interface{ Addr() net.Addr }
+	var err error
+	switch sc.style {
+	case "task":
+		s, err = echo.ServeTaskWork(l, sc.work, "tcp", addr)
+	case "stream":
+		s, err = echo.ServeStreamWork(l, sc.work, "tcp", addr, opts...)
+	default:
+		s, err = echo.ServeProtocolWork(l, sc.work, "tcp", addr, opts...)
+	}
+	if err != nil {
+		return "", err
+	}
+	return s.Addr().String(), nil
 }

@@ -21,17 +21,24 @@ import (
 type protocol struct {
 	loopbench.ProtocolBase
 	t *loopbench.Transport
+	m *meter
 }
 
 func (p *protocol) ConnectionMade(t *loopbench.Transport) { p.t = t }
-func (p *protocol) DataReceived(data []byte)              { p.t.Write(data) }
+func (p *protocol) DataReceived(data []byte)              { p.m.received(len(data)); p.t.Write(data) }
 func (p *protocol) PauseWriting()                         { p.t.PauseReading() }
 func (p *protocol) ResumeWriting()                        { p.t.ResumeReading() }
 
 // ServeProtocol starts a protocol-style echo server on l; opts are
 // CreateServer's (WithTLS: a TLS echo server).
 func ServeProtocol(l *loopbench.Loop, network, address string, opts ...loopbench.NetOption) (*loopbench.Server, error) {
-	return l.CreateServer(network, address, func() loopbench.BaseProtocol { return new(protocol) }, opts...)
+	return ServeProtocolWork(l, nil, network, address, opts...)
+}
+
+// ServeProtocolWork is ServeProtocol spending w on every request (none if
+// w is nil).
+func ServeProtocolWork(l *loopbench.Loop, w *Work, network, address string, opts ...loopbench.NetOption) (*loopbench.Server, error) {
+	return l.CreateServer(network, address, func() loopbench.BaseProtocol { return &protocol{m: w.meter()} }, opts...)
 }
 
 // TaskServer is a task-style echo server: one task accepts with SockAccept,
@@ -42,6 +49,7 @@ type TaskServer struct {
 	addr   net.Addr
 	accept *loopbench.Task
 	conns  map[*loopbench.Task]int
+	work   *Work
 }
 
 // BufferSize is the read buffer of each task-style connection.
@@ -49,11 +57,17 @@ const BufferSize = 64 << 10
 
 // ServeTask starts a task-style echo server on l.
 func ServeTask(l *loopbench.Loop, network, address string) (*TaskServer, error) {
+	return ServeTaskWork(l, nil, network, address)
+}
+
+// ServeTaskWork is ServeTask spending w on every request (none if w is
+// nil).
+func ServeTaskWork(l *loopbench.Loop, w *Work, network, address string) (*TaskServer, error) {
 	fd, addr, err := sock.Listen(network, address)
 	if err != nil {
 		return nil, err
 	}
-	s := &TaskServer{loop: l, fd: fd, addr: addr, conns: map[*loopbench.Task]int{}}
+	s := &TaskServer{loop: l, fd: fd, addr: addr, conns: map[*loopbench.Task]int{}, work: w}
 	s.accept = l.CreateTask(s.acceptLoop)
 	return s, nil
 }
@@ -79,11 +93,13 @@ func (s *TaskServer) serve(t *loopbench.Task, fd int) (any, error) {
 		delete(s.conns, t)
 	}()
 	buf := make([]byte, BufferSize)
+	m := s.work.meter()
 	for {
 		v, err := t.Await(s.loop.SockRecvInto(fd, buf))
 		if err != nil || v.(int) == 0 {
 			return nil, err
 		}
+		m.received(v.(int))
 		if _, err := t.Await(s.loop.SockSendAll(fd, buf[:v.(int)])); err != nil {
 			return nil, err
 		}
