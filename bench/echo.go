@@ -20,37 +20,22 @@ func EchoServer(l *loopbench.Loop, style string) (string, error) {
 
 // EchoServerAt is EchoServer listening on addr.
 func EchoServerAt(l *loopbench.Loop, style, addr string) (string, error) {
-	switch style {
-	case "protocol":
-		s, err := echo.ServeProtocol(l, "tcp", addr)
-		if err != nil {
-			return "", err
-		}
-		return s.Addr().String(), nil
-	case "task":
-		s, err := echo.ServeTask(l, "tcp", addr)
-		if err != nil {
-			return "", err
-		}
-		return s.Addr().String(), nil
-	case "stream":
-		s, err := echo.ServeStream(l, "tcp", addr)
-		if err != nil {
-			return "", err
-		}
-		return s.Addr().String(), nil
-	case "tls":
+	var opts []loopbench.NetOption
+	if style == "tls" {
 		scfg, _, err := EchoTLSConfigs()
 		if err != nil {
 			return "", err
 		}
-		s, err := echo.ServeProtocol(l, "tcp", addr, loopbench.WithTLS(scfg))
-		if err != nil {
-			return "", err
-		}
-		return s.Addr().String(), nil
+		style, opts = "protocol", []loopbench.NetOption{loopbench.WithTLS(scfg)}
 	}
-	return "", fmt.Errorf("bench: unknown echo style %q (protocol, task, stream, tls)", style)
+	if style != "protocol" && style != "task" && style != "stream" {
+		return "", fmt.Errorf("bench: unknown echo style %q (protocol, task, stream, tls)", style)
+	}
+	a, err := echo.Listen(l, style, nil, "tcp", addr, opts...)
+	if err != nil {
+		return "", err
+	}
+	return a.String(), nil
 }
 
 // EchoClients are conns connections to an echo server, each a goroutine of

@@ -232,18 +232,9 @@ func listenEcho(l *loopbench.Loop, sc serveChoice, addr string, config *tls.Conf
 	if config != nil {
 		opts = append(opts, loopbench.WithTLS(config))
 	}
-	var s interface{ Addr() net.Addr }
-	var err error
-	switch sc.style {
-	case "task":
-		s, err = echo.ServeTaskWork(l, sc.work, "tcp", addr)
-	case "stream":
-		s, err = echo.ServeStreamWork(l, sc.work, "tcp", addr, opts...)
-	default:
-		s, err = echo.ServeProtocolWork(l, sc.work, "tcp", addr, opts...)
-	}
+	a, err := echo.Listen(l, sc.style, sc.work, "tcp", addr, opts...)
 	if err != nil {
 		return "", err
 	}
-	return s.Addr().String(), nil
+	return a.String(), nil
 }

@@ -7,6 +7,7 @@ package echo
 import (
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -187,4 +188,30 @@ func (g *Gonet) Close() error {
 		err = nil
 	}
 	return err
+}
+
+// Listen starts the style ("protocol", "task" or "stream") echo server on
+// l at address, spending w on every request (nil: none), and returns the
+// address it listens on. opts (WithTLS) apply to the protocol and stream
+// styles; the task style serves plain TCP.
+func Listen(l *loopbench.Loop, style string, w *Work, network, address string, opts ...loopbench.NetOption) (net.Addr, error) {
+	var s interface{ Addr() net.Addr }
+	var err error
+	switch style {
+	case "protocol":
+		s, err = ServeProtocolWork(l, w, network, address, opts...)
+	case "task":
+		if len(opts) > 0 {
+			return nil, fmt.Errorf("echo: the task-style server serves plain TCP only")
+		}
+		s, err = ServeTaskWork(l, w, network, address)
+	case "stream":
+		s, err = ServeStreamWork(l, w, network, address, opts...)
+	default:
+		return nil, fmt.Errorf("echo: unknown style %q (protocol, task, stream)", style)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.Addr(), nil
 }
