@@ -128,7 +128,8 @@ func listTasks(ctx context.Context, cfg Config, sides []*Side) ([]callgrind.Task
 		if !ok {
 			continue
 		}
-		ls, err := b.List(ctx, cfg.Bench, cfg.Benchtime)
+		b.Window = window
+		ls, err := list(ctx, b, cfg, iters)
 		if err != nil {
 			return nil, nil, "", errorf("%s: listing the benchmarks: %v", sides[i].Name, err)
 		}
@@ -150,6 +151,39 @@ func listTasks(ctx context.Context, cfg Config, sides []*Side) ([]callgrind.Task
 		}
 	}
 	return tasks, owner, method, nil
+}
+
+// list lists b's benchmarks matching cfg.Bench. When iters (a saved
+// baseline's, or the other side's listing) already hold the iteration
+// counts of all of them, one iteration each (-benchtime 1x) is enough to
+// learn their names; else they run natively for cfg.Benchtime.
+func list(ctx context.Context, b callgrind.Binary, cfg Config, iters map[string]int) ([]callgrind.Listed, error) {
+	if len(iters) > 0 {
+		ls, err := b.List(ctx, cfg.Bench, "1x")
+		if err != nil || known(ls, iters) {
+			return ls, err
+		}
+	}
+	return b.List(ctx, cfg.Bench, benchtime(cfg, b.Window))
+}
+
+// benchtime is the native benchtime that sizes the counts: windows'
+// own when set.
+func benchtime(cfg Config, window bool) string {
+	if window && cfg.Callgrind.WindowBenchtime != "" {
+		return cfg.Callgrind.WindowBenchtime
+	}
+	return cfg.Benchtime
+}
+
+// known says iters holds the iteration counts of every benchmark of ls.
+func known(ls []callgrind.Listed, iters map[string]int) bool {
+	for _, l := range ls {
+		if _, ok := iters[l.Name]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // measured says side s is counted: it built, and it is not the base
