@@ -27,8 +27,10 @@ import (
 // twice.
 const SysmonFunc = "runtime.sysmon"
 
-// funcCost sums the costs of fn's blocks in a callgrind output file:
-// its own cost lines and the inclusive costs of its calls. Names may be
+// funcCost sums the costs of fn's blocks in a callgrind output file,
+// its numbered instances' too: their own cost lines and the inclusive
+// costs of their calls, but those of one instance by another, whose cost
+// the callee's blocks already hold. Names may be
 // compressed ("fn=(12) runtime.sysmon", later "fn=(12)"); ids carries the
 // names of the ids seen so far, read and updated, since a file may refer
 // to an id an earlier file of the process named.
@@ -36,7 +38,7 @@ func funcCost(text, fn string, ids map[string]string) (Counts, error) {
 	var events []string
 	npos := 1
 	var sum []float64
-	in := false
+	in, self, call := false, false, false // in fn's block, calling fn, the call's cost line next
 	sc := bufio.NewScanner(strings.NewReader(text))
 	sc.Buffer(make([]byte, 1<<16), 1<<24)
 	for sc.Scan() {
@@ -49,11 +51,18 @@ func funcCost(text, fn string, ids map[string]string) (Counts, error) {
 		case strings.HasPrefix(line, "positions:"):
 			npos = max(1, len(strings.Fields(strings.TrimPrefix(line, "positions:"))))
 		case strings.HasPrefix(line, "fn="):
-			in = funcName(strings.TrimPrefix(line, "fn="), ids) == fn
+			in, self = instance(funcName(strings.TrimPrefix(line, "fn="), ids), fn), false
 		case strings.HasPrefix(line, "cfn="), strings.HasPrefix(line, "cfni="):
 			_, name, _ := strings.Cut(line, "=")
-			funcName(name, ids)
-		case in && isCostLine(line):
+			self = instance(funcName(name, ids), fn)
+		case strings.HasPrefix(line, "calls="):
+			call = true
+		case isCostLine(line):
+			ofCall := call
+			call = false
+			if !in || ofCall && self { // a call of fn by fn: its cost is in fn's own blocks
+				break
+			}
 			if sum == nil {
 				return Counts{}, fmt.Errorf("cost line before the events line: %q", line)
 			}
@@ -72,6 +81,14 @@ func funcCost(text, fn string, ids map[string]string) (Counts, error) {
 		}
 	}
 	return c, nil
+}
+
+// instance says name is fn or one of callgrind's numbered instances of
+// it ("runtime.sysmon'2": a call stack callgrind saw re-entered, as when
+// instrumentation starts again while sysmon sleeps).
+func instance(name, fn string) bool {
+	base, _, _ := strings.Cut(name, "'")
+	return base == fn
 }
 
 // funcName reads a function's name from what follows "fn=": "(id) name"

@@ -62,6 +62,13 @@ func TestSysmonNames(t *testing.T) {
 	if d, err := parseDump(second, map[string]string{}); err != nil || d.Sysmon.Ir != 0 {
 		t.Errorf("without the first file's names: sysmon %+v, %v; want none", d.Sysmon, err)
 	}
+	// Numbered instances are sysmon (callgrind starts one when sysmon's
+	// code runs again with no call on its stack, as in a process's second
+	// window), and a call of one by another is not counted twice.
+	inst := head + "fn=(3) runtime.sysmon\n10 5\ncfn=(6) runtime.sysmon'2\ncalls=1 20\n* 50 1\nfn=(6)\n20 40 0\ncfn=(4) runtime.usleep\ncalls=1 20\n* 10 1\nfn=(4)\n20 10 1\nfn=(7) runtime.sysmon'3\n5 7\ntotals: 72 1\n"
+	if d, err := parseDump(inst, map[string]string{}); err != nil || d.Sysmon != (Counts{Ir: 62, SysCount: 1}) || d.Counts.Ir != 10 {
+		t.Errorf("instances: sysmon %+v, counts %+v, %v; want 62 and 1 syscall, and 10 left", d.Sysmon, d.Counts, err)
+	}
 	for _, bad := range []string{"fn=(3) runtime.sysmon\n10 5\n", head + "fn=(3) runtime.sysmon\n10 x\n", head + "fn=(3) runtime.sysmon\n10 1 2 3\n"} {
 		if _, err := parseDump(bad, map[string]string{}); err == nil {
 			t.Errorf("%q: no error", bad)
