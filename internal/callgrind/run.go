@@ -12,9 +12,20 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/loopbench/loopbench/internal/valgrind"
 )
+
+// cpu is the user and system time of the benchmark processes run to
+// their end, in nanoseconds.
+var cpu atomic.Int64
+
+// ProcessCPU is the user and system CPU time of every benchmark process
+// this package has run to its end (listings and counts): what counting
+// costs, which a loaded machine stretches far less than wall time.
+func ProcessCPU() time.Duration { return time.Duration(cpu.Load()) }
 
 // Env is the environment a counted process runs in.
 var Env = []string{"GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1"}
@@ -107,6 +118,9 @@ func (b Binary) run(ctx context.Context, prefix []string, pattern, benchtime str
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
+	if st := cmd.ProcessState; st != nil {
+		cpu.Add(int64(st.UserTime() + st.SystemTime()))
+	}
 	if err != nil {
 		msg := strings.TrimSpace(lastLines(stderr.String(), 3))
 		return out, fmt.Errorf("%s %s: %v: %s", filepath.Base(b.Path), pattern, err, msg)

@@ -41,7 +41,11 @@ func TestWindows(t *testing.T) {
 	// that time moves is sysmon preempting the benchmark's goroutine
 	// after 10 ms of wall time (about 1000 instructions each, 0.14 % of
 	// Spin's window at 1000): repeats agree within 1 %.
+	cpu := ProcessCPU()
 	rs := v.Measure(context.Background(), tasks, Options{Repeat: 2, MaxRepeat: 2, Jobs: 2, MaxSpread: 0.01, Tmp: t.TempDir()}, nil)
+	if ProcessCPU() <= cpu {
+		t.Errorf("ProcessCPU %v after counting, %v before", ProcessCPU(), cpu)
+	}
 	for _, r := range rs {
 		if r.Err != nil || len(r.PerOp) != 2 || !r.Deterministic {
 			t.Fatalf("%s at %d: %+v", r.Name, r.Iters[1], r)

@@ -50,9 +50,13 @@ func runInstructions(ctx context.Context, cfg Config, res *Result, sides []*Side
 	res.Method = method
 	o := cfg.Callgrind
 	o.Tmp = cfg.Out
+	var processes int
 	results := v.Measure(ctx, tasks, o, func(done, total int) {
+		processes = done
 		fmt.Fprintf(cfg.Log, "round %d of %d processes under callgrind\n", done, total)
 	})
+	fmt.Fprintf(cfg.Log, "callgrind: %d processes; the benchmark processes' CPU time so far (listings included): %.1f s\n",
+		processes, callgrind.ProcessCPU().Seconds())
 	interrupted := ctx.Err() != nil
 	n, err := writeSides(cfg, runConfig(cfg, v, method), sides, results, owner, interrupted, res)
 	if err != nil {
