@@ -129,7 +129,8 @@ func (b Binary) run(ctx context.Context, prefix []string, pattern, benchtime str
 }
 
 // Count runs name at iters iterations under callgrind and returns the
-// process's counts and the benchmark's output line.
+// process's counts, without the runtime's monitor thread (SysmonFunc),
+// and the benchmark's output line.
 func (v Valgrind) Count(ctx context.Context, b Binary, name string, iters int, tmp string) (Counts, string, error) {
 	f, err := os.CreateTemp(tmp, "callgrind.out.")
 	if err != nil {
@@ -147,13 +148,16 @@ func (v Valgrind) Count(ctx context.Context, b Binary, name string, iters int, t
 	if line == "" {
 		return Counts{}, "", fmt.Errorf("%s: no result at %d iterations", name, iters)
 	}
-	cg, err := os.Open(f.Name())
+	text, err := os.ReadFile(f.Name())
 	if err != nil {
 		return Counts{}, "", err
 	}
-	defer cg.Close()
-	c, err := Parse(cg)
-	return c, line, err
+	c, err := Parse(bytes.NewReader(text))
+	if err != nil {
+		return Counts{}, "", err
+	}
+	sysmon, err := funcCost(string(text), SysmonFunc, map[string]string{})
+	return c.minus(sysmon), line, err
 }
 
 func lastLines(s string, n int) string {

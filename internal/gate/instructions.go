@@ -227,12 +227,12 @@ func baselineIters(path string) (map[string]int, error) {
 func runConfig(cfg Config, v callgrind.Valgrind, method string) [][2]string {
 	flags := strings.Join(callgrind.Flags, " ")
 	if method == MethodWindow {
-		// Windows leave the monitor thread out: counts from before
-		// they did are not comparable.
 		flags += " " + callgrind.WindowFlag
-		method += " without=" + callgrind.SysmonFunc
 	}
 	flags += " " + strings.Join(callgrind.Env, " ")
+	// Both methods leave the monitor thread out: counts from before they
+	// did are not comparable.
+	method += " without=" + callgrind.SysmonFunc
 	set := "full"
 	if cfg.Short {
 		set = "short"
