@@ -17,7 +17,7 @@ import (
 // what its blocks of the output hold: the lines of runtime.sysmon itself
 // and the inclusive costs of the calls it made (usleep, nanotime,
 // retake and what they call), including the call in progress when the
-// window opened. A window's count leaves them out.
+// window opened. A window's count, and a whole process's, leave them out.
 //
 // --separate-threads=yes is no help: callgrind's DumpStatsAt and
 // ZeroStats client requests then dump and zero the calling thread
