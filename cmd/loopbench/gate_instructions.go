@@ -14,10 +14,18 @@ import (
 	"github.com/loopbench/loopbench/internal/gate"
 )
 
+// windowBenchtime is the instructions metric's default -benchtime: the
+// native time whose iterations size a window. A window's count per op
+// does not need a second of work to repeat, only enough operations that
+// a preemption (about 1000 instructions) is a small share: 2 ms of native
+// work is a few million instructions.
+const windowBenchtime = "2ms"
+
 // instrFlags are gate's flags of the instructions metric.
 type instrFlags struct {
 	metric, maxSpread, save, baseline string
 	saveOnly                          string
+	windowBenchtime                   string // sizes windows when -benchtime is not given
 	repeat, maxRepeat, jobs           int
 	short                             bool
 	spread                            float64
@@ -38,7 +46,8 @@ func (f *instrFlags) register(fs *flag.FlagSet) {
 func (f *instrFlags) on() bool { return f.metric == "instructions" }
 
 // check validates the flags and sets the instructions metric's defaults:
-// -min-effect 1 % and -benchtime 20ms unless given.
+// -min-effect 0.5 % and -benchtime unless given: 20ms for the difference
+// of two processes, windowBenchtime for windows.
 func (f *instrFlags) check(g *gateFlags, set map[string]bool) error {
 	switch f.metric {
 	case "wall":
@@ -71,10 +80,13 @@ func (f *instrFlags) check(g *gateFlags, set map[string]bool) error {
 		return usageError{"-write-floor applies to wall time: counts need no noise floor"}
 	}
 	if !set["min-effect"] {
-		g.minEffect = "1%"
+		// Well above the A/A deltas of windows without sysmon (0.17 %
+		// at most, 0.02 % on most), below a multiply-add in CallLater
+		// (+0.6 to +0.9 % of a Timers operation).
+		g.minEffect = "0.5%"
 	}
 	if !set["benchtime"] {
-		g.benchtime = "20ms"
+		g.benchtime, f.windowBenchtime = "20ms", windowBenchtime
 	}
 	return nil
 }
@@ -87,6 +99,7 @@ func (f *instrFlags) apply(cfg *gate.Config) {
 	cfg.Metric = "instructions"
 	cfg.Callgrind.Repeat, cfg.Callgrind.Jobs, cfg.Callgrind.MaxSpread = f.repeat, f.jobs, f.spread
 	cfg.Callgrind.MaxRepeat, cfg.Short = f.maxRepeat, f.short
+	cfg.Callgrind.WindowBenchtime = f.windowBenchtime
 	if f.baseline != "" {
 		cfg.Baseline, cfg.AA = f.baseline, true // one binary built: head's
 	}
@@ -106,8 +119,12 @@ func (f *instrFlags) header(w io.Writer, g gateFlags, res *gate.Result) {
 	if f.short {
 		set = "-short set"
 	}
+	benchtime := g.benchtime
+	if res.Method == gate.MethodWindow && f.windowBenchtime != "" {
+		benchtime = f.windowBenchtime
+	}
 	fmt.Fprintf(w, "gate: base %s (%s) vs head %s (%s), instructions under callgrind of -bench %q (%s), counts sized by -benchtime %s, %d repeats (up to %d where they disagree)\n",
-		baseName(res, g), short(res.Base.Commit), orTree(res.Head.Rev), short(res.Head.Commit), g.bench, set, g.benchtime, f.repeat, f.maxRepeat)
+		baseName(res, g), short(res.Base.Commit), orTree(res.Head.Rev), short(res.Head.Commit), g.bench, set, benchtime, f.repeat, f.maxRepeat)
 	how := "each benchmark's timed loop, by the harness's client requests (--instr-atstart=no)"
 	if res.Method == gate.MethodDifference {
 		how = "the difference of two processes per benchmark (the binary issues no client requests)"

@@ -102,8 +102,7 @@ func parse(r io.Reader, dump bool) (Counts, error) {
 		return Counts{}, fmt.Errorf("not a callgrind output: no events or summary line")
 	}
 	var c Counts
-	fields := map[string]*float64{"Ir": &c.Ir, "Dr": &c.Dr, "Dw": &c.Dw, "I1mr": &c.I1mr, "D1mr": &c.D1mr, "D1mw": &c.D1mw,
-		"ILmr": &c.ILmr, "DLmr": &c.DLmr, "DLmw": &c.DLmw, "sysCount": &c.SysCount}
+	fields := eventFields(&c)
 	for i, name := range events {
 		if p := fields[name]; p != nil && i < len(summary) {
 			v, err := strconv.ParseFloat(summary[i], 64)
@@ -120,4 +119,10 @@ func parse(r io.Reader, dump bool) (Counts, error) {
 		return Counts{}, fmt.Errorf("callgrind output without instruction counts (events: %s)", strings.Join(events, " "))
 	}
 	return c, nil
+}
+
+// eventFields maps callgrind's event names to c's fields.
+func eventFields(c *Counts) map[string]*float64 {
+	return map[string]*float64{"Ir": &c.Ir, "Dr": &c.Dr, "Dw": &c.Dw, "I1mr": &c.I1mr, "D1mr": &c.D1mr, "D1mw": &c.D1mw,
+		"ILmr": &c.ILmr, "DLmr": &c.DLmr, "DLmw": &c.DLmw, "sysCount": &c.SysCount}
 }

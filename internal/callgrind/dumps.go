@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,7 +16,12 @@ import (
 // end.
 type Dump struct {
 	Reason string
+	// Counts are what the dump counted, without the runtime's monitor
+	// thread (Sysmon).
 	Counts Counts
+	// Sysmon is what the Go runtime's monitor thread ran in the dump's
+	// time (SysmonFunc): left out of Counts.
+	Sysmon Counts
 	Seq    int // the file's number: dumps are numbered in order from 1; 0 is the end's
 }
 
@@ -26,44 +32,46 @@ const clientPrefix = "desc: Trigger: Client Request: "
 // --callgrind-out-file=out: out.1, out.2, ... for the dumps client
 // requests asked for, in order, then out itself, the counts left at the
 // end. A file without instruction counts (nothing counted since the last
-// dump) is read with zero counts.
+// dump) is read with zero counts. Each dump's counts leave the runtime's
+// monitor thread out (Dump.Sysmon).
 func ReadDumps(out string) ([]Dump, error) {
 	names, err := filepath.Glob(out + ".*")
 	if err != nil {
 		return nil, err
 	}
-	var dumps []Dump
+	seqs := map[string]int{}
 	for _, name := range names {
-		seq, err := strconv.Atoi(strings.TrimPrefix(name, out+"."))
-		if err != nil || seq < 1 {
-			continue
+		if seq, err := strconv.Atoi(strings.TrimPrefix(name, out+".")); err == nil && seq >= 1 {
+			seqs[name] = seq
 		}
-		d, err := readDump(name)
-		if err != nil {
-			return nil, err
-		}
-		d.Seq = seq
-		dumps = append(dumps, d)
 	}
-	sort.Slice(dumps, func(i, j int) bool { return dumps[i].Seq < dumps[j].Seq })
+	names = slices.DeleteFunc(names, func(n string) bool { return seqs[n] == 0 })
+	sort.Slice(names, func(i, j int) bool { return seqs[names[i]] < seqs[names[j]] })
 	if _, err := os.Stat(out); err == nil {
-		d, err := readDump(out)
+		names = append(names, out)
+	}
+	var dumps []Dump
+	ids := map[string]string{} // compressed function names, over the process's files in order
+	for _, name := range names {
+		b, err := os.ReadFile(name)
 		if err != nil {
 			return nil, err
 		}
+		d, err := parseDump(string(b), ids)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", filepath.Base(name), err)
+		}
+		d.Seq = seqs[name]
 		dumps = append(dumps, d)
 	}
 	return dumps, nil
 }
 
-// readDump reads one output file's reason and counts.
-func readDump(name string) (Dump, error) {
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return Dump{}, err
-	}
+// parseDump reads one output file's reason and counts, the monitor
+// thread's left out; ids are the compressed function names seen so far.
+func parseDump(text string, ids map[string]string) (Dump, error) {
 	var d Dump
-	for _, line := range strings.Split(string(b), "\n") {
+	for _, line := range strings.Split(text, "\n") {
 		if r, ok := strings.CutPrefix(line, clientPrefix); ok {
 			d.Reason = r
 		}
@@ -71,9 +79,13 @@ func readDump(name string) (Dump, error) {
 			break // the header's desc lines are above
 		}
 	}
-	d.Counts, err = parse(strings.NewReader(string(b)), true)
+	total, err := parse(strings.NewReader(text), true)
 	if err != nil && !strings.Contains(err.Error(), "without instruction counts") {
-		return Dump{}, fmt.Errorf("%s: %v", filepath.Base(name), err)
+		return Dump{}, err
 	}
+	if d.Sysmon, err = funcCost(text, SysmonFunc, ids); err != nil {
+		return Dump{}, err
+	}
+	d.Counts = total.minus(d.Sysmon)
 	return d, nil
 }

@@ -23,6 +23,11 @@ type Options struct {
 	// instructions and est-cycles of a deterministic benchmark.
 	MaxSpread float64
 	Tmp       string // for callgrind's output files
+	// WindowBenchtime, when set, is the native benchtime (a duration
+	// or Nx) whose iterations size window counts, instead of the one
+	// that sizes the difference of two processes: a window's count per
+	// op repeats with far fewer operations than a difference needs.
+	WindowBenchtime string
 }
 
 // Task is a benchmark of a binary to measure: by its window (Iters[0] is

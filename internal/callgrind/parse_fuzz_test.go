@@ -63,3 +63,38 @@ func summaryText(c Counts) string {
 	}
 	return fmt.Sprintf("events: %s\nsummary: %s\n", strings.Join(names, " "), strings.Join(values, " "))
 }
+
+// FuzzParseDump reads arbitrary files as a window's dump: never a panic;
+// what it accepts has every count finite and not negative, the monitor
+// thread's too, and a second read of it alone reads the same.
+// Seeds: the recorded windows in testdata, whole, cut, and with sysmon's
+// name made another function's.
+func FuzzParseDump(f *testing.F) {
+	for _, name := range []string{"window.quiet.callgrind", "window.sysmon.callgrind"} {
+		b, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		f.Add(b[:len(b)/2])
+		f.Add(bytes.ReplaceAll(b, []byte("runtime.sysmon"), []byte("runtime.other")))
+	}
+	f.Add([]byte("events: Ir\nfn=(1) runtime.sysmon\n1 5\ncalls=1 2\n* 7\ntotals: 20\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := parseDump(string(data), map[string]string{})
+		if err != nil {
+			return
+		}
+		for _, c := range []Counts{d.Counts, d.Sysmon} {
+			for _, v := range []float64{c.Ir, c.Dr, c.Dw, c.I1mr, c.D1mr, c.D1mw, c.ILmr, c.DLmr, c.DLmw, c.SysCount} {
+				if !(v >= 0) || math.IsInf(v, 0) {
+					t.Fatalf("parseDump accepted %+v, sysmon %+v: a count must be finite and not negative", d.Counts, d.Sysmon)
+				}
+			}
+		}
+		again, err := parseDump(string(data), map[string]string{})
+		if err != nil || again != d {
+			t.Fatalf("read again: %+v, %v; first %+v", again, err, d)
+		}
+	})
+}

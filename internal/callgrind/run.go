@@ -12,9 +12,20 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/loopbench/loopbench/internal/valgrind"
 )
+
+// cpu is the user and system time of the benchmark processes run to
+// their end, in nanoseconds.
+var cpu atomic.Int64
+
+// ProcessCPU is the user and system CPU time of every benchmark process
+// this package has run to its end (listings and counts): what counting
+// costs, which a loaded machine stretches far less than wall time.
+func ProcessCPU() time.Duration { return time.Duration(cpu.Load()) }
 
 // Env is the environment a counted process runs in.
 var Env = []string{"GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1"}
@@ -107,6 +118,9 @@ func (b Binary) run(ctx context.Context, prefix []string, pattern, benchtime str
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
+	if st := cmd.ProcessState; st != nil {
+		cpu.Add(int64(st.UserTime() + st.SystemTime()))
+	}
 	if err != nil {
 		msg := strings.TrimSpace(lastLines(stderr.String(), 3))
 		return out, fmt.Errorf("%s %s: %v: %s", filepath.Base(b.Path), pattern, err, msg)
@@ -115,7 +129,8 @@ func (b Binary) run(ctx context.Context, prefix []string, pattern, benchtime str
 }
 
 // Count runs name at iters iterations under callgrind and returns the
-// process's counts and the benchmark's output line.
+// process's counts, without the runtime's monitor thread (SysmonFunc),
+// and the benchmark's output line.
 func (v Valgrind) Count(ctx context.Context, b Binary, name string, iters int, tmp string) (Counts, string, error) {
 	f, err := os.CreateTemp(tmp, "callgrind.out.")
 	if err != nil {
@@ -133,13 +148,16 @@ func (v Valgrind) Count(ctx context.Context, b Binary, name string, iters int, t
 	if line == "" {
 		return Counts{}, "", fmt.Errorf("%s: no result at %d iterations", name, iters)
 	}
-	cg, err := os.Open(f.Name())
+	text, err := os.ReadFile(f.Name())
 	if err != nil {
 		return Counts{}, "", err
 	}
-	defer cg.Close()
-	c, err := Parse(cg)
-	return c, line, err
+	c, err := Parse(bytes.NewReader(text))
+	if err != nil {
+		return Counts{}, "", err
+	}
+	sysmon, err := funcCost(string(text), SysmonFunc, map[string]string{})
+	return c.minus(sysmon), line, err
 }
 
 func lastLines(s string, n int) string {

@@ -22,8 +22,10 @@ const WindowFlag = "--instr-atstart=no"
 const windowSymbol = "github.com/loopbench/loopbench/internal/valgrind.clientRequest"
 
 // GroupSize is the most benchmarks counted in one process by windows: one
-// valgrind start for many, each window dumped on its own.
-var GroupSize = 12
+// valgrind start for many, each window dumped on its own. Every
+// benchmark's setup and b.N = 1 pass stay in the process's memory
+// (GOGC=off), which bounds it.
+var GroupSize = 24
 
 // HasWindows says the binary's harness counts windows: it issues
 // loopbench's client requests. Any other binary is counted by the

@@ -50,9 +50,13 @@ func runInstructions(ctx context.Context, cfg Config, res *Result, sides []*Side
 	res.Method = method
 	o := cfg.Callgrind
 	o.Tmp = cfg.Out
+	var processes int
 	results := v.Measure(ctx, tasks, o, func(done, total int) {
+		processes = done
 		fmt.Fprintf(cfg.Log, "round %d of %d processes under callgrind\n", done, total)
 	})
+	fmt.Fprintf(cfg.Log, "callgrind: %d processes; the benchmark processes' CPU time so far (listings included): %.1f s\n",
+		processes, callgrind.ProcessCPU().Seconds())
 	interrupted := ctx.Err() != nil
 	n, err := writeSides(cfg, runConfig(cfg, v, method), sides, results, owner, interrupted, res)
 	if err != nil {
@@ -128,7 +132,8 @@ func listTasks(ctx context.Context, cfg Config, sides []*Side) ([]callgrind.Task
 		if !ok {
 			continue
 		}
-		ls, err := b.List(ctx, cfg.Bench, cfg.Benchtime)
+		b.Window = window
+		ls, err := list(ctx, b, cfg, iters)
 		if err != nil {
 			return nil, nil, "", errorf("%s: listing the benchmarks: %v", sides[i].Name, err)
 		}
@@ -150,6 +155,39 @@ func listTasks(ctx context.Context, cfg Config, sides []*Side) ([]callgrind.Task
 		}
 	}
 	return tasks, owner, method, nil
+}
+
+// list lists b's benchmarks matching cfg.Bench. When iters (a saved
+// baseline's, or the other side's listing) already hold the iteration
+// counts of all of them, one iteration each (-benchtime 1x) is enough to
+// learn their names; else they run natively for cfg.Benchtime.
+func list(ctx context.Context, b callgrind.Binary, cfg Config, iters map[string]int) ([]callgrind.Listed, error) {
+	if len(iters) > 0 {
+		ls, err := b.List(ctx, cfg.Bench, "1x")
+		if err != nil || known(ls, iters) {
+			return ls, err
+		}
+	}
+	return b.List(ctx, cfg.Bench, benchtime(cfg, b.Window))
+}
+
+// benchtime is the native benchtime that sizes the counts: windows'
+// own when set.
+func benchtime(cfg Config, window bool) string {
+	if window && cfg.Callgrind.WindowBenchtime != "" {
+		return cfg.Callgrind.WindowBenchtime
+	}
+	return cfg.Benchtime
+}
+
+// known says iters holds the iteration counts of every benchmark of ls.
+func known(ls []callgrind.Listed, iters map[string]int) bool {
+	for _, l := range ls {
+		if _, ok := iters[l.Name]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // measured says side s is counted: it built, and it is not the base
@@ -192,6 +230,9 @@ func runConfig(cfg Config, v callgrind.Valgrind, method string) [][2]string {
 		flags += " " + callgrind.WindowFlag
 	}
 	flags += " " + strings.Join(callgrind.Env, " ")
+	// Both methods leave the monitor thread out: counts from before they
+	// did are not comparable.
+	method += " without=" + callgrind.SysmonFunc
 	set := "full"
 	if cfg.Short {
 		set = "short"

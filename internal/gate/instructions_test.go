@@ -134,3 +134,29 @@ func TestBaselineIters(t *testing.T) {
 		t.Error("a missing baseline read")
 	}
 }
+
+// TestKnown: a listing is sized natively only when some benchmark has no
+// iteration count yet.
+func TestKnown(t *testing.T) {
+	iters := map[string]int{"A": 100, "B": 20}
+	if !known([]callgrind.Listed{{Name: "A", Iters: 1}, {Name: "B", Iters: 1}}, iters) {
+		t.Error("every name known: not known")
+	}
+	if known([]callgrind.Listed{{Name: "A", Iters: 1}, {Name: "C", Iters: 1}}, iters) {
+		t.Error("C has no count: known")
+	}
+}
+
+// TestBenchtime: windows are sized by their own benchtime when one is
+// set, the difference of two processes always by the gate's.
+func TestBenchtime(t *testing.T) {
+	cfg := Config{Benchtime: "20ms"}
+	cfg.Callgrind.WindowBenchtime = "2ms"
+	if benchtime(cfg, true) != "2ms" || benchtime(cfg, false) != "20ms" {
+		t.Errorf("windows %s, difference %s", benchtime(cfg, true), benchtime(cfg, false))
+	}
+	cfg.Callgrind.WindowBenchtime = ""
+	if benchtime(cfg, true) != "20ms" {
+		t.Errorf("windows without their own: %s", benchtime(cfg, true))
+	}
+}
