@@ -163,13 +163,13 @@ const callSoonBatch = 1000
 
 func callSoonCases(o Options, add func(Case)) {
 	for _, cfg := range variants(o, func(c loopbench.Config) loopbench.Config { return c }) {
-		add(Case{"CallSoon", cfg.String(), fmt.Sprintf("mode=batch/batch=%d", callSoonBatch), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+		add(Case{"CallSoon", cfg.String(), fmt.Sprintf("mode=batch/batch=%d", callSoonBatch), onClockLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
 			return func(t Timer, n int) error { return CallSoonBatch(t, l, n, callSoonBatch) }, nil, nil
 		})})
-		add(Case{"CallSoon", cfg.String(), "mode=chain", onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+		add(Case{"CallSoon", cfg.String(), "mode=chain", onClockLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
 			return func(t Timer, n int) error { return CallSoonChain(t, l, n) }, nil, nil
 		})})
-		add(Case{"CallSoon", cfg.String(), fmt.Sprintf("mode=inflight/w=%d", callSoonBatch), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+		add(Case{"CallSoon", cfg.String(), fmt.Sprintf("mode=inflight/w=%d", callSoonBatch), onClockLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
 			return func(t Timer, n int) error { return CallSoonInflight(t, l, n, callSoonBatch) }, nil, nil
 		})})
 	}
@@ -253,7 +253,7 @@ func naturalTimerCases(o Options, heaps []loopbench.Config, add func(Case)) {
 	}
 	for _, p := range ps {
 		eachHeap(func(cfg loopbench.Config) {
-			add(Case{"Timers", cfg.String(), fmt.Sprintf("op=churn-random/p=%d", p), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+			add(Case{"Timers", cfg.String(), fmt.Sprintf("op=churn-random/p=%d", p), onClockLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
 				hs, idx := FillTimers(l, p), RandomIndices(p, churnIndices)
 				return func(t Timer, n int) error {
 					return guardPending(func() error { return TimerChurnRandom(t, l, n, hs, idx) })
@@ -290,7 +290,7 @@ func timerOps(cfg loopbench.Config, p int, add func(Case)) {
 		}},
 	}
 	for _, op := range ops {
-		add(Case{"Timers", cfg.String(), fmt.Sprintf("op=%s/p=%d", op.op, p), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+		add(Case{"Timers", cfg.String(), fmt.Sprintf("op=%s/p=%d", op.op, p), onClockLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
 			hs := FillTimers(l, p)
 			return func(t Timer, n int) error { return guardPending(func() error { return op.run(t, l, n, hs) }) }, nil, nil
 		})})
