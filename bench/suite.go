@@ -56,7 +56,8 @@ type Options struct {
 	Every bool
 	// Short is the pull-request set: without the cases sized 10⁶ and the
 	// Go runtime's baselines (impl=...), which a change of loopbench
-	// cannot make slower and which take most of the time.
+	// cannot make slower and which take most of the time, and without
+	// Wakeup, whose work is waiting on the real clock (see nightlyOnly).
 	Short bool
 }
 
