@@ -7,16 +7,18 @@ import (
 	"github.com/loopbench/loopbench/internal/vclock"
 )
 
-// The CallSoon and Timers workloads do work that follows the loop clock:
-// how many timers are due in an iteration, how many iterations a wait
-// takes, how long the selector sleeps. Natively that is what they
-// measure, on the real clock. Counted under callgrind (Counted), where
-// the process runs some 50 times slower and by a varying amount, it
-// would make every process count different work; there their loops run
-// under a virtual clock (internal/vclock) instead, which stands still
-// while callbacks run and, when the loop would wait, moves on by the wait
-// and polls the selector without waiting: the same operations, the same
-// timers due in each iteration, in every process.
+// The Timers workload does work that follows the loop clock: how many
+// timers are due in an iteration, how many iterations a wait takes, how
+// long the selector sleeps, where a deadline falls among the pending
+// ones. Natively that is what it measures, on the real clock. Counted
+// under callgrind (Counted), where the process runs some 50 times slower
+// and by a varying amount, it would make every process count different
+// work; there its loops run under a virtual clock (internal/vclock)
+// instead, which stands still while callbacks run and, when the loop
+// would wait, moves on by the wait and polls the selector without
+// waiting: the same operations, the same timers due in each iteration,
+// in every process. (CallSoon's loops never wait and read no clock: they
+// keep the real one.)
 
 // countingWindows reports whether the process counts windows (see
 // Counted); tests set it to run the counted mode without callgrind.

@@ -87,13 +87,13 @@ func TestNativeClockIsReal(t *testing.T) {
 	}
 }
 
-// TestCountedCasesRun: every CallSoon and Timers case of the pull-request
-// set on a loop runs to its end counted, under the virtual clock (sizes
-// of 10⁵ left out, for time).
+// TestCountedCasesRun: every Timers case of the pull-request set on a
+// loop runs to its end counted, under the virtual clock (sizes of 10⁵
+// left out, for time).
 func TestCountedCasesRun(t *testing.T) {
 	counting(t, true)
 	ran := 0
-	for _, c := range Cases(Options{Workloads: []string{"CallSoon", "Timers"}, Short: true, Variants: []loopbench.Config{loopbenchDefault}}) {
+	for _, c := range Cases(Options{Workloads: []string{"Timers"}, Short: true, Variants: []loopbench.Config{loopbenchDefault}}) {
 		if strings.Contains(c.Params, "=100000") {
 			continue
 		}

@@ -164,13 +164,13 @@ const callSoonBatch = 1000
 
 func callSoonCases(o Options, add func(Case)) {
 	for _, cfg := range variants(o, func(c loopbench.Config) loopbench.Config { return c }) {
-		add(Case{"CallSoon", cfg.String(), fmt.Sprintf("mode=batch/batch=%d", callSoonBatch), onClockLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+		add(Case{"CallSoon", cfg.String(), fmt.Sprintf("mode=batch/batch=%d", callSoonBatch), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
 			return func(t Timer, n int) error { return CallSoonBatch(t, l, n, callSoonBatch) }, nil, nil
 		})})
-		add(Case{"CallSoon", cfg.String(), "mode=chain", onClockLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+		add(Case{"CallSoon", cfg.String(), "mode=chain", onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
 			return func(t Timer, n int) error { return CallSoonChain(t, l, n) }, nil, nil
 		})})
-		add(Case{"CallSoon", cfg.String(), fmt.Sprintf("mode=inflight/w=%d", callSoonBatch), onClockLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+		add(Case{"CallSoon", cfg.String(), fmt.Sprintf("mode=inflight/w=%d", callSoonBatch), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
 			return func(t Timer, n int) error { return CallSoonInflight(t, l, n, callSoonBatch) }, nil, nil
 		})})
 	}
