@@ -62,6 +62,5 @@ func WakeInvariant(q *Queue[int], s *Semaphore, m *Lock) error {
 // the differential check's driver (internal/asyncdiff), under which time
 // moves only when the loop would block.
 func DriveForTest(l *Loop, now func() time.Duration, wrap func(selectors.Selector) selectors.Selector) {
-	l.c.clock = now
-	l.c.sel = wrap(l.c.sel)
+	l.drive(now, wrap)
 }

@@ -58,7 +58,8 @@ type Options struct {
 	Every bool
 	// Short is the pull-request set: without the cases sized 10⁶ and the
 	// Go runtime's baselines (impl=...), which a change of loopbench
-	// cannot make slower and which take most of the time.
+	// cannot make slower and which take most of the time, and without
+	// Wakeup, whose work is waiting on the real clock (see nightlyOnly).
 	Short bool
 }
 
@@ -255,7 +256,7 @@ func naturalTimerCases(o Options, heaps []loopbench.Config, add func(Case)) {
 	}
 	for _, p := range ps {
 		eachHeap(func(cfg loopbench.Config) {
-			add(Case{"Timers", cfg.String(), fmt.Sprintf("op=churn-random/p=%d", p), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+			add(Case{"Timers", cfg.String(), fmt.Sprintf("op=churn-random/p=%d", p), onClockLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
 				hs, idx := FillTimers(l, p), RandomIndices(p, churnIndices)
 				return func(t Timer, n int) error {
 					return guardPending(func() error { return TimerChurnRandom(t, l, n, hs, idx) })
@@ -292,7 +293,7 @@ func timerOps(cfg loopbench.Config, p int, add func(Case)) {
 		}},
 	}
 	for _, op := range ops {
-		add(Case{"Timers", cfg.String(), fmt.Sprintf("op=%s/p=%d", op.op, p), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+		add(Case{"Timers", cfg.String(), fmt.Sprintf("op=%s/p=%d", op.op, p), onClockLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
 			hs := FillTimers(l, p)
 			return func(t Timer, n int) error { return guardPending(func() error { return op.run(t, l, n, hs) }) }, nil, nil
 		})})

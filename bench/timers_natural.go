@@ -45,7 +45,7 @@ func TimerColdFire(t Timer, cfg loopbench.Config, k, n int) error {
 	t.ResetTimer()
 	for range n {
 		t.StopTimer()
-		l, err := loopbench.New(cfg)
+		l, err := newClockLoop(cfg)
 		if err != nil {
 			return err
 		}
@@ -87,7 +87,7 @@ func TimerColdCancel(t Timer, cfg loopbench.Config, k, n int) error {
 	t.ResetTimer()
 	for range n {
 		t.StopTimer()
-		l, err := loopbench.New(cfg)
+		l, err := newClockLoop(cfg)
 		if err != nil {
 			return err
 		}

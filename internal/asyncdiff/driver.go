@@ -1,30 +1,27 @@
 package asyncdiff
 
 import (
-	"errors"
 	"time"
 
 	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/internal/vclock"
 	"github.com/loopbench/loopbench/selectors"
 )
 
 // Driver is a loop's clock and a wrapper of its selector that makes a
-// schedule deterministic: when the loop would block in select (a timeout
-// other than 0), the thread-safe calls armed meanwhile are made by
-// another goroutine, which the select waits for, then the selector is
-// polled; if nothing is ready, the clock moves on by the timeout, so the
-// earliest timer is due exactly. replay.py does the same to asyncio.
+// schedule deterministic: a virtual clock (internal/vclock), which moves
+// only when the loop would block, by the timeout, so the earliest timer
+// is due exactly; and when the loop would block in select (a timeout
+// other than 0), the thread-safe calls armed meanwhile are made first by
+// another goroutine, which the select waits for. replay.py does the same
+// to asyncio.
 type Driver struct {
-	now   time.Duration
-	inner selectors.Selector
+	clock vclock.Clock
 	armed []func()
 	loop  *loopbench.Loop
 	req   chan []func()
 	ack   chan struct{}
 }
-
-// errBlocked is a select that would block with nothing to wake it.
-var errBlocked = errors.New("asyncdiff: the loop would block forever")
 
 // NewDriver returns a driver for l, whose clock and selector the caller
 // hands over to it (Now and Wrap); Close stops its goroutine.
@@ -48,7 +45,7 @@ func (d *Driver) thread() {
 func (d *Driver) Close() { close(d.req) }
 
 // Now is the loop clock.
-func (d *Driver) Now() time.Duration { return d.now }
+func (d *Driver) Now() time.Duration { return d.clock.Now() }
 
 // arm queues fn for a thread-safe call when the loop next waits.
 func (d *Driver) arm(fn func()) { d.armed = append(d.armed, fn) }
@@ -58,11 +55,11 @@ func (d *Driver) disarm() { d.armed = nil }
 
 // Wrap wraps the loop's selector.
 func (d *Driver) Wrap(s selectors.Selector) selectors.Selector {
-	d.inner = s
-	return driven{s, d}
+	return driven{d.clock.Wrap(s), d}
 }
 
-// driven is the wrapped selector: Select is the driver's.
+// driven is the wrapped selector: Select makes the armed calls, then
+// selects under the virtual clock.
 type driven struct {
 	selectors.Selector
 	d *Driver
@@ -75,13 +72,5 @@ func (s driven) Select(timeout time.Duration, buf []selectors.Event) ([]selector
 		<-d.ack
 		d.armed = nil
 	}
-	evs, err := d.inner.Select(0, buf)
-	switch {
-	case err != nil || len(evs) > 0:
-	case timeout < 0:
-		err = errBlocked
-	case timeout > 0:
-		d.now += timeout
-	}
-	return evs, err
+	return s.Selector.Select(timeout, buf)
 }

@@ -1,0 +1,54 @@
+package bench
+
+import (
+	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/internal/loophook"
+	"github.com/loopbench/loopbench/internal/valgrind"
+	"github.com/loopbench/loopbench/internal/vclock"
+)
+
+// The Timers workload does work that follows the loop clock: how many
+// timers are due in an iteration, how many iterations a wait takes, how
+// long the selector sleeps, where a deadline falls among the pending
+// ones. Natively that is what it measures, on the real clock. Counted
+// under callgrind (Counted), where the process runs some 50 times slower
+// and by a varying amount, it would make every process count different
+// work; there its loops run under a virtual clock (internal/vclock)
+// instead, which stands still while callbacks run and, when the loop
+// would wait, moves on by the wait and polls the selector without
+// waiting: the same operations, the same timers due in each iteration,
+// in every process. (CallSoon's loops never wait and read no clock: they
+// keep the real one.)
+
+// countingWindows reports whether the process counts windows (see
+// Counted); tests set it to run the counted mode without callgrind.
+var countingWindows = valgrind.Windows
+
+// countedClock drives l by a virtual clock when the process counts
+// windows, before anything is scheduled on it; natively l keeps the real
+// clock.
+func countedClock(l *loopbench.Loop) *loopbench.Loop {
+	if countingWindows() {
+		c := new(vclock.Clock)
+		loophook.Drive(l, c.Now, c.Wrap)
+	}
+	return l
+}
+
+// newClockLoop is loopbench.New for a workload whose work follows the
+// clock (see countedClock).
+func newClockLoop(cfg loopbench.Config) (*loopbench.Loop, error) {
+	l, err := loopbench.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return countedClock(l), nil
+}
+
+// onClockLoop is onLoop for a workload whose work follows the clock (see
+// countedClock).
+func onClockLoop(cfg loopbench.Config, prep func(l *loopbench.Loop) (func(Timer, int) error, func(), error)) func() (func(Timer, int) error, func(), error) {
+	return onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
+		return prep(countedClock(l))
+	})
+}
