@@ -34,8 +34,12 @@ func eachVariant(t *testing.T, f func(t *testing.T, l *Loop)) {
 
 // TestPipeBufferReclaimsWrittenPrefix: a write pipe whose reader takes as
 // much as is written each round never drains fully; its buffer must stay
-// as large as what waits, not grow by everything written.
+// as large as what waits, not grow by everything written. The rounds write
+// 3.3 MiB, three times the capacity allowed: enough for a buffer that
+// keeps the prefix to fail, few enough for the race detector on a loaded
+// machine (each round's bytes are made and compared byte by byte).
 func TestPipeBufferReclaimsWrittenPrefix(t *testing.T) {
+	const rounds, limit = 200, 1 << 20
 	eachVariant(t, func(t *testing.T, l *Loop) {
 		w, r, err := proc.Pipe(false)
 		if err != nil {
@@ -54,7 +58,7 @@ func TestPipeBufferReclaimsWrittenPrefix(t *testing.T) {
 		}
 		write(200 << 10)
 		got := make([]byte, chunk)
-		for range 2000 {
+		for range rounds {
 			for k := 0; k < chunk; {
 				n, err := unix.Read(r, got[k:])
 				if err != nil || n == 0 {
@@ -74,7 +78,10 @@ func TestPipeBufferReclaimsWrittenPrefix(t *testing.T) {
 		if p.WriteBufferSize() == 0 {
 			t.Fatal("the buffer drained: the test needs one that never does")
 		}
-		if c := cap(p.wb.buf); c > 1<<20 {
+		if written < 3*limit {
+			t.Fatalf("%d KiB written: too few to tell a buffer that keeps them", written>>10)
+		}
+		if c := cap(p.wb.buf); c > limit {
 			t.Fatalf("buffer capacity %d KiB with %d KiB waiting: the written prefix is kept", c>>10, p.WriteBufferSize()>>10)
 		}
 	})

@@ -5,23 +5,35 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/loopbench/loopbench/bench"
 )
 
 // TestOutputParses runs the benchmarks of this package once (the varied
 // matrix: the names and units are made by the same code as the full one's,
-// at a quarter of the time under the race detector), in a child process of
-// this test binary, and reads the output with golang.org/x/perf/benchfmt:
-// no syntax error, every name made of key=value segments, and every unit
-// with a known better direction.
+// at a quarter of the time), in a child process of this test binary, and
+// reads the output with golang.org/x/perf/benchfmt: no syntax error, every
+// name made of key=value segments, and every unit with a known better
+// direction. Under the race detector the child runs the pull-request set
+// (-test.short: without the cases sized 10⁶, whose setups alone outlast
+// go test's 10 min timeout on a loaded machine, and the Go runtime
+// baselines); every workload still runs, and the name of every case of
+// the whole matrix is checked without running it.
 func TestOutputParses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every benchmark once")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=.", "-test.benchtime=1x", "-matrix=varied")
+	for _, c := range bench.Cases(bench.Options{Every: true}) {
+		if err := checkName(benchfmt.Name("Benchmark" + c.Workload + "/" + c.Name())); err != nil {
+			t.Errorf("%s/%s: %v", c.Workload, c.Name(), err)
+		}
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=.", "-test.benchtime=1x", "-matrix=varied", "-test.short="+strconv.FormatBool(raceEnabled))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, os.Stderr
 	if err := cmd.Run(); err != nil {

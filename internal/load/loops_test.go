@@ -100,22 +100,28 @@ func TestNoLeaks(t *testing.T) {
 // TestNoAllocationPerRequest: a request allocates nothing in steady
 // state (sends, reads with their receive timestamps, timers): ten
 // thousand more requests cost fewer than a thousand more allocations
-// in the whole process. On Linux the receive lag is measured (for the
-// answers the kernel stamped: on loopback, most).
+// in the whole process. On Linux the receive lag is measured, for the
+// answers the kernel stamped: some of the two runs' answers. How many is
+// the kernel's to decide: it turns stamping on for the first socket that
+// asks from a deferred work item, which a loaded machine runs late, so
+// a short run may see none stamped (on an idle loopback most are; under
+// two CPU hogs on a loaded 2-core machine 0 to 45 % were).
 func TestNoAllocationPerRequest(t *testing.T) {
 	addr, _ := countingEcho(t, 0)
+	var lags, answers int64
 	mallocs := func(n int64) uint64 {
 		var a, b runtime.MemStats
 		runtime.ReadMemStats(&a)
 		rep := runBounded(t, context.Background(), Config{Addr: addr, Conns: 4, Size: 64, Duration: time.Minute, Timeout: 5 * time.Second, Requests: n})
 		runtime.ReadMemStats(&b)
-		if runtime.GOOS == "linux" && rep.ReceiveLagHist.TotalCount() < n/2 {
-			t.Errorf("%d receive lags for %d answers", rep.ReceiveLagHist.TotalCount(), rep.Answered)
-		}
+		lags, answers = lags+rep.ReceiveLagHist.TotalCount(), answers+rep.Answered
 		return b.Mallocs - a.Mallocs
 	}
 	few, many := mallocs(1000), mallocs(11000)
 	if many > few+1000 {
 		t.Fatalf("%d allocations for 1000 requests, %d for 11000", few, many)
+	}
+	if runtime.GOOS == "linux" && lags == 0 {
+		t.Errorf("no receive lag for %d answers", answers)
 	}
 }
