@@ -430,6 +430,14 @@ func generatorCPUs() int {
 	return cpus
 }
 
+// pin restricts the process to the CPUs of list (-cpu), and sets
+// GOMAXPROCS to one more than their number. A loop waits in its
+// selector's system call; Go's monitor thread takes the P of a thread in
+// a system call, waking another thread to look for work, unless another
+// P is idle. Left alone, GOMAXPROCS follows the affinity down to the
+// pinned CPUs (Go 1.25 and later), and with one CPU every wait of the
+// loop costs that hand-off and a wake-up on return: the one spare P
+// keeps the loop's P its own.
 func pin(list string) error {
 	if list == "" {
 		return nil
@@ -441,7 +449,11 @@ func pin(list string) error {
 	if err := cpu.Check(cpus); err != nil {
 		return usageError{fmt.Sprintf("-cpu %s: %v", list, err)}
 	}
-	return cpu.Pin(cpus)
+	if err := cpu.Pin(cpus); err != nil {
+		return err
+	}
+	runtime.GOMAXPROCS(len(cpus) + 1)
+	return nil
 }
 
 func writeLoad(w io.Writer, f loadFlags, reps []loadresult.Result) error {

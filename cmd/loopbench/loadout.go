@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"runtime"
 	"strconv"
 	"time"
 
@@ -38,7 +37,7 @@ func formatRate(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }
 // benchName is a run's benchmark name: the label is a name segment, so
 // runs against two servers never merge.
 func benchName(cfg load.Config, rate float64) benchfmt.Name {
-	return benchfmt.Name(fmt.Sprintf("Load/label=%s/size=%d/conns=%d/rate=%s-%d", nameSegment(cfg.Label), cfg.Size, cfg.Conns, formatRate(rate), runtime.GOMAXPROCS(0)))
+	return benchfmt.Name(fmt.Sprintf("Load/label=%s/size=%d/conns=%d/rate=%s-%d", nameSegment(cfg.Label), cfg.Size, cfg.Conns, formatRate(rate), generatorCPUs()))
 }
 
 // writeBenchfmt writes the runs as benchmark results through
