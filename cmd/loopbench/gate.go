@@ -143,7 +143,7 @@ func parseGate(args []string, stderr io.Writer) (gateFlags, error) {
 	fs.StringVar(&g.bench, "bench", ".", "benchmarks to run (-test.bench regexp)")
 	fs.IntVar(&g.count, "count", 10, "rounds; each runs both binaries once (with -min-count: the most rounds)")
 	fs.IntVar(&g.minCount, "min-count", 0, "sequential: decide first after this many rounds, again at each doubling up to -count, and stop once every benchmark is decided (0: -count fixed rounds)")
-	fs.StringVar(&g.benchtime, "benchtime", "", "-test.benchtime of each run, a duration or Nx (default 100ms for -metric wall, 20ms for instructions)")
+	fs.StringVar(&g.benchtime, "benchtime", "", "-test.benchtime of each run, a duration or Nx (default 100ms for -metric wall, 2ms windows or 20ms by the difference of two processes for instructions)")
 	fs.StringVar(&g.out, "out", "", "output directory (default results/gate-<date>-<base>-<head>, never overwritten)")
 	fs.Uint64Var(&g.seed, "seed", 0, "seed of the per-round order (default: from the clock; the output records it)")
 	fs.BoolVar(&g.aa, "aa", false, "calibrate: run the head binary against itself")
@@ -151,7 +151,7 @@ func parseGate(args []string, stderr io.Writer) (gateFlags, error) {
 	g.verdictFlags.register(fs)
 	effect := fs.Lookup("min-effect")
 	effect.DefValue, g.minEffect = "", ""
-	effect.Usage += " (default 5% for -metric wall, 1% for instructions)"
+	effect.Usage += " (default 5% for -metric wall, 0.5% for instructions)"
 	g.instr.register(fs)
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return g, err
