@@ -29,7 +29,17 @@ type instrFlags struct {
 	repeat, maxRepeat, jobs           int
 	short                             bool
 	spread                            float64
+	// defaultEffect: -min-effect was not given, so it follows the
+	// counting method (differenceEffect for the difference of two
+	// processes).
+	defaultEffect bool
 }
+
+// differenceEffect is the default minimum effect of counts taken by the
+// difference of two processes: their A/A spread reaches 0.97 % (a whole
+// process's start, init and exit inside the difference), where a
+// window's stays within 0.3 %.
+const differenceEffect = 0.01
 
 func (f *instrFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.metric, "metric", "wall", "wall (go test -bench rounds, timed) or instructions (counts under valgrind's callgrind, see above)")
@@ -80,15 +90,25 @@ func (f *instrFlags) check(g *gateFlags, set map[string]bool) error {
 		return usageError{"-write-floor applies to wall time: counts need no noise floor"}
 	}
 	if !set["min-effect"] {
-		// Well above the A/A deltas of windows without sysmon (0.17 %
+		// Well above the A/A deltas of windows without sysmon (0.26 %
 		// at most, 0.02 % on most), below a multiply-add in CallLater
-		// (+0.6 to +0.9 % of a Timers operation).
-		g.minEffect = "0.5%"
+		// (+0.6 to +0.9 % of a Timers operation); differenceEffect by
+		// the difference of two processes (effect).
+		g.minEffect, f.defaultEffect = "0.5%", true
 	}
 	if !set["benchtime"] {
 		g.benchtime, f.windowBenchtime = "20ms", windowBenchtime
 	}
 	return nil
+}
+
+// effect is the minimum effect of a run that counted by method: the
+// flag's, or the method's default.
+func (f *instrFlags) effect(o float64, method string) float64 {
+	if f.on() && f.defaultEffect && method == gate.MethodDifference {
+		return differenceEffect
+	}
+	return o
 }
 
 // apply sets the gate's configuration for the instructions metric.
