@@ -1,10 +1,12 @@
 package valgrind_test
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,6 +91,11 @@ func TestWindowUnderCallgrind(t *testing.T) {
 	cmd := exec.Command(vg, "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file="+filepath.Join(dir, "cg.out"), exe)
 	cmd.Env = append(os.Environ(), helperEnv+"=1", "GOMAXPROCS=1", "GODEBUG=asyncpreemptoff=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
+		if bytes.Contains(out, []byte("failed to start tool")) {
+			// A valgrind for another platform (an arm64 test binary
+			// under qemu-user finds the host's).
+			t.Skipf("this valgrind cannot run a %s binary: the window is not checked", runtime.GOARCH)
+		}
 		t.Fatalf("%v: %s", err, out)
 	}
 	dumps, err := callgrind.ReadDumps(filepath.Join(dir, "cg.out"))
