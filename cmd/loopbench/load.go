@@ -449,6 +449,12 @@ func pin(list string) error {
 	if err := cpu.Check(cpus); err != nil {
 		return usageError{fmt.Sprintf("-cpu %s: %v", list, err)}
 	}
+	return pinSpare(cpus)
+}
+
+// pinSpare pins the process to cpus and sets GOMAXPROCS to one more
+// than their number (pin).
+func pinSpare(cpus []int) error {
 	if err := cpu.Pin(cpus); err != nil {
 		return err
 	}

@@ -112,3 +112,20 @@ func TestPeersSweepQuick(t *testing.T) {
 		t.Errorf("-sweep -count 3: exit %d %q", code, errs)
 	}
 }
+
+// TestPeersSweepSpinUsage: -sweep-spin is refused below 0 and without
+// -sweep, with one line and exit 2, before any peer runs.
+func TestPeersSweepSpinUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-sweep", "100", "-sweep-spin", "-1us"}, "-sweep-spin -1µs: want a duration of 0 or more"},
+		{[]string{"-sweep-spin", "50us"}, "-sweep-spin applies to -sweep"},
+	} {
+		_, errs, code := runOut(append(append([]string{"peers"}, c.args...), "-out", filepath.Join(t.TempDir(), "x"))...)
+		if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d %q, want one line with %q", c.args, code, errs, c.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -92,8 +93,9 @@ func startServer(s echoServer, extra []string, stderr io.Writer) (addr string, s
 		return "", nil, fmt.Errorf("the server did not start: %q %v", line, err)
 	}
 	go io.Copy(io.Discard, out)
+	procs := runtime.GOMAXPROCS(0)
 	if len(all) >= 2 {
-		if err := cpu.Pin(all[1:2]); err != nil {
+		if err := pinSpare(all[1:2]); err != nil {
 			end()
 			return "", nil, err
 		}
@@ -102,6 +104,7 @@ func startServer(s echoServer, extra []string, stderr io.Writer) (addr string, s
 		end()
 		if len(all) >= 2 {
 			cpu.Pin(all)
+			runtime.GOMAXPROCS(procs)
 		}
 	}, nil
 }

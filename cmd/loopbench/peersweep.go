@@ -20,6 +20,7 @@ type peersSweep struct {
 	slo      time.Duration
 	stepTime time.Duration
 	conns    int
+	spin     time.Duration
 }
 
 func (p *peersSweep) register(fs *flag.FlagSet) {
@@ -27,13 +28,14 @@ func (p *peersSweep) register(fs *flag.FlagSet) {
 	fs.DurationVar(&p.slo, "slo", time.Millisecond, "with -sweep: the corrected p99 a step must stay within")
 	fs.DurationVar(&p.stepTime, "steptime", 3*time.Second, "with -sweep: each step's window (200ms with -quick)")
 	fs.IntVar(&p.conns, "sweep-conns", 10, "with -sweep: connections (1 with -quick)")
+	fs.DurationVar(&p.spin, "sweep-spin", 0, "with -sweep: the generator's -spin (load -spin: poll instead of sleeping when a send is this close; it has CPU 1 to itself)")
 }
 
 // check validates the sweep flags; without -peers, a sweep runs the
 // peers that have an echo server.
 func (p *peersSweep) check(f *peersFlags, set map[string]bool) error {
 	if p.spec == "" {
-		for _, fl := range []string{"slo", "steptime", "sweep-conns"} {
+		for _, fl := range []string{"slo", "steptime", "sweep-conns", "sweep-spin"} {
 			if set[fl] {
 				return usageError{fmt.Sprintf("-%s applies to -sweep", fl)}
 			}
@@ -49,6 +51,8 @@ func (p *peersSweep) check(f *peersFlags, set map[string]bool) error {
 		return usageError{fmt.Sprintf("-steptime %v: want a positive duration", p.stepTime)}
 	case p.conns < 1:
 		return usageError{fmt.Sprintf("-sweep-conns %d: want at least 1", p.conns)}
+	case p.spin < 0:
+		return usageError{fmt.Sprintf("-sweep-spin %v: want a duration of 0 or more", p.spin)}
 	}
 	rates, err := load.ParseRates(p.spec)
 	if err != nil {
@@ -115,7 +119,7 @@ func (r *peersRun) sweepConfig(s echoServer, addr string) load.SweepConfig {
 		warm = 100 * time.Millisecond
 	}
 	return load.SweepConfig{
-		Run:      load.Config{Addr: addr, Label: s.label(), Conns: r.f.sweep.conns, Size: 1024, Duration: r.f.sweep.stepTime, Warmup: warm, Timeout: 2 * time.Second},
+		Run:      load.Config{Addr: addr, Label: s.label(), Conns: r.f.sweep.conns, Size: 1024, Duration: r.f.sweep.stepTime, Warmup: warm, Timeout: 2 * time.Second, Spin: r.f.sweep.spin},
 		Rates:    r.f.sweep.rates,
 		Criteria: load.Criteria{SLO: r.f.sweep.slo, MaxErrors: 0.01},
 		CPUs:     generatorCPUs(),
