@@ -12,6 +12,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/loopbench/loopbench/bench"
+	"github.com/loopbench/loopbench/internal/raceflag"
 )
 
 // TestOutputParses runs the benchmarks of this package once (the varied
@@ -33,7 +34,7 @@ func TestOutputParses(t *testing.T) {
 			t.Errorf("%s/%s: %v", c.Workload, c.Name(), err)
 		}
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=.", "-test.benchtime=1x", "-matrix=varied", "-test.short="+strconv.FormatBool(raceEnabled))
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=.", "-test.benchtime=1x", "-matrix=varied", "-test.short="+strconv.FormatBool(raceflag.Enabled))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, os.Stderr
 	if err := cmd.Run(); err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/loopbench/loopbench/internal/callgrind"
+	"github.com/loopbench/loopbench/internal/raceflag"
 	"github.com/loopbench/loopbench/internal/valgrind"
 )
 
@@ -76,7 +77,7 @@ func TestWindowUnderCallgrind(t *testing.T) {
 	if !valgrind.Supported {
 		t.Skip("client requests are written for amd64 and arm64 only: the window is not checked")
 	}
-	if raceEnabled {
+	if raceflag.Enabled {
 		t.Skip("built with -race: the race detector's runtime runs in the window, which is checked without it")
 	}
 	vg, err := exec.LookPath("valgrind")

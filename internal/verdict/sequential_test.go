@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/loopbench/loopbench/internal/raceflag"
 )
 
 // sequence simulates one sequential gate: k benchmarks whose samples come
@@ -60,7 +62,7 @@ func mixedNoise(r *rand.Rand, k int) []float64 {
 func TestSequentialFamilyWise(t *testing.T) {
 	runs := 1000
 	switch {
-	case raceEnabled:
+	case raceflag.Enabled:
 		runs = 20
 	case testing.Short() || strconv.IntSize == 32:
 		runs = 100

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/loopbench/loopbench/internal/raceflag"
 )
 
 // lognormal returns n values around center with multiplicative noise of
@@ -36,7 +38,7 @@ func aaRun(r *rand.Rand, k, n int, sigma float64) []Pair {
 // the race detector, which slows it tenfold.)
 func TestAAFamilyWiseRate(t *testing.T) {
 	runs := 1000
-	if testing.Short() || raceEnabled {
+	if testing.Short() || raceflag.Enabled {
 		runs = 200
 	}
 	r := rand.New(rand.NewPCG(2026, 11))

@@ -1,7 +1,0 @@
-//go:build race
-
-package bench_test
-
-// raceEnabled: TestOutputParses runs the pull-request set under the race
-// detector.
-const raceEnabled = true

@@ -1,5 +1,0 @@
-//go:build !race
-
-package verdict
-
-const raceEnabled = false
