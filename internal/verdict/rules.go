@@ -16,7 +16,7 @@ const (
 	RuleUTest     Rule = iota // Mann-Whitney U test, Holm across the run
 	RuleExact                 // an exact unit, every value on each side equal
 	RuleRange                 // an exact unit whose repeats disagree: judged on the ranges
-	RuleAmortised             // allocs/op, B/op: integers amortised over b.N
+	RuleAmortised             // allocs/op, B/op, syscalls/op: integers amortised over b.N
 )
 
 func (r Rule) String() string {
@@ -28,7 +28,7 @@ func (r Rule) String() string {
 // internal/report and compare call it to agree on how a cell is read.
 func RuleOf(unit string, exactUnit bool, base, head []float64) Rule {
 	switch {
-	case unit == "allocs/op" || unit == "B/op":
+	case AmortisedUnit(unit):
 		return RuleAmortised
 	case !exactUnit && !benchdata.ExactUnit(unit, nil):
 		return RuleUTest
@@ -38,14 +38,22 @@ func RuleOf(unit string, exactUnit bool, base, head []float64) Rule {
 	return RuleRange
 }
 
+// AmortisedUnit reports whether unit counts whole things (allocations,
+// bytes, system calls) spread over b.N, judged by RuleAmortised.
+func AmortisedUnit(unit string) bool {
+	return unit == "allocs/op" || unit == "B/op" || unit == "syscalls/op"
+}
+
 func ruleOf(p Pair, base, head []float64) Rule { return RuleOf(p.Unit, p.ExactUnit, base, head) }
 
 // MinAmortisedStep is the smallest change of an amortised unit that can be
-// the operation's own: one allocation per op, and for B/op the smallest
-// allocation Go makes (its smallest size class, 8 bytes). Below it, a
-// difference is a share of setup or of the runtime's allocations spread
-// over b.N, which differs between processes (B/op 1 in one, 2 in the
-// next, on identical code).
+// the operation's own: one allocation or one system call per op, and for
+// B/op the smallest allocation Go makes (its smallest size class, 8
+// bytes). Below it, a difference is a share of setup or of the runtime's
+// own work spread over b.N, which differs between processes (B/op 1 in
+// one, 2 in the next, on identical code; under callgrind the scheduler's
+// timed network polls and the monitor thread's sleeps, 75 system calls
+// per million operations in one process and 85 in the next).
 func MinAmortisedStep(unit string) float64 {
 	if unit == "B/op" {
 		return 8
@@ -79,6 +87,10 @@ func (c *Comparison) decideAmortised(worse, better bool) {
 		c.Status, c.Note = Regressed, "amortised: more allocations"
 	case c.Unit == "allocs/op":
 		c.Status, c.Note = Improved, "amortised: fewer allocations"
+	case c.Unit == "syscalls/op" && up:
+		c.Status, c.Note = Regressed, "amortised: more system calls"
+	case c.Unit == "syscalls/op":
+		c.Status, c.Note = Improved, "amortised: fewer system calls"
 	case worse:
 		c.Status, c.Note = Regressed, "amortised"
 	case better:
@@ -89,8 +101,11 @@ func (c *Comparison) decideAmortised(worse, better bool) {
 }
 
 func stepString(unit string, step float64) string {
-	if unit == "B/op" {
+	switch unit {
+	case "B/op":
 		return fmt.Sprintf("%g B per op", step)
+	case "syscalls/op":
+		return "one system call per op"
 	}
 	return "one allocation per op"
 }

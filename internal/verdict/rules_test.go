@@ -16,10 +16,11 @@ func repeat(x float64, n int) []float64 {
 	return xs
 }
 
-// TestAmortisedUnits: allocs/op and B/op are never undecided; equal
-// medians are equal, a difference below one allocation (8 B) per op is
-// "~", and so is one the smallest values do not share; a whole
-// allocation more per op is a regression.
+// TestAmortisedUnits: allocs/op, B/op and syscalls/op are never
+// undecided; equal medians are equal, a difference below one allocation
+// (8 B, one system call) per op is "~", and so is one the smallest values
+// do not share; a whole allocation or system call more per op is a
+// regression.
 func TestAmortisedUnits(t *testing.T) {
 	mostly := func(x, other float64, n, at int) []float64 { xs := repeat(x, n); xs[at] = other; return xs }
 	cases := []struct {
@@ -37,6 +38,9 @@ func TestAmortisedUnits(t *testing.T) {
 		{"one allocation more, an outlier on base", "allocs/op", mostly(4, 5, 60, 0), repeat(5, 60), Regressed},
 		{"one allocation fewer", "allocs/op", repeat(3, 10), repeat(2, 10), Improved},
 		{"twice the bytes", "B/op", []float64{100, 101, 100}, []float64{200, 200, 203}, Regressed},
+		{"the runtime's system calls, 75 and 85 per million ops", "syscalls/op", repeat(75e-6, 2), repeat(85e-6, 2), Same},
+		{"a system call per op more", "syscalls/op", repeat(2, 2), repeat(3, 2), Regressed},
+		{"a timer's system call gone", "syscalls/op", repeat(1.01, 2), repeat(0.0005, 2), Improved},
 	}
 	for _, c := range cases {
 		v := Decide([]Pair{{Name: "X", Unit: c.unit, Base: c.base, Head: c.head}}, Options{MinEffect: 0.05, RequireEquivalence: true})

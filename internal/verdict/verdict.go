@@ -4,16 +4,17 @@
 //
 // The rules, in order:
 //
-//   - allocs/op and B/op are integers amortised over b.N: what the
-//     operation allocates plus a share of the benchmark's setup and the
-//     runtime's own allocations, which differs from process to process.
-//     They are judged without a test (RuleAmortised): equal medians are
-//     equal; medians closer than one allocation per op (MinAmortisedStep)
-//     are "~"; otherwise the smallest values must differ by as much, in
-//     the same direction (the amortised share only ever adds, so each
-//     side's smallest value is nearest its operation's own count). A
-//     whole allocation more per op is a regression; B/op counts when it
-//     also passes the minimum effect. Never undecided.
+//   - allocs/op, B/op and syscalls/op are integers amortised over b.N:
+//     what the operation allocates or asks of the kernel plus a share of
+//     the benchmark's setup and the runtime's own work, which differs
+//     from process to process. They are judged without a test
+//     (RuleAmortised): equal medians are equal; medians closer than one
+//     allocation or one system call per op (MinAmortisedStep) are "~";
+//     otherwise the smallest values must differ by as much, in the same
+//     direction (the amortised share only ever adds, so each side's
+//     smallest value is nearest its operation's own count). A whole
+//     allocation or system call more per op is a regression; B/op counts
+//     when it also passes the minimum effect. Never undecided.
 //   - Other units exact by nature (a Unit line's assume=exact, as
 //     instruction counts) are compared exactly, without a test, when every
 //     value on each side is equal (RuleExact): equal is unchanged;
