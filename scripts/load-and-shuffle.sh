@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test suite on a loaded machine, and in shuffled order: starts HOGS
 # CPU hogs (busy shell loops, killed on exit, Ctrl-C or TERM), runs
-# `go test -race PKG` RUNS times in a row, then once more with
+# `go test -race -count=1 PKG` RUNS times in a row (-count=1: each run
+# tests again, none is go test's cached result), then once more with
 # -shuffle=on, and goes on after a failing run. Each run is verbose (-v),
 # so the shuffle seed every package prints (-test.shuffle N) is in its log
 # and in the summary; rerun one package in the same order with
@@ -82,7 +83,7 @@ main() {
 
 	local failures=0 summary=() i args name log start status secs verdict line
 	for i in $(seq 1 $((runs + 1))); do
-		args=(-race -v)
+		args=(-race -count=1 -v)
 		name="run $i/$((runs + 1))"
 		if [ "$i" -gt "$runs" ]; then
 			args+=(-shuffle=on)
