@@ -19,8 +19,8 @@ on its own line at the end. The verdict is gate's:
     which carry a share of setup and of the runtime's own work that
     differs between processes: equal medians are equal; medians or
     smallest values less than one allocation (8 B, one system call) per
-    op apart are ~; a whole allocation or system call more per op is a
-    regression, and B/op counts past -min-effect. Never undecided.
+    op apart are ~; a whole allocation more per op is a regression, and
+    B/op and syscalls/op count past -min-effect. Never undecided.
   - Units whose Unit line says assume=exact (as gate -metric instructions
     writes) are compared exactly when every value on each side is equal;
     when repeats disagree, on their ranges: a regression when head's

@@ -87,10 +87,6 @@ func (c *Comparison) decideAmortised(worse, better bool) {
 		c.Status, c.Note = Regressed, "amortised: more allocations"
 	case c.Unit == "allocs/op":
 		c.Status, c.Note = Improved, "amortised: fewer allocations"
-	case c.Unit == "syscalls/op" && up:
-		c.Status, c.Note = Regressed, "amortised: more system calls"
-	case c.Unit == "syscalls/op":
-		c.Status, c.Note = Improved, "amortised: fewer system calls"
 	case worse:
 		c.Status, c.Note = Regressed, "amortised"
 	case better:

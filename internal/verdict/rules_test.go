@@ -19,8 +19,8 @@ func repeat(x float64, n int) []float64 {
 // TestAmortisedUnits: allocs/op, B/op and syscalls/op are never
 // undecided; equal medians are equal, a difference below one allocation
 // (8 B, one system call) per op is "~", and so is one the smallest values
-// do not share; a whole allocation or system call more per op is a
-// regression.
+// do not share; a whole allocation more per op is a regression, and a
+// system call more per op one past the minimum effect.
 func TestAmortisedUnits(t *testing.T) {
 	mostly := func(x, other float64, n, at int) []float64 { xs := repeat(x, n); xs[at] = other; return xs }
 	cases := []struct {
@@ -41,6 +41,7 @@ func TestAmortisedUnits(t *testing.T) {
 		{"the runtime's system calls, 75 and 85 per million ops", "syscalls/op", repeat(75e-6, 2), repeat(85e-6, 2), Same},
 		{"a system call per op more", "syscalls/op", repeat(2, 2), repeat(3, 2), Regressed},
 		{"a timer's system call gone", "syscalls/op", repeat(1.01, 2), repeat(0.0005, 2), Improved},
+		{"two more of a thousand, within the minimum effect", "syscalls/op", []float64{1005, 1006}, []float64{1007, 1008}, Same},
 	}
 	for _, c := range cases {
 		v := Decide([]Pair{{Name: "X", Unit: c.unit, Base: c.base, Head: c.head}}, Options{MinEffect: 0.05, RequireEquivalence: true})

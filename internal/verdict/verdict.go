@@ -13,8 +13,10 @@
 //     otherwise the smallest values must differ by as much, in the same
 //     direction (the amortised share only ever adds, so each side's
 //     smallest value is nearest its operation's own count). A whole
-//     allocation or system call more per op is a regression; B/op counts
-//     when it also passes the minimum effect. Never undecided.
+//     allocation more per op is a regression; B/op and syscalls/op count
+//     when they also pass the minimum effect (an operation that makes a
+//     thousand system calls is not worse for one more in some of them).
+//     Never undecided.
 //   - Other units exact by nature (a Unit line's assume=exact, as
 //     instruction counts) are compared exactly, without a test, when every
 //     value on each side is equal (RuleExact): equal is unchanged;
