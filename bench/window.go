@@ -1,6 +1,10 @@
 package bench
 
-import "github.com/loopbench/loopbench/internal/valgrind"
+import (
+	"runtime"
+
+	"github.com/loopbench/loopbench/internal/valgrind"
+)
 
 // Counted runs run(t, n) and, when the process runs under callgrind
 // (started with --instr-atstart=no) asked to count windows
@@ -10,11 +14,20 @@ import "github.com/loopbench/loopbench/internal/valgrind"
 // counts are dumped under valgrind.WindowReason(name, n). Setup before run and
 // testing's b.N = 1 pass run uninstrumented and are not counted. Natively
 // it is run(t, n).
+//
+// A counted process samples no allocations for the memory profile
+// (runtime.MemProfileRate = 0): the sampling interval is random, so each
+// process would walk the stacks of a different number of allocations (a
+// 20,000-operation window of Timers churn-random at 10⁴ moved by 0.5 %,
+// all of it in the runtime's traceback). Each window also starts with
+// HeadroomBytes of free heap.
 func Counted(t Timer, name string, n int, run func(Timer, int) error) error {
 	if n <= 1 || !valgrind.Windows() {
 		return run(t, n)
 	}
 	w := &window{Timer: t, on: true}
+	runtime.MemProfileRate = 0
+	heapHeadroom()
 	valgrind.ZeroStats()
 	valgrind.StartInstrumentation()
 	err := run(w, n)
@@ -32,10 +45,36 @@ type window struct {
 	on bool
 }
 
-// ResetTimer resets the timer, then zeroes the counts.
+// ResetTimer makes heap headroom uncounted, resets the timer, then zeroes
+// the counts.
 func (w *window) ResetTimer() {
+	if w.on {
+		valgrind.StopInstrumentation()
+	}
+	heapHeadroom()
+	if w.on {
+		valgrind.StartInstrumentation()
+	}
 	w.Timer.ResetTimer()
 	valgrind.ZeroStats()
+}
+
+// HeadroomBytes is the free heap a window starts with. With GOGC=off the
+// heap only grows, and whether a window's allocations find free pages or
+// must first map more (mheap.grow, and a page-allocator search of the
+// whole summary before it: about 90,000 instructions, measured) depends on
+// what ran before: the setup, earlier benchmarks in the process, the
+// runtime's own allocations, which follow time. One such growth moved a
+// 10.7 million-instruction window by 0.8 %. So before counting, the heap
+// is grown by HeadroomBytes and given back to the page heap (an
+// allocation never written, then a collection), and a window that
+// allocates less finds its pages without growing.
+const HeadroomBytes = 64 << 20
+
+// heapHeadroom grows the heap by HeadroomBytes and frees it again.
+func heapHeadroom() {
+	runtime.KeepAlive(make([]byte, HeadroomBytes))
+	runtime.GC()
 }
 
 // StartTimer starts the timer, then counting: the timer's own work

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"testing"
@@ -66,5 +67,17 @@ func TestShortSet(t *testing.T) {
 	}
 	if dropped == 0 || len(short) != len(full)-dropped {
 		t.Fatalf("full %d, short %d, dropped %d", len(full), len(short), dropped)
+	}
+}
+
+// TestHeapHeadroom: after heapHeadroom the page heap holds at least
+// HeadroomBytes it can hand out without growing (free, or released to
+// the system but still the heap's).
+func TestHeapHeadroom(t *testing.T) {
+	heapHeadroom()
+	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	if got := s[0].Value.Uint64() + s[1].Value.Uint64(); got < HeadroomBytes {
+		t.Fatalf("free heap %d bytes after heapHeadroom, want at least %d", got, HeadroomBytes)
 	}
 }
