@@ -70,3 +70,16 @@ func (p *Peer) Sleep(ctx context.Context, wait time.Duration, count int) (*bench
 	}
 	return p.output(ctx, p.Command("sleep", strconv.FormatInt(wait.Nanoseconds(), 10), strconv.Itoa(count)))
 }
+
+// Spin runs the floor's spinner: count busy waits of wait, each reading
+// the clock until its deadline has passed. Its line, BenchmarkWakeup/
+// impl=cfloor-spin/wait=200us, reports the same lateness units as Sleep's:
+// a spin is late only when the CPU was taken away at its deadline, so
+// this is the least a generator spinning before its sends (load -spin)
+// can be late on this machine.
+func (p *Peer) Spin(ctx context.Context, wait time.Duration, count int) (*benchfmt.Result, error) {
+	if wait <= 0 || count < 1 {
+		return nil, fmt.Errorf("floor spinner: wait %v, count %d: want both positive", wait, count)
+	}
+	return p.output(ctx, p.Command("spin", strconv.FormatInt(wait.Nanoseconds(), 10), strconv.Itoa(count)))
+}

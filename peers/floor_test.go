@@ -111,3 +111,21 @@ func TestFloorSleeper(t *testing.T) {
 		t.Errorf("%s %d: %v", res.Name, res.Iters, v)
 	}
 }
+
+// TestFloorSpinner: the spinner makes the busy waits it is asked for,
+// each at least its wait long, and reports their lateness under its own
+// Wakeup name.
+func TestFloorSpinner(t *testing.T) {
+	p := floor(t)
+	res, err := p.Spin(context.Background(), 200*time.Microsecond, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := values(t, res, "ns/op", "late-p50-ns", "late-p99-ns", "late-max-ns")
+	if res.Iters != 20 || string(res.Name) != "Wakeup/impl=cfloor-spin/wait=200us" || v["late-p50-ns"] > v["late-max-ns"] || v["ns/op"] < 200e3 {
+		t.Errorf("%s %d: %v", res.Name, res.Iters, v)
+	}
+	if _, err := p.Spin(context.Background(), 0, 20); err == nil {
+		t.Error("a zero wait: no error")
+	}
+}

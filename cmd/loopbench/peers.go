@@ -52,7 +52,10 @@ Workloads (names as loopbench's, /impl=<peer> for the peers):
   Wakeup wait=200us               how late a 200 µs timer fires on
                                   loopbench's default variant, and how
                                   late the floor's clock_nanosleep (1 ns
-                                  timer slack) wakes: the machine's floor
+                                  timer slack) wakes, and how late its
+                                  busy wait ends (impl=cfloor-spin: only
+                                  when the CPU was taken away, the floor
+                                  of load -spin): the machine's floors
 
 Writes raw.txt (with each peer's version as a configuration line) and the
 report of loopbench report, whose tables put the systems side by side with

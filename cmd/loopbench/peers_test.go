@@ -61,6 +61,7 @@ func TestPeersQuick(t *testing.T) {
 		"BenchmarkEchoFloor/impl=libuv/size=1024/conns=1 ",
 		"BenchmarkWakeup/ready=ringbuffer/timers=heap4ary/selector=epoll/wait=200us-",
 		"BenchmarkWakeup/impl=cfloor/wait=200us ",
+		"BenchmarkWakeup/impl=cfloor-spin/wait=200us ",
 	} {
 		if !strings.Contains(raw, want) {
 			t.Errorf("raw.txt has no %q", want)

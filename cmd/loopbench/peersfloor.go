@@ -84,8 +84,10 @@ func origValue(res *benchfmt.Result, unit string) float64 {
 }
 
 // wakeups measures, once a round, how late a 200 µs timer fires on
-// loopbench's default variant (bench's Wakeup case) and how late the
-// floor's clock_nanosleep wakes: the machine's floor, in the same run.
+// loopbench's default variant (bench's Wakeup case), how late the floor's
+// clock_nanosleep wakes and how late its busy wait ends: the machine's
+// floors for a generator that sleeps and for one that spins, in the same
+// run.
 func (r *peersRun) wakeups(ctx context.Context) error {
 	if r.floor == nil {
 		return nil
@@ -105,14 +107,19 @@ func (r *peersRun) wakeups(ctx context.Context) error {
 		r.measured++
 	}
 	count := int(max(r.f.benchtime/(200*time.Microsecond), 1))
-	res, err := r.floor.Sleep(ctx, 200*time.Microsecond, count)
-	if err != nil {
-		r.failures++
-		fmt.Fprintf(r.stderr, "loopbench peers: %v\n", err)
-		return nil
+	for _, wait := range []func(context.Context, time.Duration, int) (*benchfmt.Result, error){r.floor.Sleep, r.floor.Spin} {
+		res, err := wait(ctx, 200*time.Microsecond, count)
+		if err != nil {
+			r.failures++
+			fmt.Fprintf(r.stderr, "loopbench peers: %v\n", err)
+			continue
+		}
+		r.measured++
+		if err := r.w.w.Write(res); err != nil {
+			return err
+		}
 	}
-	r.measured++
-	return r.w.w.Write(res)
+	return nil
 }
 
 // floorSweep drives the echo server at addr, just swept, with the floor

@@ -8,7 +8,8 @@ import (
 // TestPeersFloor runs peers at tiny sizes with asyncio alone: beside each
 // plain echo load the floor client drives the same server, its line
 // carrying the units of the server's line and its CPU per request, and
-// each round measures the loop's 200 µs timer beside the floor's sleeper.
+// each round measures the loop's 200 µs timer beside the floor's sleeper
+// and spinner.
 func TestPeersFloor(t *testing.T) {
 	dir := peersTest(t)
 	_, _, raw := peersOut(t, dir, true, "-quick", "-count", "1", "-peers", "asyncio", "-benchtime", "5ms", "-echotime", "100ms")
@@ -16,6 +17,7 @@ func TestPeersFloor(t *testing.T) {
 		"peer-cfloor: cfloor ",
 		"BenchmarkWakeup/ready=ringbuffer/timers=heap4ary/selector=epoll/wait=200us-",
 		"BenchmarkWakeup/impl=cfloor/wait=200us ",
+		"BenchmarkWakeup/impl=cfloor-spin/wait=200us ",
 	} {
 		if !strings.Contains(raw, want) {
 			t.Errorf("raw.txt has no %q", want)

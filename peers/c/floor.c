@@ -16,6 +16,11 @@
  *   cfloor sleep WAIT_NS COUNT
  *       the machine's wake-up floor: COUNT clock_nanosleep calls to an
  *       absolute CLOCK_MONOTONIC deadline WAIT_NS ahead, timer slack 1 ns.
+ *   cfloor spin WAIT_NS COUNT
+ *       the machine's spin floor: COUNT busy waits, reading the clock until
+ *       a deadline WAIT_NS ahead has passed. Late only when the CPU was
+ *       taken away at the deadline (by the kernel or the hypervisor): the
+ *       best a generator that spins before its sends can do.
  *
  * Each prints one Go benchmark line (the units are documented in
  * peers/floor.go). */
@@ -296,7 +301,21 @@ static void echo_client(int argc, char **argv) {
 	print_client(rate, dur, now - start, cpu);
 }
 
-/* --- the sleeper -------------------------------------------------------- */
+/* --- the sleeper and the spinner ----------------------------------------- */
+
+/* wake_line prints one Wakeup line: impl's COUNT waits of wait ns came back
+ * late by late (sorted here), sum in all. */
+static void wake_line(const char *impl, ns_t wait, long count, samples *late, double sum) {
+	qsort(late->v, late->n, sizeof *late->v, cmp_ns);
+	char name[32]; /* as bench's Wakeup cases: wait=200us */
+	if (wait % 1000 == 0)
+		snprintf(name, sizeof name, "%lldus", wait / 1000);
+	else
+		snprintf(name, sizeof name, "%lldns", wait);
+	printf("BenchmarkWakeup/impl=%s/wait=%s %ld %.17g ns/op %.17g late-p50-ns %.17g late-p90-ns %.17g late-p99-ns %.17g late-max-ns\n",
+	       impl, name, count, wait + sum / count, pct(late, .5), pct(late, .9), pct(late, .99), pct(late, 1));
+	free(late->v);
+}
 
 static void sleeper(int argc, char **argv) {
 	if (argc != 4)
@@ -316,20 +335,29 @@ static void sleeper(int argc, char **argv) {
 		sum += l;
 		add(&late, l);
 	}
-	qsort(late.v, late.n, sizeof *late.v, cmp_ns);
-	char name[32]; /* as bench's Wakeup cases: wait=200us */
-	if (wait % 1000 == 0)
-		snprintf(name, sizeof name, "%lldus", wait / 1000);
-	else
-		snprintf(name, sizeof name, "%lldns", wait);
-	printf("BenchmarkWakeup/impl=cfloor/wait=%s %ld %.17g ns/op %.17g late-p50-ns %.17g late-p90-ns %.17g late-p99-ns %.17g late-max-ns\n",
-	       name, count, wait + sum / count, pct(&late, .5), pct(&late, .9), pct(&late, .99), pct(&late, 1));
-	free(late.v);
+	wake_line("cfloor", wait, count, &late, sum);
+}
+
+static void spinner(int argc, char **argv) {
+	if (argc != 4)
+		die("usage: cfloor spin WAIT_NS COUNT");
+	ns_t wait = arg_int(argc, argv, 2, "WAIT_NS: want a positive count");
+	long count = arg_int(argc, argv, 3, "COUNT: want a positive count");
+	samples late = {0};
+	double sum = 0;
+	for (long i = 0; i < count; i++) {
+		ns_t due = now_ns() + wait, t;
+		while ((t = now_ns()) < due)
+			;
+		sum += t - due;
+		add(&late, t - due);
+	}
+	wake_line("cfloor-spin", wait, count, &late, sum);
 }
 
 int main(int argc, char **argv) {
 	if (argc < 2)
-		die("usage: cfloor version | echo-client ... | sleep ...");
+		die("usage: cfloor version | echo-client ... | sleep ... | spin ...");
 	if (!strcmp(argv[1], "version")) {
 		epfd = epoll_create1(EPOLL_CLOEXEC);
 		struct epoll_event ev;
@@ -339,8 +367,10 @@ int main(int argc, char **argv) {
 		echo_client(argc, argv);
 	} else if (!strcmp(argv[1], "sleep")) {
 		sleeper(argc, argv);
+	} else if (!strcmp(argv[1], "spin")) {
+		spinner(argc, argv);
 	} else {
-		die("unknown workload: want version, echo-client or sleep");
+		die("unknown workload: want version, echo-client, sleep or spin");
 	}
 	return 0;
 }
