@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/internal/valgrind"
 )
 
 // counting runs the test with countingWindows set to on.
@@ -112,5 +113,30 @@ func TestCountedCasesRun(t *testing.T) {
 	}
 	if ran == 0 {
 		t.Fatal("no case ran")
+	}
+}
+
+// TestSizingRunsTheCountedClock: a native listing that sizes windows
+// (valgrind.SizingEnv) runs the clock-following loops as counted, so an
+// hour's timer fires at once, an hour later in loop time; without it, the
+// loop keeps the real clock.
+func TestSizingRunsTheCountedClock(t *testing.T) {
+	t.Setenv(valgrind.SizingEnv, "1")
+	l, err := newClockLoop(loopbenchDefault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	t0 := l.Time()
+	l.CallLater(time.Hour, l.Stop)
+	if err := l.RunForever(); err != nil {
+		t.Fatal(err)
+	}
+	if d := l.Time() - t0; d < time.Hour {
+		t.Fatalf("the loop's clock moved %v for an hour's timer", d)
+	}
+	t.Setenv(valgrind.SizingEnv, "")
+	if countingWindows() {
+		t.Fatal("natively, without the sizing variable, the loop takes the virtual clock")
 	}
 }

@@ -77,7 +77,9 @@ type Listed struct {
 
 // List runs the benchmarks matching pattern natively for benchtime (a
 // duration or Nx, as -test.benchtime) and returns them in order with the
-// iterations each ran: the size of the difference Measure counts.
+// iterations each ran: the size of the difference Measure counts. For a
+// binary with windows it runs with valgrind.SizingEnv set, so that the
+// harness runs the work its windows will count.
 func (b Binary) List(ctx context.Context, pattern, benchtime string) ([]Listed, error) {
 	out, err := b.run(ctx, nil, pattern, "-test.benchtime="+benchtime)
 	if err != nil {
@@ -112,8 +114,11 @@ func (b Binary) run(ctx context.Context, prefix []string, pattern, benchtime str
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Dir = b.Dir
 	cmd.Env = append(os.Environ(), Env...)
-	if slices.Contains(prefix, WindowFlag) {
+	switch {
+	case slices.Contains(prefix, WindowFlag):
 		cmd.Env = append(cmd.Env, valgrind.WindowsEnv+"=1")
+	case prefix == nil && b.Window: // a listing that sizes windows
+		cmd.Env = append(cmd.Env, valgrind.SizingEnv+"=1")
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

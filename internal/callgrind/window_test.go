@@ -63,3 +63,25 @@ func TestWindows(t *testing.T) {
 		t.Errorf("SpinTwice %v per op, Spin %v: ratio %.3f, want 2", twice, spin, r)
 	}
 }
+
+// TestListSizesWindows: listed to size windows, a binary with windows runs
+// the work they will count (valgrind.SizingEnv), so a benchmark that
+// natively sleeps 10 ms an op fits many iterations in 20 ms; listed for
+// the difference of two counts, it runs natively and fits one or two.
+func TestListSizesWindows(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "windowbench.test")
+	if out, err := exec.Command("go", "test", "-c", "-o", bin, "./testdata/windowbench").CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	iters := map[bool]int{}
+	for _, window := range []bool{false, true} {
+		ls, err := Binary{Path: bin, Dir: t.TempDir(), Window: window}.List(context.Background(), "^BenchmarkWaits$", "20ms")
+		if err != nil || len(ls) != 1 {
+			t.Fatalf("window %v: %v, %v", window, ls, err)
+		}
+		iters[window] = ls[0].Iters
+	}
+	if iters[false] > 2 || iters[true] < 100 {
+		t.Fatalf("iterations in 20 ms: %d plain, %d sized for windows", iters[false], iters[true])
+	}
+}

@@ -42,6 +42,18 @@ const WindowsEnv = "LOOPBENCH_CALLGRIND_WINDOWS"
 // under valgrind, asked to by WindowsEnv.
 func Windows() bool { return os.Getenv(WindowsEnv) == "1" && Running() }
 
+// SizingEnv is the environment variable, set to 1, with which a counter
+// that lists benchmarks natively to size their windows (how many
+// iterations fit its benchtime) asks a harness to run the work the windows
+// will count: loopbench's bench then drives its clock-following loops by
+// the virtual clock it uses under callgrind, so that a benchmark that
+// natively waits on timers is sized by its work, not by its waits.
+const SizingEnv = "LOOPBENCH_WINDOW_SIZING"
+
+// Sizing reports whether the process runs natively to size windows
+// (SizingEnv).
+func Sizing() bool { return os.Getenv(SizingEnv) == "1" }
+
 // Running reports whether the process runs under valgrind.
 func Running() bool { return clientRequest(requestRunningOnValgrind, 0, 0, 0, 0, 0) != 0 }
 

@@ -4,8 +4,10 @@ package windowbench
 
 import (
 	"testing"
+	"time"
 
 	"github.com/loopbench/loopbench/bench"
+	"github.com/loopbench/loopbench/internal/valgrind"
 )
 
 var sink uint64
@@ -34,3 +36,19 @@ func loop(per int) func(bench.Timer, int) error {
 
 func BenchmarkSpin(b *testing.B)      { bench.Counted(b, "Spin", b.N, loop(100)) }
 func BenchmarkSpinTwice(b *testing.B) { bench.Counted(b, "SpinTwice", b.N, loop(200)) }
+
+// BenchmarkWaits sleeps 10 ms an op natively, as a benchmark that waits on
+// timers, and only spins when run to size windows (valgrind.Sizing), as
+// such a benchmark does on the virtual clock it is counted by.
+func BenchmarkWaits(b *testing.B) {
+	bench.Counted(b, "Waits", b.N, func(t bench.Timer, n int) error {
+		for range n {
+			if valgrind.Sizing() {
+				spin(100)
+			} else {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		return nil
+	})
+}
