@@ -36,11 +36,15 @@ thread pinned to its CPU, the connections dealt among them. A loop owns
 its connections, their schedule, histograms and counters, with no lock
 and no goroutine per connection: a send is one non-blocking write, the
 answer comes through a reader callback, and the next send time and each
-timeout are loop timers. -spin D makes a loop whose next send is less
-than D away poll with a zero timeout instead of sleeping: sends within
+timeout are loop timers. -spin D makes a loop whose next send (in the
+schedule, even while its connection awaits an answer) is less than D
+away poll with a zero timeout instead of sleeping: sends within
 microseconds of their time, at the cost of a CPU kept busy while it
-waits, which the output reports as spin and leaves out of the CPU-bound
-verdict. Give a spinning generator a CPU of its own.
+waits. The polls that found nothing to do are reported as spin and left
+out of the CPU-bound verdict. A spin helps only where it is longer than
+the machine's wake-up lateness (peers' Wakeup lines); with D at least the
+interval between a loop's sends it never sleeps. Give a spinning
+generator a CPU of its own.
 
 After a stall (of the server or the generator) the schedule is not
 moved: every request whose time has passed is sent at once, as each

@@ -136,6 +136,7 @@ func (c *conn) countScheduled() {
 // send sends the current request now; its timeout runs from now.
 func (c *conn) send(now time.Duration) {
 	w := c.w
+	w.work++
 	c.countScheduled()
 	if c.measured && w.run.s.open() {
 		w.rec.pacing(now - max(c.intended, c.freeAt))
@@ -154,6 +155,7 @@ func (c *conn) send(now time.Duration) {
 // received takes bytes of the answer; arrived is their arrival at the
 // socket in Unix ns (0: unknown).
 func (c *conn) received(data []byte, arrived int64) {
+	c.w.work++
 	if c.state != inflight {
 		// Bytes with no request outstanding: the next reply is out of step.
 		c.broken = errMismatch
@@ -226,6 +228,7 @@ func (c *conn) answer(now time.Duration) {
 
 // timeout ends the current request at its deadline, now.
 func (c *conn) timeout(now time.Duration) {
+	c.w.work++
 	if c.measured {
 		c.w.rec.timeout(now-c.intended, now-c.sent)
 	}

@@ -20,7 +20,10 @@
 // one loop timer (CallAt), and so do its connections' next send times.
 // With Spin, a send due within Spin is awaited by re-checking the clock
 // on every iteration (a CallSoon chain, a zero select timeout) instead
-// of the timer.
+// of the timer; the next send is the schedule's, even while its
+// connection still awaits an answer, so with Spin at least the interval
+// between sends the loop never sleeps, and a runtime thread woken by its
+// sleeps does not take the CPU from under a send.
 // TLS connections go through the loop's TLS transport
 // (CreateConnection with WithTLS).
 //
@@ -97,7 +100,8 @@ type Config struct {
 	// to it, the connections dealt among the loops. Empty: one loop,
 	// not pinned.
 	CPUs []int
-	// Spin, when positive, makes a loop whose next send is less than
+	// Spin, when positive, makes a loop whose next send (in the
+	// schedule, whether or not its connection is free yet) is less than
 	// Spin away poll with a zero timeout until it is due instead of
 	// sleeping: precise pacing for a CPU of the generator's own. The time
 	// spent so is reported (loadresult.Result.Spin).

@@ -64,6 +64,7 @@ func (w *worker) sendDue() {
 	fired := s.set
 	s.set = false
 	now := w.now()
+	w.spinTick(now)
 	if fired && w.run.cfg.Spin == 0 {
 		now = max(now, s.at) // the loop fires a timer within its clock's resolution
 	}
@@ -97,6 +98,10 @@ func (w *worker) sendNext(fired bool) {
 	s := &w.sends
 	now := w.now()
 	if s.waiting == 0 {
+		if spin := w.run.cfg.Spin; spin > 0 && w.slotWithin(now, spin) {
+			w.spinOn(now) // a busy connection's next send is close: keep polling
+			return
+		}
 		w.stopSends()
 		return
 	}
@@ -112,19 +117,34 @@ func (w *worker) sendNext(fired bool) {
 	}
 	t := w.conns[i].at(k)
 	if spin := w.run.cfg.Spin; spin > 0 && (fired || t-now <= spin) {
-		if s.set {
-			s.set = false
-			s.timer.Cancel()
-		}
-		if !s.spinning {
-			s.spinning = true
-			w.spinStart(now)
-		}
-		s.timer = w.l.CallSoon(w.sendFn)
+		w.spinOn(now)
 		return
 	}
 	w.stopSpin(now)
 	w.sendBy(t, now)
+}
+
+// slotWithin says the cursor's slot, the schedule's next send time
+// whether or not its connection is free by then, is before the window's
+// end and at most d after now (or past).
+func (w *worker) slotWithin(now, d time.Duration) bool {
+	t := w.conns[w.sends.i].at(w.sends.k)
+	return t < w.run.s.end && t-now <= d
+}
+
+// spinOn polls for the next send (sendFn in the loop's next iteration,
+// which polls its selector without waiting) instead of a timer.
+func (w *worker) spinOn(now time.Duration) {
+	s := &w.sends
+	if s.set {
+		s.set = false
+		s.timer.Cancel()
+	}
+	if !s.spinning {
+		s.spinning = true
+		w.spinStart(now)
+	}
+	s.timer = w.l.CallSoon(w.sendFn)
 }
 
 // stopSpin ends the spin, if any, at now.

@@ -30,8 +30,10 @@ type worker struct {
 	dialing   int  // first dials not yet landed
 	opened    int
 	firstErr  error
-	spinning  int // spins for the next send going on (0 or 1)
-	spinSince time.Duration
+	work      uint64        // sends, reads and timeouts done so far (spinTick)
+	spinning  bool          // a spin for the next send goes on
+	spinLast  time.Duration // the spin's last tick
+	spinMark  uint64        // work at that tick
 	deadlines deadlines
 	sends     sends
 	counts    counts
@@ -189,18 +191,31 @@ func (w *worker) maybeDone() {
 	}
 }
 
-// spinStart and spinEnd count the time at least one connection spun.
+// spinStart, spinTick (each of the spin's polls) and spinEnd count the
+// time the loop spun with nothing to do: the time from one tick to the
+// next when no work (a send, a read, a timeout) was done in between. A
+// spin as long as the run leaves out only its idle polls, so the CPU
+// left (SpinFreeCores) is still the work's, and a CPU-bound generator
+// that spins is still seen as one.
 func (w *worker) spinStart(now time.Duration) {
-	if w.spinning == 0 {
-		w.spinSince = now
+	if !w.spinning {
+		w.spinning, w.spinLast, w.spinMark = true, now, w.work
 	}
-	w.spinning++
+}
+
+func (w *worker) spinTick(now time.Duration) {
+	if !w.spinning {
+		return
+	}
+	if w.work == w.spinMark {
+		w.rec.spin += now - w.spinLast
+	}
+	w.spinLast, w.spinMark = now, w.work
 }
 
 func (w *worker) spinEnd(now time.Duration) {
-	if w.spinning--; w.spinning == 0 {
-		w.rec.spin += now - w.spinSince
-	}
+	w.spinTick(now)
+	w.spinning = false
 }
 
 // closeAll closes the connections and every dial that lands from now on.

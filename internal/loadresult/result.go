@@ -93,8 +93,9 @@ type Result struct {
 
 	// CPU is the generator's user+system time over the run, Wall the
 	// run's wall time: CPU/Wall is the cores it kept busy. Spin is the
-	// time its loops spent polling for a close send time, summed over
-	// the loops: CPU spent by choice, which SpinFreeCores leaves out.
+	// time its loops spent polling for a close send time with nothing
+	// else to do (no send, read or timeout since the last poll), summed
+	// over the loops: CPU spent by choice, which SpinFreeCores leaves out.
 	CPU, Wall, Spin time.Duration
 }
 
