@@ -69,7 +69,10 @@ at n/10 and n/10+n iterations (n in -benchtime, default 20ms there),
 over n. The header says which method a run used. Per op:
 instructions/op, est-cycles/op (L1 hits + 5 x last-level hits + 35 x
 memory accesses of the cache model, as iai-callgrind), syscalls/op
-(where the repeats agree), and B/op and allocs/op from the benchmark.
+(those Go code made through the syscall packages, where the repeats
+agree: the runtime's own, its clock reads among them, follow wall time
+under valgrind and are left out), and B/op and allocs/op from the
+benchmark.
 Each benchmark is counted -repeat times (2 or more); one whose counts
 differ by more than -max-spread on either side is counted again on both,
 up to -max-repeat, and every count is a sample: the verdict judges exact

@@ -17,7 +17,7 @@ import (
 type Dump struct {
 	Reason string
 	// Counts are what the dump counted, without the runtime's monitor
-	// thread (Sysmon).
+	// thread (Sysmon); their system calls are Go code's (goSyscalls).
 	Counts Counts
 	// Sysmon is what the Go runtime's monitor thread ran in the dump's
 	// time (SysmonFunc): left out of Counts.
@@ -86,6 +86,6 @@ func parseDump(text string, ids map[string]string) (Dump, error) {
 	if d.Sysmon, err = funcCost(text, SysmonFunc, ids); err != nil {
 		return Dump{}, err
 	}
-	d.Counts = total.minus(d.Sysmon)
-	return d, nil
+	d.Counts, err = withGoSyscalls(total.minus(d.Sysmon), text, ids)
+	return d, err
 }

@@ -80,6 +80,7 @@ func FuzzParseDump(f *testing.F) {
 		f.Add(bytes.ReplaceAll(b, []byte("runtime.sysmon"), []byte("runtime.other")))
 	}
 	f.Add([]byte("events: Ir\nfn=(1) runtime.sysmon\n1 5\ncalls=1 2\n* 7\ntotals: 20\n"))
+	f.Add([]byte("events: Ir sysCount\nfn=(2) syscall.Syscall6\n1 5 1\ncfn=(3) internal/runtime/syscall/linux.Syscall6\ncalls=1 2\n* 7 1\nfn=(3)\n2 7 1\ntotals: 12 1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := parseDump(string(data), map[string]string{})
 		if err != nil {

@@ -161,8 +161,13 @@ func (v Valgrind) Count(ctx context.Context, b Binary, name string, iters int, t
 	if err != nil {
 		return Counts{}, "", err
 	}
-	sysmon, err := funcCost(string(text), SysmonFunc, map[string]string{})
-	return c.minus(sysmon), line, err
+	ids := map[string]string{}
+	sysmon, err := funcCost(string(text), SysmonFunc, ids)
+	if err != nil {
+		return Counts{}, "", err
+	}
+	c, err = withGoSyscalls(c.minus(sysmon), string(text), ids)
+	return c, line, err
 }
 
 func lastLines(s string, n int) string {
