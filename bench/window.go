@@ -1,15 +1,18 @@
 package bench
 
 import (
+	"flag"
 	"runtime"
+	"strconv"
+	"strings"
 
 	"github.com/loopbench/loopbench/internal/valgrind"
 )
 
 // Counted runs run(t, n) and, when the process runs under callgrind
 // (started with --instr-atstart=no) asked to count windows
-// (valgrind.WindowsEnv) and n > 1, counts exactly what t
-// times: instrumentation runs from the start of run up to StopTimer and
+// (valgrind.WindowsEnv) and n is the pass to count (countedPass),
+// counts exactly what t times: instrumentation runs from the start of run up to StopTimer and
 // again from StartTimer, ResetTimer zeroes the counts, and at the end the
 // counts are dumped under valgrind.WindowReason(name, n). Setup before run and
 // testing's b.N = 1 pass run uninstrumented and are not counted. Natively
@@ -22,7 +25,7 @@ import (
 // all of it in the runtime's traceback). Each window also starts with
 // HeadroomBytes of free heap.
 func Counted(t Timer, name string, n int, run func(Timer, int) error) error {
-	if n <= 1 || !valgrind.Windows() {
+	if !valgrind.Windows() || !countedPass(n) {
 		return run(t, n)
 	}
 	w := &window{Timer: t, on: true}
@@ -36,6 +39,29 @@ func Counted(t Timer, name string, n int, run func(Timer, int) error) error {
 	}
 	valgrind.DumpStatsAt(valgrind.WindowReason(name, n))
 	return err
+}
+
+// countedPass says a pass of n iterations is the one to count: the pass
+// at the count -test.benchtime=Nx asks for (for N = 1 go test's only
+// pass, an operation long enough to be a window by itself), else any
+// pass but testing's first, of one iteration.
+func countedPass(n int) bool {
+	if want, ok := benchtimeCount(); ok {
+		return n == want
+	}
+	return n > 1
+}
+
+// benchtimeCount is N of -test.benchtime=Nx, when the process has that
+// flag set so.
+func benchtimeCount() (int, bool) {
+	f := flag.Lookup("test.benchtime")
+	if f == nil {
+		return 0, false
+	}
+	x, ok := strings.CutSuffix(f.Value.String(), "x")
+	n, err := strconv.Atoi(x)
+	return n, ok && err == nil && n > 0
 }
 
 // window is a Timer that also switches callgrind's instrumentation, as

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"flag"
 	"runtime/metrics"
 	"slices"
 	"strings"
@@ -79,5 +80,32 @@ func TestHeapHeadroom(t *testing.T) {
 	metrics.Read(s)
 	if got := s[0].Value.Uint64() + s[1].Value.Uint64(); got < HeadroomBytes {
 		t.Fatalf("free heap %d bytes after heapHeadroom, want at least %d", got, HeadroomBytes)
+	}
+}
+
+// TestCountedPass: with -test.benchtime=Nx the pass counted is the one of
+// N iterations, the only pass for N = 1, never testing's first pass of one
+// iteration before a larger N; with a duration, any pass of more than one.
+func TestCountedPass(t *testing.T) {
+	f := flag.Lookup("test.benchtime")
+	if f == nil {
+		t.Skip("no -test.benchtime flag in this binary")
+	}
+	saved := f.Value.String()
+	t.Cleanup(func() { f.Value.Set(saved) })
+	for _, c := range []struct {
+		benchtime string
+		n         int
+		want      bool
+	}{
+		{"1x", 1, true}, {"5x", 1, false}, {"5x", 5, true}, {"5x", 7, false},
+		{"100ms", 1, false}, {"100ms", 3, true},
+	} {
+		if err := f.Value.Set(c.benchtime); err != nil {
+			t.Fatal(err)
+		}
+		if got := countedPass(c.n); got != c.want {
+			t.Errorf("-test.benchtime=%s, a pass of %d: counted %v, want %v", c.benchtime, c.n, got, c.want)
+		}
 	}
 }

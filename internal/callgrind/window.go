@@ -50,11 +50,15 @@ func HasWindows(path string) bool {
 
 // WindowIters is the iteration count of a benchmark that ran n iterations
 // natively in the listing's benchtime, for a window count: n rounded down
-// to 1, 2 or 5 times a power of ten (at least 2), so that benchmarks of
-// about one speed share a count and a process. Iters[0] is 0: per op is
-// the window's count over Iters[1].
+// to 1, 2 or 5 times a power of ten, so that benchmarks of about one
+// speed share a count and a process. Iters[0] is 0: per op is the
+// window's count over Iters[1]. One iteration is a whole window only for
+// an operation that filled the benchtime natively (the listing runs the
+// work the window counts: valgrind.SizingEnv), millions of instructions;
+// what time moves in it is then a small share, as in a window of many
+// short operations.
 func WindowIters(n int) [2]int {
-	n = max(n, 2)
+	n = max(n, 1)
 	p := 1
 	for p*10 <= n {
 		p *= 10
@@ -65,7 +69,7 @@ func WindowIters(n int) [2]int {
 			r = m * p
 		}
 	}
-	return [2]int{0, max(r, 2)}
+	return [2]int{0, r}
 }
 
 // countWindows runs the named benchmarks of b at iters iterations in one

@@ -10,8 +10,8 @@ import (
 )
 
 // TestWindows counts testdata/windowbench's benchmarks by their windows:
-// two benchmarks in one process, and one of them at another count; per op
-// is the same at both counts, twice the work counts twice, and the
+// two benchmarks in one process, and one of them at other counts (one
+// iteration too: go test's only pass); per op is the same at 1000 and 4000, twice the work counts twice, and the
 // setup's 2·10⁶ iterations (2000 per op at 1000) are not in it.
 func TestWindows(t *testing.T) {
 	if !valgrind.Supported {
@@ -35,7 +35,7 @@ func TestWindows(t *testing.T) {
 		t.Fatalf("the whole process: %v instructions, %v", whole.Ir, err)
 	}
 	b := Binary{Path: bin, Dir: t.TempDir(), Window: true}
-	tasks := []Task{{b, "Spin", [2]int{0, 1000}}, {b, "SpinTwice", [2]int{0, 1000}}, {b, "Spin", [2]int{0, 4000}}}
+	tasks := []Task{{b, "Spin", [2]int{0, 1000}}, {b, "SpinTwice", [2]int{0, 1000}}, {b, "Spin", [2]int{0, 4000}}, {b, "Spin", [2]int{0, 1}}}
 	// A window leaves the runtime's monitor thread out, whose share
 	// grows with the window's wall time on a loaded machine. What is left
 	// that time moves is sysmon preempting the benchmark's goroutine
@@ -61,6 +61,11 @@ func TestWindows(t *testing.T) {
 	}
 	if r := twice / spin; r < 1.9 || r > 2.1 {
 		t.Errorf("SpinTwice %v per op, Spin %v: ratio %.3f, want 2", twice, spin, r)
+	}
+	// At one iteration the window is go test's only pass: counted, its one
+	// operation and the window's fixed cost, without the setup.
+	if one := rs[3].PerOp[0].Ir; one < spin || one > spin+5000 {
+		t.Errorf("Spin at 1: %v instructions, want its %v per op and the window's fixed cost", one, spin)
 	}
 }
 
