@@ -1,7 +1,6 @@
 package callgrind
 
 import (
-	"bufio"
 	"slices"
 	"strings"
 )
@@ -26,46 +25,8 @@ func goSyscall(name string) bool {
 // whatever the counted thread ran when another thread's call returned.
 // ids carries the compressed function names, as for funcCost.
 func goSyscalls(text string, ids map[string]string) (float64, error) {
-	col, npos := -1, 1
-	var sum []float64
-	in, call := false, false
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(make([]byte, 1<<16), 1<<24)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case line == "":
-		case strings.HasPrefix(line, "events:"):
-			events := strings.Fields(strings.TrimPrefix(line, "events:"))
-			col, sum = slices.Index(events, "sysCount"), make([]float64, len(events))
-		case strings.HasPrefix(line, "positions:"):
-			npos = max(1, len(strings.Fields(strings.TrimPrefix(line, "positions:"))))
-		case strings.HasPrefix(line, "fn="):
-			in = goSyscall(funcName(strings.TrimPrefix(line, "fn="), ids))
-		case strings.HasPrefix(line, "cfn="), strings.HasPrefix(line, "cfni="):
-			_, name, _ := strings.Cut(line, "=")
-			funcName(name, ids) // a call's target may name an id
-		case strings.HasPrefix(line, "calls="):
-			call = true
-		case isCostLine(line):
-			ofCall := call
-			call = false
-			if !in || ofCall || col < 0 {
-				break
-			}
-			f := strings.Fields(line)
-			if len(f) <= npos+col {
-				break // trailing zero counts are left out
-			}
-			if err := addCost(sum, f, npos); err != nil {
-				return 0, err
-			}
-		}
-	}
-	if err := sc.Err(); err != nil || col < 0 {
-		return 0, err
-	}
-	return sum[col], nil
+	c, err := sumCosts(text, ids, func(l costLine) bool { return l.callee == "" && goSyscall(l.fn) })
+	return c.SysCount, err
 }
 
 // withGoSyscalls is c with its system calls those of Go code in text

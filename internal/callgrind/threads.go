@@ -35,10 +35,23 @@ const SysmonFunc = "runtime.sysmon"
 // names of the ids seen so far, read and updated, since a file may refer
 // to an id an earlier file of the process named.
 func funcCost(text, fn string, ids map[string]string) (Counts, error) {
+	return sumCosts(text, ids, func(l costLine) bool {
+		return instance(l.fn, fn) && (l.callee == "" || !instance(l.callee, fn))
+	})
+}
+
+// costLine is where a cost line of a callgrind output file stands: the
+// function whose block holds it, and for a call's inclusive cost the
+// function called ("" for the block's own line).
+type costLine struct{ fn, callee string }
+
+// sumCosts sums the cost lines of text that take says to take.
+func sumCosts(text string, ids map[string]string, take func(costLine) bool) (Counts, error) {
 	var events []string
 	npos := 1
 	var sum []float64
-	in, self, call := false, false, false // in fn's block, calling fn, the call's cost line next
+	var at costLine
+	call := false // the next cost line is a call's
 	sc := bufio.NewScanner(strings.NewReader(text))
 	sc.Buffer(make([]byte, 1<<16), 1<<24)
 	for sc.Scan() {
@@ -51,16 +64,19 @@ func funcCost(text, fn string, ids map[string]string) (Counts, error) {
 		case strings.HasPrefix(line, "positions:"):
 			npos = max(1, len(strings.Fields(strings.TrimPrefix(line, "positions:"))))
 		case strings.HasPrefix(line, "fn="):
-			in, self = instance(funcName(strings.TrimPrefix(line, "fn="), ids), fn), false
+			at.fn = funcName(strings.TrimPrefix(line, "fn="), ids)
 		case strings.HasPrefix(line, "cfn="), strings.HasPrefix(line, "cfni="):
 			_, name, _ := strings.Cut(line, "=")
-			self = instance(funcName(name, ids), fn)
+			at.callee = funcName(name, ids)
 		case strings.HasPrefix(line, "calls="):
 			call = true
 		case isCostLine(line):
-			ofCall := call
+			l := costLine{fn: at.fn}
+			if call {
+				l.callee = at.callee
+			}
 			call = false
-			if !in || ofCall && self { // a call of fn by fn: its cost is in fn's own blocks
+			if !take(l) {
 				break
 			}
 			if sum == nil {
