@@ -63,7 +63,8 @@ requests (./bench) is counted by windows: callgrind starts with
 instrumentation off, each benchmark's timed b.N loop alone is counted
 and dumped, up to 24 benchmarks share a process, and per op is the
 window's count over N (n, what go test runs natively in -benchtime,
-default 2ms here, rounded down to 1, 2 or 5 x 10^k). Any other module's
+default 2ms here with the work the window counts, rounded down to 1, 2
+or 5 x 10^k). Any other module's
 benchmarks are counted by the difference of two processes per benchmark,
 at n/10 and n/10+n iterations (n in -benchtime, default 20ms there),
 over n. The header says which method a run used. Per op:
