@@ -1,9 +1,6 @@
 package callgrind
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -16,18 +13,7 @@ func TestSysmonLeftOut(t *testing.T) {
 	want := map[string]float64{"window.quiet.callgrind": 15, "window.sysmon.callgrind": 714}
 	var irs []float64
 	for name, sysmon := range want {
-		b, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		total, err := parse(bytes.NewReader(b), true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := parseDump(string(b), map[string]string{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		total, d := recordedDump(t, name)
 		if d.Reason != "loopbench-window N=1000 Spin" || d.Sysmon.Ir != sysmon {
 			t.Errorf("%s: reason %q, sysmon ran %v instructions, want %v", name, d.Reason, d.Sysmon.Ir, sysmon)
 		}
