@@ -406,16 +406,21 @@ func warnLoad(stderr io.Writer, rep loadresult.Result, pinned bool) {
 	}
 }
 
-// lagCause names why the generator sent late, then what to do.
+// lagCause names why the generator sent late, then what to do. The CPU
+// it counts leaves spinning out (-spin keeps a CPU busy by choice).
 func lagCause(rep loadresult.Result, pinned bool) string {
 	cpus := generatorCPUs()
-	switch {
-	case rep.Cores() >= loadresult.CPUBound*float64(cpus):
-		return fmt.Sprintf("it kept %.2f of its %d CPUs busy, so it cannot keep the schedule; lower -rate or add generators on other hosts (loopbench merge)", rep.Cores(), cpus)
-	case pinned:
-		return fmt.Sprintf("its loops (%s) woke late or waited for their CPU, which other processes use (it kept only %.2f cores busy itself); give it a CPU of its own, or -spin", load.PacingMethod, rep.Cores())
+	busy, spun := rep.SpinFreeCores(), ""
+	if rep.Spin > 0 {
+		spun = ", spinning left out"
 	}
-	return fmt.Sprintf("its loops (%s) woke late or waited for a CPU, busy with the server or other processes (it kept only %.2f cores busy itself); pin it apart from the server with -cpu, or lower -rate", load.PacingMethod, rep.Cores())
+	switch {
+	case busy >= loadresult.CPUBound*float64(cpus):
+		return fmt.Sprintf("it kept %.2f of its %d CPUs busy%s, so it cannot keep the schedule; lower -rate or add generators on other hosts (loopbench merge)", busy, cpus, spun)
+	case pinned:
+		return fmt.Sprintf("its loops (%s) woke late or waited for their CPU, which other processes use (it kept only %.2f cores busy itself%s); give it a CPU of its own, or -spin", load.PacingMethod, busy, spun)
+	}
+	return fmt.Sprintf("its loops (%s) woke late or waited for a CPU, busy with the server or other processes (it kept only %.2f cores busy itself%s); pin it apart from the server with -cpu, or lower -rate", load.PacingMethod, busy, spun)
 }
 
 // named is a run's result as -out writes it: named by -name, with the
