@@ -25,8 +25,11 @@ on its own line at the end. The verdict is gate's:
     writes) are compared exactly when every value on each side is equal;
     when repeats disagree, on their ranges: a regression when head's
     smallest is above base's largest by more than -min-effect, ~ when
-    the ranges lie within it, else undecided. Exactness is never
-    inferred from the values: one timing a side is two samples of noise.
+    the ranges lie within it, else undecided. est-cycles/op is judged at
+    twice -min-effect: its simulated cache misses follow the runtime's
+    time-driven work too, and spread about twice as far as instructions.
+    Exactness is never inferred from the values: one timing a side is
+    two samples of noise.
   - Every other benchmark and unit takes a Mann-Whitney U test, as
     benchstat, with the family-wise error held at -alpha over all the
     run's tests (Holm-Bonferroni), the p-value never below what the

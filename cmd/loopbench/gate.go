@@ -82,7 +82,8 @@ undecided (exit 3), never passed. -short runs the benchmarks with
 -test.short (loopbench's pull-request set). Each window leaves out the
 Go runtime's monitor thread (sysmon), whose share grows with the
 window's wall time. Counts do not move with the machine's load, so -j
-processes run at once, and -min-effect defaults to 0.5% for windows:
+processes run at once, and -min-effect defaults to 0.5% for windows
+(est-cycles/op is judged at twice it, as compare says):
 their A/A deltas measured here stay within 0.26% (0.02% on most), and
 one added multiply-add in CallLater (+0.6 to +0.9% of a Timers
 operation) is past it; benchmarks in which the Go runtime's background

@@ -17,17 +17,18 @@ func needValgrind(t *testing.T) {
 }
 
 // TestGateInstructions: on a throwaway module (counted by the difference
-// of two processes: it issues no client requests), 2 % more instructions
-// per operation (steps 1000 -> 1020) is exit 1, named; the saved counts of
+// of two processes: it issues no client requests), 4 % more instructions
+// per operation (steps 1000 -> 1040) is exit 1, named; the saved counts of
 // that head stand for the base of a later gate, which finds the old
-// revision 2 % better; the same revision twice is exit 0; -save-only
+// revision 4 % better, in instructions and in est-cycles (judged at twice
+// the minimum effect); the same revision twice is exit 0; -save-only
 // counts one side; a benchmark whose work follows the clock is re-counted
 // up to -max-repeat and reported with its spread.
 func TestGateInstructions(t *testing.T) {
 	needValgrind(t)
 	r := gatetest.New(t)
 	base := r.CommitWork("1000")
-	head := r.CommitWork("1020")
+	head := r.CommitWork("1040")
 	t.Chdir(r.Dir)
 	gate := func(dir string, more ...string) (string, string, int) {
 		args := []string{"gate", "-metric", "instructions", "-pkg", ".", "-benchtime", "5000x", "-j", "2", "-out", filepath.Join(r.Dir, dir)}
@@ -36,7 +37,7 @@ func TestGateInstructions(t *testing.T) {
 	saved := filepath.Join(r.Dir, "head-counts.txt")
 	out, errs, code := gate("ab", "-bench", "Work", "-repeat", "5", "-base", base, "-head", head, "-save", saved)
 	if code != 1 || !strings.Contains(out, "REGRESSION Work instructions/op +") {
-		t.Fatalf("2%% more instructions: exit %d\nstderr %s\nstdout %s", code, errs, out)
+		t.Fatalf("4%% more instructions: exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
 	out, errs, code = gate("bl", "-bench", "Work", "-repeat", "5", "-baseline", saved, "-head", base)
 	if code != 0 || !strings.Contains(out, "2 improved, 0 regressed") || strings.Count(readFile(t, saved), "BenchmarkWork ") != 5 {
@@ -45,7 +46,7 @@ func TestGateInstructions(t *testing.T) {
 	out, errs, code = gate("aa", "-bench", "Work", "-aa", "-head", base)
 	// Counted by the difference of two processes, the default minimum
 	// effect is theirs (1 %), not a window's (0.5 %).
-	if code != 0 || strings.Contains(out, "REGRESSION") || !strings.Contains(out, "minimum effect 1%.") {
+	if code != 0 || strings.Contains(out, "REGRESSION") || !strings.Contains(out, "minimum effect 1% (est-cycles/op 2%).") {
 		t.Fatalf("A/A: exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
 	only := filepath.Join(r.Dir, "only-counts.txt")

@@ -87,6 +87,25 @@ func TestRangeRule(t *testing.T) {
 	}
 }
 
+// TestEstCyclesTwiceTheMinimum: est-cycles/op is judged at twice the
+// minimum effect, instructions/op at it: the same +0.8 % with repeats
+// 0.1 % apart is a regression in instructions at 0.5 % and "~" in
+// estimated cycles.
+func TestEstCyclesTwiceTheMinimum(t *testing.T) {
+	base, head := []float64{1000, 1001}, []float64{1008, 1009}
+	var ps []Pair
+	for _, u := range []string{"instructions/op", "est-cycles/op"} {
+		ps = append(ps, Pair{Name: "X", Unit: u, ExactUnit: true, Base: base, Head: head})
+	}
+	v := Decide(ps, Options{MinEffect: 0.005})
+	if c := v.Comparisons[0]; c.Status != Regressed || c.MinEffect != 0.005 {
+		t.Errorf("instructions/op: %v at %v (%s)", c.Status, c.MinEffect, c.Note)
+	}
+	if c := v.Comparisons[1]; c.Status != Same || c.MinEffect != 0.01 {
+		t.Errorf("est-cycles/op: %v at %v (%s)", c.Status, c.MinEffect, c.Note)
+	}
+}
+
 // TestRangeExitCodes: an undecided range makes the run exit 3, unless a
 // decided regression makes it 1; the undecided are counted.
 func TestRangeExitCodes(t *testing.T) {

@@ -27,7 +27,8 @@
 //     when head's smallest value is above base's largest by more than the
 //     minimum effect, an improvement the other way, "~" when every ratio
 //     of the two ranges lies within the minimum effect, and only then
-//     undecided.
+//     undecided. est-cycles/op takes twice the minimum effect
+//     (UnitMinEffect).
 //   - Every other benchmark and unit takes a Mann-Whitney U test
 //     (golang.org/x/perf/benchmath, as benchstat), and the family-wise
 //     error rate over all the tests of the run is held at Alpha with
@@ -249,7 +250,7 @@ func summarize(p Pair, o Options) Comparison {
 	th := &benchmath.Thresholds{CompareAlpha: o.Alpha}
 	s1 := benchmath.NewSample(slices.Clone(p.Base), th)
 	s2 := benchmath.NewSample(slices.Clone(p.Head), th)
-	c := Comparison{Pair: p, P: math.NaN(), Threshold: math.NaN(), MinEffect: max(o.MinEffect, o.Floors.Get(p.Group, p.Name, p.Unit))}
+	c := Comparison{Pair: p, P: math.NaN(), Threshold: math.NaN(), MinEffect: max(UnitMinEffect(p.Unit, o.MinEffect), o.Floors.Get(p.Group, p.Name, p.Unit))}
 	c.Rule = ruleOf(p, s1.Values, s2.Values)
 	c.Exact = c.Rule != RuleUTest
 	switch c.Rule {
