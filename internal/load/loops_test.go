@@ -144,3 +144,18 @@ func TestSpinCoversBusyConnections(t *testing.T) {
 		t.Fatalf("spun %v of a %v window: want nearly all of it", rep.Spin, rep.Duration)
 	}
 }
+
+// TestSpinEndsWithTheWindow: a spin through busy connections stops when
+// the window closes, though the answers it awaits come 300 ms later: the
+// generator does not poll on while it only waits for answers. (Two
+// connections: the second's first send comes from the schedule, which
+// starts the spin; the first's from its dial.)
+func TestSpinEndsWithTheWindow(t *testing.T) {
+	addr, _ := countingEcho(t, 300*time.Millisecond)
+	cfg := Config{Addr: addr, Conns: 2, Size: 64, Rate: 200, Duration: 50 * time.Millisecond, Timeout: 5 * time.Second, Spin: 10 * time.Millisecond}
+	rep := runBounded(t, context.Background(), cfg)
+	checkAccounting(t, cfg, rep)
+	if rep.Spin <= 0 || rep.Spin >= 200*time.Millisecond {
+		t.Fatalf("spun %v: want some, and none after the 50 ms window (the answers come at 300 ms)", rep.Spin)
+	}
+}

@@ -98,7 +98,7 @@ func (w *worker) sendNext(fired bool) {
 	s := &w.sends
 	now := w.now()
 	if s.waiting == 0 {
-		if spin := w.run.cfg.Spin; spin > 0 && w.slotWithin(now, spin) {
+		if spin := w.run.cfg.Spin; spin > 0 && !w.closed && w.slotWithin(now, spin) {
 			w.spinOn(now) // a busy connection's next send is close: keep polling
 			return
 		}

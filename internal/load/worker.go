@@ -172,6 +172,7 @@ func (w *worker) closeWindow(end time.Duration) {
 			w.rec.unsentFrom(c.at, c.k, s.measure, min(end, s.end))
 		}
 	}
+	w.stopSends() // a spin through busy connections ends with the window
 	w.maybeDone()
 }
 
