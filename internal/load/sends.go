@@ -43,15 +43,13 @@ func (w *worker) sendBy(t, now time.Duration) {
 	if s.spinning || s.set && s.next <= t {
 		return
 	}
-	if s.set {
-		s.timer.Cancel()
-	}
 	spin := w.run.cfg.Spin
 	if spin > 0 && t-now <= spin {
-		s.set, s.spinning = false, true
-		w.spinStart(now)
-		s.timer = w.l.CallSoon(w.sendFn)
+		w.spinOn(now)
 		return
+	}
+	if s.set {
+		s.timer.Cancel()
 	}
 	s.set, s.next, s.at = true, t, t-spin
 	s.timer = w.callAt(s.at, w.sendFn)
@@ -98,7 +96,7 @@ func (w *worker) sendNext(fired bool) {
 	s := &w.sends
 	now := w.now()
 	if s.waiting == 0 {
-		if spin := w.run.cfg.Spin; spin > 0 && !w.closed && w.slotWithin(now, spin) {
+		if spin := w.run.cfg.Spin; spin > 0 && w.slotWithin(now, spin) {
 			w.spinOn(now) // a busy connection's next send is close: keep polling
 			return
 		}
@@ -141,18 +139,15 @@ func (w *worker) spinOn(now time.Duration) {
 		s.timer.Cancel()
 	}
 	if !s.spinning {
-		s.spinning = true
-		w.spinStart(now)
+		s.spinning, w.spinLast, w.spinMark = true, now, w.work
 	}
 	s.timer = w.l.CallSoon(w.sendFn)
 }
 
 // stopSpin ends the spin, if any, at now.
 func (w *worker) stopSpin(now time.Duration) {
-	if w.sends.spinning {
-		w.sends.spinning = false
-		w.spinEnd(now)
-	}
+	w.spinTick(now)
+	w.sends.spinning = false
 }
 
 // stopSends cancels the timer or spin: no connection waits any more.

@@ -31,8 +31,7 @@ type worker struct {
 	opened    int
 	firstErr  error
 	work      uint64        // sends, reads and timeouts done so far (spinTick)
-	spinning  bool          // a spin for the next send goes on
-	spinLast  time.Duration // the spin's last tick
+	spinLast  time.Duration // the spin's last tick (spinTick)
 	spinMark  uint64        // work at that tick
 	deadlines deadlines
 	sends     sends
@@ -192,31 +191,20 @@ func (w *worker) maybeDone() {
 	}
 }
 
-// spinStart, spinTick (each of the spin's polls) and spinEnd count the
-// time the loop spun with nothing to do: the time from one tick to the
-// next when no work (a send, a read, a timeout) was done in between. A
-// spin as long as the run leaves out only its idle polls, so the CPU
-// left (SpinFreeCores) is still the work's, and a CPU-bound generator
-// that spins is still seen as one.
-func (w *worker) spinStart(now time.Duration) {
-	if !w.spinning {
-		w.spinning, w.spinLast, w.spinMark = true, now, w.work
-	}
-}
-
+// spinTick, at each of a spin's polls (and at its end), counts the time
+// the loop spun with nothing to do: the time since the last tick when no
+// work (a send, a read, a timeout) was done in between. A spin as long
+// as the run leaves out only its idle polls, so the CPU left
+// (SpinFreeCores) is still the work's, and a CPU-bound generator that
+// spins is still seen as one. The spin is the sends' (sends.spinning).
 func (w *worker) spinTick(now time.Duration) {
-	if !w.spinning {
+	if !w.sends.spinning {
 		return
 	}
 	if w.work == w.spinMark {
 		w.rec.spin += now - w.spinLast
 	}
 	w.spinLast, w.spinMark = now, w.work
-}
-
-func (w *worker) spinEnd(now time.Duration) {
-	w.spinTick(now)
-	w.spinning = false
 }
 
 // closeAll closes the connections and every dial that lands from now on.
