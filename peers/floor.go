@@ -65,10 +65,7 @@ func (p *Peer) EchoClient(ctx context.Context, l FloorLoad) (*benchfmt.Result, e
 // wait=200us as bench's Wakeup cases, reports late-p50-ns, late-p90-ns,
 // late-p99-ns and late-max-ns: how late the wake-ups came.
 func (p *Peer) Sleep(ctx context.Context, wait time.Duration, count int) (*benchfmt.Result, error) {
-	if wait <= 0 || count < 1 {
-		return nil, fmt.Errorf("floor sleeper: wait %v, count %d: want both positive", wait, count)
-	}
-	return p.output(ctx, p.Command("sleep", strconv.FormatInt(wait.Nanoseconds(), 10), strconv.Itoa(count)))
+	return p.waits(ctx, "sleep", "sleeper", wait, count)
 }
 
 // Spin runs the floor's spinner: count busy waits of wait, each reading
@@ -78,8 +75,14 @@ func (p *Peer) Sleep(ctx context.Context, wait time.Duration, count int) (*bench
 // this is the least a generator spinning before its sends (load -spin)
 // can be late on this machine.
 func (p *Peer) Spin(ctx context.Context, wait time.Duration, count int) (*benchfmt.Result, error) {
+	return p.waits(ctx, "spin", "spinner", wait, count)
+}
+
+// waits runs the floor's workload (sleep or spin, its role in errors):
+// count waits of wait, one Wakeup line.
+func (p *Peer) waits(ctx context.Context, workload, role string, wait time.Duration, count int) (*benchfmt.Result, error) {
 	if wait <= 0 || count < 1 {
-		return nil, fmt.Errorf("floor spinner: wait %v, count %d: want both positive", wait, count)
+		return nil, fmt.Errorf("floor %s: wait %v, count %d: want both positive", role, wait, count)
 	}
-	return p.output(ctx, p.Command("spin", strconv.FormatInt(wait.Nanoseconds(), 10), strconv.Itoa(count)))
+	return p.output(ctx, p.Command(workload, strconv.FormatInt(wait.Nanoseconds(), 10), strconv.Itoa(count)))
 }
