@@ -76,7 +76,14 @@ under valgrind and are left out), and B/op and allocs/op from the
 benchmark.
 Each benchmark is counted -repeat times (2 or more); one whose counts
 differ by more than -max-spread on either side is counted again on both,
-up to -max-repeat, and every count is a sample: the verdict judges exact
+up to -max-repeat. A window benchmark whose counts still disagree is
+then counted anew on both sides at ten times its iterations (what time
+moves in a window, the runtime's preemptions, comes a few times more or
+less a window, so a wider window carries a tenth of it per op), -repeat
+times and again up to -max-repeat, and judged on those counts alone;
+"widened" lists them. Not against a -baseline (head keeps its
+iterations), nor where the widened window would count over 5 x 10^8
+instructions. Every count is a sample: the verdict judges exact
 counts that disagree on their ranges, and what it cannot decide is
 undecided (exit 3), never passed. -short runs the benchmarks with
 -test.short (loopbench's pull-request set). Each window leaves out the

@@ -120,6 +120,7 @@ func (f *instrFlags) apply(cfg *gate.Config) {
 	cfg.Callgrind.Repeat, cfg.Callgrind.Jobs, cfg.Callgrind.MaxSpread = f.repeat, f.jobs, f.spread
 	cfg.Callgrind.MaxRepeat, cfg.Short = f.maxRepeat, f.short
 	cfg.Callgrind.WindowBenchtime = f.windowBenchtime
+	cfg.Callgrind.Widen = gate.Widen
 	if f.baseline != "" {
 		cfg.Baseline, cfg.AA = f.baseline, true // one binary built: head's
 	}
@@ -159,6 +160,12 @@ func (f *instrFlags) header(w io.Writer, g gateFlags, res *gate.Result) {
 func (f *instrFlags) finish(w io.Writer, res *gate.Result) error {
 	if f.saveOnly != "" {
 		return f.saveHead(w, res, f.saveOnly)
+	}
+	if n := len(res.Widened); n > 0 {
+		fmt.Fprintf(w, "widened (%d: repeats still differed by more than -max-spread after -max-repeat counts; counted again on every side at %d times the iterations, judged on those counts alone):\n", n, gate.Widen)
+		for _, x := range res.Widened {
+			fmt.Fprintf(w, "  %s at %d iterations\n", x.Name, x.Iters)
+		}
 	}
 	if n := len(res.Nondeterministic); n > 0 {
 		fmt.Fprintf(w, "counts that disagree (%d: repeats differ by more than -max-spread %s after up to -max-repeat %d counts; judged on their ranges):\n", n, f.maxSpread, f.maxRepeat)

@@ -31,6 +31,9 @@ func (g gateFlags) output(stdout io.Writer, res *gate.Result, j *judgment, err e
 				r.Gate.Files = append(r.Gate.Files, p)
 			}
 		}
+		for _, x := range res.Widened {
+			r.Gate.Widened = append(r.Gate.Widened, jsonWidened{x.Name, x.Iters})
+		}
 		for _, x := range res.Nondeterministic {
 			r.SetAside = append(r.SetAside, jsonSetAside{Side: x.Side, Name: x.Name, Reason: "repeats differ by more than -max-spread", Spread: x.Spread})
 		}

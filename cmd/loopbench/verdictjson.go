@@ -79,6 +79,15 @@ type jsonGate struct {
 	HeadRuns   int      `json:"head_runs"`
 	Seed       uint64   `json:"seed"`
 	Files      []string `json:"files"`
+	// Widened: benchmarks counted again at wider windows (instructions).
+	Widened []jsonWidened `json:"widened,omitempty"`
+}
+
+// jsonWidened is a benchmark counted at Iters iterations a window after
+// its repeats disagreed at fewer.
+type jsonWidened struct {
+	Name  string `json:"name"`
+	Iters int    `json:"iters"`
 }
 
 // num is x, or nil when x is not finite.

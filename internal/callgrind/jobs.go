@@ -15,6 +15,7 @@ type measurement struct {
 	counts   [][][2]Counts // per task and repeat: the two counts (a window's in [1])
 	lines    [][]string    // per task and repeat: the result line
 	errs     []error
+	widened  []bool // per task: counted at Widen times its iterations
 	mu       sync.Mutex
 	done     int
 	total    int

@@ -8,13 +8,18 @@ import (
 )
 
 // fakeCounts counts synthetic processes: a window's instructions are 100
-// per op, "Flaky" on binary "head" 1 % more on every second process of it.
+// per op, "Flaky" on binary "head" 1 % more on every second process of it,
+// "Timed" 1,000 more on every second window of it (what time moves: a
+// fixed amount a window, whatever its length).
 type fakeCounts struct {
 	mu        sync.Mutex
 	processes int
 	grouped   int // processes of more than one task
 	flaky     int
-	twice     int // processes that counted one name twice
+	timed     map[string]int // per binary
+	twice     int            // processes that counted one name twice
+	// onCount, when set, sees every task counted, before its count.
+	onCount func(Task)
 }
 
 func (f *fakeCounts) count(_ context.Context, tasks []Task, count int) (map[string]Counts, map[string]string, error) {
@@ -41,7 +46,18 @@ func (f *fakeCounts) count(_ context.Context, tasks []Task, count int) (map[stri
 			}
 		}
 		n := t.Iters[count]
-		counts[t.Name] = Counts{Ir: ir * float64(n)}
+		extra := 0.0
+		if t.Name == "Timed" {
+			if f.timed == nil {
+				f.timed = map[string]int{}
+			}
+			f.timed[t.Binary.Path]++
+			extra = float64(f.timed[t.Binary.Path]%2) * 1000
+		}
+		if f.onCount != nil {
+			f.onCount(t)
+		}
+		counts[t.Name] = Counts{Ir: ir*float64(n) + extra}
 		lines[t.Name] = fmt.Sprintf("Benchmark%s %d 1 ns/op 0 B/op 0 allocs/op", t.Name, n)
 	}
 	return counts, lines, nil
@@ -94,6 +110,68 @@ func TestRecountOneBinary(t *testing.T) {
 		if r.Err != nil || len(r.PerOp) != 2 {
 			t.Fatalf("%+v", r)
 		}
+	}
+}
+
+// TestWiden: a benchmark whose window repeats still disagree after
+// -max-repeat is counted again on every side at ten times its iterations,
+// and judged on those counts alone; one that is not a window, or would
+// count too much widened, keeps its counts.
+func TestWiden(t *testing.T) {
+	var tasks []Task
+	for _, side := range []string{"base", "head"} {
+		b := Binary{Path: side, Window: true}
+		tasks = append(tasks, Task{b, "Steady", [2]int{0, 1000}}, Task{b, "Timed", [2]int{0, 1000}},
+			Task{b, "Flaky", [2]int{0, 1e7}}, Task{Binary{Path: side}, "Old", [2]int{10, 110}})
+	}
+	f := &fakeCounts{}
+	o := Options{Repeat: 2, MaxRepeat: 3, Jobs: 2, MaxSpread: 0.005, Widen: 10}
+	rs := measure(context.Background(), f.count, tasks, o, nil)
+	for _, r := range rs {
+		wide := r.Name == "Timed"
+		want := 1000
+		switch {
+		case wide:
+			want = 10000
+		case r.Name == "Flaky":
+			want = 1e7 // 10⁹ instructions widened: over MaxWidened
+		case r.Name == "Old":
+			want = 110
+		}
+		if r.Err != nil || r.Widened != wide || r.Iters[1] != want {
+			t.Errorf("%s %s: widened %v at %d (err %v), want %v at %d", r.Binary.Path, r.Name, r.Widened, r.Iters[1], r.Err, wide, want)
+		}
+		if wide && (!r.Deterministic || len(r.PerOp) > 3) {
+			t.Errorf("%s Timed widened: deterministic %v, %d repeats, spread %v", r.Binary.Path, r.Deterministic, len(r.PerOp), r.Spread)
+		}
+	}
+	if tasks[1].Iters[1] != 1000 {
+		t.Errorf("the caller's tasks changed: %v", tasks[1])
+	}
+}
+
+// TestWidenInterrupted: an interrupt while widening keeps the narrower
+// counts, a whole measurement, rather than losing the benchmark.
+func TestWidenInterrupted(t *testing.T) {
+	b := Binary{Path: "head", Window: true}
+	tasks := []Task{{b, "Timed", [2]int{0, 1000}}, {b, "Steady", [2]int{0, 1000}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	widening := false
+	f := &fakeCounts{onCount: func(t Task) {
+		if t.Iters[1] > 1000 {
+			widening = true
+			cancel()
+		}
+	}}
+	rs := measure(ctx, f.count, tasks, Options{Repeat: 2, MaxRepeat: 3, Jobs: 1, MaxSpread: 0.005, Widen: 10}, nil)
+	for _, r := range rs {
+		if r.Err != nil || r.Widened || r.Iters[1] != 1000 || len(r.PerOp) < 2 {
+			t.Errorf("%s: widened %v at %d, %d repeats, err %v; want the narrow counts", r.Name, r.Widened, r.Iters[1], len(r.PerOp), r.Err)
+		}
+	}
+	if !widening {
+		t.Fatal("Timed was never counted widened")
 	}
 }
 

@@ -28,7 +28,22 @@ type Options struct {
 	// that sizes the difference of two processes: a window's count per
 	// op repeats with far fewer operations than a difference needs.
 	WindowBenchtime string
+	// Widen, when above 1, is how many times more iterations a window
+	// gets when its benchmark's repeats still disagree after MaxRepeat:
+	// it is counted again on every side at Widen times its iterations
+	// (Repeat times, re-counted up to MaxRepeat), and those counts
+	// replace the narrower ones. What time moves in a window (the Go
+	// runtime's preemptions, ~1,000 instructions each) comes a few times
+	// more or less per window, so a window ten times longer carries a
+	// tenth of that difference per op. Only windows whose widened count
+	// stays under MaxWidened are widened. Off for a side that must keep
+	// a saved baseline's iteration counts.
+	Widen int
 }
+
+// MaxWidened is the most instructions a widened window may count: a
+// benchmark whose window would count more is judged at its own count.
+const MaxWidened = 5e8
 
 // Task is a benchmark of a binary to measure: by its window (Iters[0] is
 // 0 and the binary has windows) or by the difference of two processes.
@@ -70,7 +85,11 @@ type Result struct {
 	// MaxSpread: around a blocking system call the runtime's path depends
 	// on time, so syscalls/op is judged only where it repeats.
 	SyscallsAgree bool
-	Err           error
+	// Widened says the benchmark's repeats disagreed after MaxRepeat and
+	// it was counted again at Options.Widen times its window's
+	// iterations (Iters holds them), on every side.
+	Widened bool
+	Err     error
 }
 
 // Mean is the mean of the repeats' per-op counts.
@@ -92,23 +111,19 @@ func (v Valgrind) Measure(ctx context.Context, tasks []Task, o Options, progress
 
 // measure is Measure with count counting each process.
 func measure(ctx context.Context, count func(context.Context, []Task, int) (map[string]Counts, map[string]string, error), tasks []Task, o Options, progress func(done, total int)) []Result {
-	m := &measurement{count: count, tasks: tasks, o: o, progress: progress,
-		counts: make([][][2]Counts, len(tasks)), lines: make([][]string, len(tasks)), errs: make([]error, len(tasks))}
-	all := make([]int, len(tasks))
-	for t := range all {
-		all[t] = t
-	}
+	m := &measurement{count: count, tasks: slices.Clone(tasks), o: o, progress: progress,
+		counts: make([][][2]Counts, len(tasks)), lines: make([][]string, len(tasks)), errs: make([]error, len(tasks)),
+		widened: make([]bool, len(tasks))}
+	all := m.all()
 	m.round(ctx, all, o.Repeat)
-	for r := o.Repeat; r < o.MaxRepeat && ctx.Err() == nil; r++ {
-		redo := m.disagreeing()
-		if len(redo) == 0 {
-			break
-		}
-		m.round(ctx, redo, 1)
+	m.recount(ctx, all)
+	if wide := m.toWiden(); len(wide) > 0 && ctx.Err() == nil {
+		m.widen(ctx, wide)
 	}
 	out := make([]Result, len(tasks))
-	for t, task := range tasks {
+	for t, task := range m.tasks {
 		out[t] = result(task, m.counts[t], m.lines[t], m.errs[t], o)
+		out[t].Widened = m.widened[t]
 		if out[t].Err == nil && ctx.Err() != nil && len(out[t].PerOp) == 0 {
 			out[t].Err = ctx.Err()
 		}
@@ -116,22 +131,105 @@ func measure(ctx context.Context, count func(context.Context, []Task, int) (map[
 	return out
 }
 
-// disagreeing returns the tasks of every benchmark whose repeats disagree
-// on some side, on every side.
-func (m *measurement) disagreeing() []int {
+// recount counts the benchmarks of ts whose repeats disagree once more
+// on every side, until they agree or have MaxRepeat repeats.
+func (m *measurement) recount(ctx context.Context, ts []int) {
+	for r := m.o.Repeat; r < m.o.MaxRepeat && ctx.Err() == nil; r++ {
+		redo := m.disagreeing(ts)
+		if len(redo) == 0 {
+			return
+		}
+		m.round(ctx, redo, 1)
+	}
+}
+
+// disagreeing returns the tasks among ts of every benchmark whose repeats
+// disagree on some side, on every side.
+func (m *measurement) disagreeing(ts []int) []int {
 	names := map[string]bool{}
-	for t, task := range m.tasks {
-		if r := result(task, m.counts[t], m.lines[t], m.errs[t], m.o); r.Err == nil && !r.Deterministic {
-			names[task.Name] = true
+	for _, t := range ts {
+		if r := result(m.tasks[t], m.counts[t], m.lines[t], m.errs[t], m.o); r.Err == nil && !r.Deterministic {
+			names[m.tasks[t].Name] = true
 		}
 	}
 	var redo []int
-	for t, task := range m.tasks {
-		if names[task.Name] && m.errs[t] == nil {
+	for _, t := range ts {
+		if names[m.tasks[t].Name] && m.errs[t] == nil {
 			redo = append(redo, t)
 		}
 	}
 	return redo
+}
+
+// toWiden returns the tasks of the benchmarks whose repeats still
+// disagree, on every side, to be counted at Widen times their windows'
+// iterations: none when Widen is off, and not a benchmark of which a
+// task is not a window, failed, or would count more than MaxWidened.
+func (m *measurement) toWiden() []int {
+	if m.o.Widen <= 1 {
+		return nil
+	}
+	byName := map[string][]int{}
+	for _, t := range m.disagreeing(m.all()) {
+		byName[m.tasks[t].Name] = nil
+	}
+	for t, task := range m.tasks {
+		if ts, ok := byName[task.Name]; ok {
+			byName[task.Name] = append(ts, t)
+		}
+	}
+	var wide []int
+	for _, ts := range byName {
+		if !slices.ContainsFunc(ts, m.unwidenable) {
+			wide = append(wide, ts...)
+		}
+	}
+	slices.Sort(wide)
+	return wide
+}
+
+// widen counts the tasks wide again at Widen times their windows'
+// iterations, Repeat times and re-counted up to MaxRepeat, in place of
+// their counts so far. Interrupted, it keeps the narrower counts: they
+// are a whole measurement.
+func (m *measurement) widen(ctx context.Context, wide []int) {
+	type narrow struct {
+		iters  [2]int
+		counts [][2]Counts
+		lines  []string
+	}
+	kept := make([]narrow, len(wide))
+	for i, t := range wide {
+		kept[i] = narrow{m.tasks[t].Iters, m.counts[t], m.lines[t]}
+		m.tasks[t].Iters[1] *= m.o.Widen
+		m.counts[t], m.lines[t], m.widened[t] = nil, nil, true
+	}
+	m.round(ctx, wide, m.o.Repeat)
+	m.recount(ctx, wide)
+	if ctx.Err() == nil {
+		return
+	}
+	for i, t := range wide {
+		m.tasks[t].Iters, m.counts[t], m.lines[t], m.widened[t] = kept[i].iters, kept[i].counts, kept[i].lines, false
+		m.errs[t] = nil
+	}
+}
+
+// unwidenable says task t cannot be widened: not a window, failed, or
+// too large once widened.
+func (m *measurement) unwidenable(t int) bool {
+	task := m.tasks[t]
+	r := result(task, m.counts[t], m.lines[t], m.errs[t], m.o)
+	return !task.window() || r.Err != nil || r.Mean().Ir*float64(task.Iters[1]*m.o.Widen) > MaxWidened
+}
+
+// all is every task's index.
+func (m *measurement) all() []int {
+	all := make([]int, len(m.tasks))
+	for t := range all {
+		all[t] = t
+	}
+	return all
 }
 
 // result is a task's per-op counts from its processes' counts.

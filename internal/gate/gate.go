@@ -77,6 +77,11 @@ type Result struct {
 	// Nondeterministic lists, for the instructions metric, the benchmarks
 	// whose repeats disagreed (judged on their ranges).
 	Nondeterministic []Nondeterministic
+	// Widened lists, for the instructions metric, the benchmarks counted
+	// again at Widen times their windows' iterations on every side after
+	// their repeats disagreed (callgrind.Options.Widen), judged on those
+	// counts; each name once, with its new iteration count.
+	Widened []Widened
 	// Method is how the instructions metric counted: MethodWindow or
 	// MethodDifference.
 	Method string

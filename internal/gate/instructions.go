@@ -24,6 +24,17 @@ type Nondeterministic struct {
 	Spread     float64
 }
 
+// Widened is a benchmark counted at wider windows: Iters iterations.
+type Widened struct {
+	Name  string
+	Iters int
+}
+
+// Widen is how many times its iterations a window gets when its
+// benchmark's repeats still disagree after -max-repeat, unless head is
+// compared with a saved baseline (whose iteration counts it must keep).
+const Widen = 10
+
 // BaselineKeys must agree between a saved baseline and the head it is
 // compared with: the CPU model too, since the Go runtime picks its
 // memmove, memclr and hashing code by the CPU's features.
@@ -50,6 +61,9 @@ func runInstructions(ctx context.Context, cfg Config, res *Result, sides []*Side
 	res.Method = method
 	o := cfg.Callgrind
 	o.Tmp = cfg.Out
+	if cfg.Baseline != "" {
+		o.Widen = 0
+	}
 	var processes int
 	results := v.Measure(ctx, tasks, o, func(done, total int) {
 		processes = done
@@ -265,6 +279,9 @@ func writeCounts(s *Side, run [][2]string, rs []callgrind.Result, res *Result) e
 		config = append(config, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
 	}
 	for _, r := range rs {
+		if r.Widened && s.Name == "head" {
+			res.Widened = append(res.Widened, Widened{r.Name, r.Iters[1]})
+		}
 		if !r.Deterministic {
 			res.Nondeterministic = append(res.Nondeterministic, Nondeterministic{s.Name, r.Name, r.Spread})
 		}

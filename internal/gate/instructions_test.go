@@ -12,16 +12,19 @@ import (
 
 // TestWriteCountsEveryRepeat: every repeat of every benchmark is written
 // as a line of exact units, one whose repeats disagree too (reported for
-// its side): none is set aside.
+// its side): none is set aside. A benchmark counted at widened windows
+// is listed once, with its iterations.
 func TestWriteCountsEveryRepeat(t *testing.T) {
 	dir := t.TempDir()
 	steady := callgrind.Result{Task: callgrind.Task{Name: "Steady", Iters: [2]int{0, 100}},
 		PerOp: []callgrind.Counts{{Ir: 100}, {Ir: 100}}, Deterministic: true, SyscallsAgree: true}
 	flaky := callgrind.Result{Task: callgrind.Task{Name: "Flaky", Iters: [2]int{0, 100}},
 		PerOp: []callgrind.Counts{{Ir: 50}, {Ir: 51}, {Ir: 50}}, Spread: 0.02}
+	wide := callgrind.Result{Task: callgrind.Task{Name: "Wide", Iters: [2]int{0, 1000}},
+		PerOp: []callgrind.Counts{{Ir: 70}, {Ir: 70}}, Deterministic: true, Widened: true}
 	res := &Result{}
 	s := &Side{Name: "head", Commit: "c", Path: filepath.Join(dir, "head.txt")}
-	if err := writeCounts(s, nil, []callgrind.Result{steady, flaky}, res); err != nil {
+	if err := writeCounts(s, nil, []callgrind.Result{steady, flaky, wide}, res); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(s.Path)
@@ -29,12 +32,19 @@ func TestWriteCountsEveryRepeat(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(b)
-	if strings.Count(text, "BenchmarkFlaky 100 ") != 3 || strings.Count(text, "BenchmarkSteady 100 ") != 2 ||
+	if strings.Count(text, "BenchmarkFlaky 100 ") != 3 || strings.Count(text, "BenchmarkWide 1000 ") != 2 || strings.Count(text, "BenchmarkSteady 100 ") != 2 ||
 		!strings.Contains(text, "51 instructions/op") || !strings.Contains(text, "Unit instructions/op assume=exact") {
 		t.Fatalf("written:\n%s", text)
 	}
 	if len(res.Nondeterministic) != 1 || res.Nondeterministic[0] != (Nondeterministic{"head", "Flaky", 0.02}) {
 		t.Fatalf("reported %+v", res.Nondeterministic)
+	}
+	base := &Side{Name: "base", Commit: "c", Path: filepath.Join(dir, "base.txt")}
+	if err := writeCounts(base, nil, []callgrind.Result{wide}, res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Widened) != 1 || res.Widened[0] != (Widened{"Wide", 1000}) {
+		t.Fatalf("widened %+v", res.Widened)
 	}
 }
 
