@@ -76,8 +76,9 @@ under valgrind and are left out), and B/op and allocs/op from the
 benchmark.
 Each benchmark is counted -repeat times (2 or more); one whose counts
 differ by more than -max-spread on either side is counted again on both,
-up to -max-repeat. A window benchmark whose counts still disagree is
-then counted anew on both sides at ten times its iterations (what time
+up to -max-repeat. A window benchmark whose counts still disagree, or
+whose sides the verdict's range rule cannot tell apart, is then counted
+anew on both sides at ten times its iterations (what time
 moves in a window, the runtime's preemptions, comes a few times more or
 less a window, so a wider window carries a tenth of it per op), -repeat
 times and again up to -max-repeat, and judged on those counts alone;
@@ -239,7 +240,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	cfg := gate.Config{Dir: dir, Base: g.base, Head: g.head, AA: g.aa, Pkg: g.pkg, Bench: g.bench, Count: g.count,
 		Benchtime: g.benchtime, Seed: g.seed, Out: out, Machine: gateMachine(), Log: gateLog(stderr)}
-	g.instr.apply(&cfg)
+	g.instr.apply(&cfg, o.MinEffect)
 	var seq *sequential
 	if g.minCount > 0 {
 		seq = newSequential(g.minCount, g.count, o.Alpha)

@@ -12,6 +12,7 @@ import (
 	"github.com/loopbench/loopbench/internal/benchdata"
 	"github.com/loopbench/loopbench/internal/callgrind"
 	"github.com/loopbench/loopbench/internal/gate"
+	"github.com/loopbench/loopbench/internal/verdict"
 )
 
 // windowBenchtime is the instructions metric's default -benchtime: the
@@ -111,8 +112,9 @@ func (f *instrFlags) effect(o float64, method string) float64 {
 	return o
 }
 
-// apply sets the gate's configuration for the instructions metric.
-func (f *instrFlags) apply(cfg *gate.Config) {
+// apply sets the gate's configuration for the instructions metric;
+// minEffect is the verdict's, of windows.
+func (f *instrFlags) apply(cfg *gate.Config, minEffect float64) {
 	if !f.on() {
 		return
 	}
@@ -121,6 +123,7 @@ func (f *instrFlags) apply(cfg *gate.Config) {
 	cfg.Callgrind.MaxRepeat, cfg.Short = f.maxRepeat, f.short
 	cfg.Callgrind.WindowBenchtime = f.windowBenchtime
 	cfg.Callgrind.Widen = gate.Widen
+	cfg.Callgrind.Undecided = rangeUndecided(minEffect)
 	if f.baseline != "" {
 		cfg.Baseline, cfg.AA = f.baseline, true // one binary built: head's
 	}
@@ -154,18 +157,18 @@ func (f *instrFlags) header(w io.Writer, g gateFlags, res *gate.Result) {
 	fmt.Fprintf(w, "files: %s, %s, %s\n\n", res.Base.Path, res.Head.Path, res.GatePath)
 }
 
-// finish lists the benchmarks whose counts disagree here and saves
-// head's counts when asked. When no benchmark was counted there is
-// nothing to judge: exit 3.
+// finish lists the benchmarks widened and those whose counts disagree
+// here, and saves head's counts when asked. When no benchmark was
+// counted there is nothing to judge: exit 3.
 func (f *instrFlags) finish(w io.Writer, res *gate.Result) error {
-	if f.saveOnly != "" {
-		return f.saveHead(w, res, f.saveOnly)
-	}
 	if n := len(res.Widened); n > 0 {
 		fmt.Fprintf(w, "widened (%d: repeats still differed by more than -max-spread after -max-repeat counts; counted again on every side at %d times the iterations, judged on those counts alone):\n", n, gate.Widen)
 		for _, x := range res.Widened {
 			fmt.Fprintf(w, "  %s at %d iterations\n", x.Name, x.Iters)
 		}
+	}
+	if f.saveOnly != "" {
+		return f.saveHead(w, res, f.saveOnly)
 	}
 	if n := len(res.Nondeterministic); n > 0 {
 		fmt.Fprintf(w, "counts that disagree (%d: repeats differ by more than -max-spread %s after up to -max-repeat %d counts; judged on their ranges):\n", n, f.maxSpread, f.maxRepeat)
@@ -209,4 +212,31 @@ func baseName(res *gate.Result, g gateFlags) string {
 		return "baseline " + g.instr.baseline
 	}
 	return orTree(res.Base.Rev)
+}
+
+// rangeUndecided says two sides' window counts are undecided by the
+// verdict's range rule at minEffect, in instructions/op or in
+// est-cycles/op (at its own minimum effect): the gate then counts them
+// again at wider windows. One side alone is never undecided.
+func rangeUndecided(minEffect float64) func([][]callgrind.Counts) bool {
+	return func(sides [][]callgrind.Counts) bool {
+		if len(sides) != 2 {
+			return false
+		}
+		for _, u := range []struct {
+			unit string
+			of   func(callgrind.Counts) float64
+		}{{"instructions/op", func(c callgrind.Counts) float64 { return c.Ir }}, {"est-cycles/op", callgrind.Counts.EstCycles}} {
+			var vals [2][]float64
+			for i, side := range sides {
+				for _, c := range side {
+					vals[i] = append(vals[i], u.of(c))
+				}
+			}
+			if verdict.RangeUndecided(vals[0], vals[1], verdict.UnitMinEffect(u.unit, minEffect)) {
+				return true
+			}
+		}
+		return false
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopbench/loopbench/internal/callgrind"
 	"github.com/loopbench/loopbench/internal/gate/gatetest"
 )
 
@@ -116,4 +117,32 @@ func mustLook(t *testing.T, name string) string {
 		t.Skip(name + " not installed")
 	}
 	return p
+}
+
+// TestRangeUndecided: the gate widens two sides' windows when the
+// verdict's range rule could not tell them apart, in instructions or in
+// est-cycles at its doubled minimum effect; never one side alone.
+func TestRangeUndecided(t *testing.T) {
+	counts := func(irs ...float64) []callgrind.Counts {
+		var cs []callgrind.Counts
+		for _, ir := range irs {
+			cs = append(cs, callgrind.Counts{Ir: ir})
+		}
+		return cs
+	}
+	u := rangeUndecided(0.005)
+	for _, c := range []struct {
+		name  string
+		sides [][]callgrind.Counts
+		want  bool
+	}{
+		{"apart by less than the effect whatever the repeats", [][]callgrind.Counts{counts(1000, 1001), counts(1003, 1004)}, false},
+		{"apart beyond it on every repeat", [][]callgrind.Counts{counts(1000, 1001), counts(1020, 1021)}, false},
+		{"the ranges allow -0.53 % to -0.21 % (an A/A seen here)", [][]callgrind.Counts{counts(1381, 1385), counts(1378, 1378)}, true},
+		{"one side", [][]callgrind.Counts{counts(1381, 1385)}, false},
+	} {
+		if got := u(c.sides); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
 }

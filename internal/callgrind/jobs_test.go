@@ -10,7 +10,8 @@ import (
 // fakeCounts counts synthetic processes: a window's instructions are 100
 // per op, "Flaky" on binary "head" 1 % more on every second process of it,
 // "Timed" 1,000 more on every second window of it (what time moves: a
-// fixed amount a window, whatever its length).
+// fixed amount a window, whatever its length), "Offset" on binary "head"
+// 500 more in every window.
 type fakeCounts struct {
 	mu        sync.Mutex
 	processes int
@@ -53,6 +54,9 @@ func (f *fakeCounts) count(_ context.Context, tasks []Task, count int) (map[stri
 			}
 			f.timed[t.Binary.Path]++
 			extra = float64(f.timed[t.Binary.Path]%2) * 1000
+		}
+		if t.Name == "Offset" && t.Binary.Path == "head" {
+			extra = 500
 		}
 		if f.onCount != nil {
 			f.onCount(t)
@@ -147,6 +151,33 @@ func TestWiden(t *testing.T) {
 	}
 	if tasks[1].Iters[1] != 1000 {
 		t.Errorf("the caller's tasks changed: %v", tasks[1])
+	}
+}
+
+// TestWidenUndecided: a benchmark whose repeats agree on each side but
+// whose sides Undecided cannot tell apart is widened too; one it can is
+// not.
+func TestWidenUndecided(t *testing.T) {
+	var tasks []Task
+	for _, side := range []string{"base", "head"} {
+		b := Binary{Path: side, Window: true}
+		tasks = append(tasks, Task{b, "Steady", [2]int{0, 1000}}, Task{b, "Offset", [2]int{0, 1000}})
+	}
+	var asked [][][]Counts
+	undecided := func(sides [][]Counts) bool { // per-op means 0.3 apart or more
+		asked = append(asked, sides)
+		mean := func(cs []Counts) float64 { r := Result{PerOp: cs}; return r.Mean().Ir }
+		return len(sides) == 2 && mean(sides[1])-mean(sides[0]) >= 0.3
+	}
+	o := Options{Repeat: 2, MaxRepeat: 3, Jobs: 2, MaxSpread: 0.005, Widen: 10, Undecided: undecided}
+	for _, r := range measure(context.Background(), (&fakeCounts{}).count, tasks, o, nil) {
+		wide := r.Name == "Offset"
+		if r.Err != nil || r.Widened != wide || len(r.PerOp) != 2 {
+			t.Errorf("%s %s: widened %v at %d, %d repeats (err %v); want widened %v, 2 repeats", r.Binary.Path, r.Name, r.Widened, r.Iters[1], len(r.PerOp), r.Err, wide)
+		}
+	}
+	if len(asked) != 2 || len(asked[0]) != 2 || len(asked[0][1]) != 2 {
+		t.Fatalf("Undecided asked %d times, want once per benchmark with both sides' two repeats", len(asked))
 	}
 }
 

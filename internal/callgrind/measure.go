@@ -39,6 +39,11 @@ type Options struct {
 	// stays under MaxWidened are widened. Off for a side that must keep
 	// a saved baseline's iteration counts.
 	Widen int
+	// Undecided, when set, also widens a benchmark whose repeats agree on
+	// each side but whose sides the verdict could not tell apart: it gets
+	// the per-op counts of each of the benchmark's tasks, in the tasks'
+	// order (base, then head).
+	Undecided func(sides [][]Counts) bool
 }
 
 // MaxWidened is the most instructions a widened window may count: a
@@ -162,25 +167,25 @@ func (m *measurement) disagreeing(ts []int) []int {
 }
 
 // toWiden returns the tasks of the benchmarks whose repeats still
-// disagree, on every side, to be counted at Widen times their windows'
-// iterations: none when Widen is off, and not a benchmark of which a
-// task is not a window, failed, or would count more than MaxWidened.
+// disagree, or that Undecided finds undecided, on every side, to be
+// counted at Widen times their windows' iterations: none when Widen is
+// off, and not a benchmark of which a task is not a window, failed, or
+// would count more than MaxWidened.
 func (m *measurement) toWiden() []int {
 	if m.o.Widen <= 1 {
 		return nil
 	}
 	byName := map[string][]int{}
-	for _, t := range m.disagreeing(m.all()) {
-		byName[m.tasks[t].Name] = nil
-	}
 	for t, task := range m.tasks {
-		if ts, ok := byName[task.Name]; ok {
-			byName[task.Name] = append(ts, t)
-		}
+		byName[task.Name] = append(byName[task.Name], t)
+	}
+	disagree := map[string]bool{}
+	for _, t := range m.disagreeing(m.all()) {
+		disagree[m.tasks[t].Name] = true
 	}
 	var wide []int
-	for _, ts := range byName {
-		if !slices.ContainsFunc(ts, m.unwidenable) {
+	for name, ts := range byName {
+		if (disagree[name] || m.undecided(ts)) && !slices.ContainsFunc(ts, m.unwidenable) {
 			wide = append(wide, ts...)
 		}
 	}
@@ -213,6 +218,19 @@ func (m *measurement) widen(ctx context.Context, wide []int) {
 		m.tasks[t].Iters, m.counts[t], m.lines[t], m.widened[t] = kept[i].iters, kept[i].counts, kept[i].lines, false
 		m.errs[t] = nil
 	}
+}
+
+// undecided says Options.Undecided finds the counts of a benchmark's
+// tasks ts undecided.
+func (m *measurement) undecided(ts []int) bool {
+	if m.o.Undecided == nil {
+		return false
+	}
+	sides := make([][]Counts, len(ts))
+	for i, t := range ts {
+		sides[i] = result(m.tasks[t], m.counts[t], m.lines[t], m.errs[t], m.o).PerOp
+	}
+	return m.o.Undecided(sides)
 }
 
 // unwidenable says task t cannot be widened: not a window, failed, or

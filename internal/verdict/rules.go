@@ -128,19 +128,42 @@ func (c *Comparison) decideRange() {
 	if c.Better > 0 {
 		lo, hi = -hi, -lo
 	}
-	switch {
-	case lo > c.MinEffect:
-		c.Status = Regressed
+	switch c.Status = rangeStatus(lo, hi, c.MinEffect); c.Status {
+	case Regressed:
 		c.Note = fmt.Sprintf("range: worse by %s at least", pct(lo))
-	case hi < -c.MinEffect:
-		c.Status = Improved
+	case Improved:
 		c.Note = fmt.Sprintf("range: better by %s at least", pct(-hi))
-	case lo >= -c.MinEffect && hi <= c.MinEffect:
+	case Same:
 		c.Note = fmt.Sprintf("range: within the %s minimum effect", pct(c.MinEffect))
 	default:
-		c.Status = Undecided
 		c.Note = fmt.Sprintf("range: the repeats allow %s to %s, across the %s minimum effect", pctSigned(lo), pctSigned(hi), pct(c.MinEffect))
 	}
+}
+
+// rangeStatus judges the changes from lo to hi (worse positive) that two
+// ranges allow against minEffect.
+func rangeStatus(lo, hi, minEffect float64) Status {
+	switch {
+	case lo > minEffect:
+		return Regressed
+	case hi < -minEffect:
+		return Improved
+	case lo >= -minEffect && hi <= minEffect:
+		return Same
+	}
+	return Undecided
+}
+
+// RangeUndecided says the range rule cannot decide base against head at
+// minEffect: the changes their ranges allow cross it. An instruction
+// gate asks it before the verdict, to count such a benchmark again at
+// wider windows.
+func RangeUndecided(base, head []float64, minEffect float64) bool {
+	if len(base) == 0 || len(head) == 0 {
+		return false
+	}
+	lo, hi := ratioRange(rangeSummary(base), rangeSummary(head))
+	return rangeStatus(lo, hi, minEffect) == Undecided
 }
 
 // ratioRange returns the smallest and the largest head/base - 1 the two
