@@ -69,13 +69,17 @@ a list (2000,4000,8000) or geometric steps (2000:400000:x1.4). It stops
 after the server fell behind on two steps in a row (achieved below 99 %
 of offered, or corrected p99 over -slo) or when a step's errors pass
 -max-errors, and reports the knee: the highest offered rate met within
-the SLO, never at or past a step the generator limited: CPU-bound (90 %
-of its CPUs, spinning left out), late (pacing lag p99 over a tenth of
--slo), or connection-bound (achieved rate times mean uncorrected latency
-at 90 % of -conns or more, the rate behind and the server answering
-within twice its first step's p50: more connections would have sent
-more). A step the generator was late in (and not CPU-bound) is measured
-once more before it counts, except with -start-at. A run or a step is
+the SLO among the steps the generator did not limit, below the first
+where it was CPU-bound (90 % of its CPUs, spinning left out): its
+ceiling. A step where it was late (pacing lag p99 over a tenth of -slo)
+or connection-bound (achieved rate times mean uncorrected latency at
+90 % of -conns or more, the rate behind and the server answering within
+twice its first step's p50: more connections would have sent more) is
+left out, neither met nor failed, and the steps after it still count;
+the knee is a lower bound when such a step, or the ceiling, comes before
+the server's next failure. A step the generator was late in (and not
+CPU-bound) is measured once more before it is left out, except with
+-start-at. A run or a step is
 behind when it achieved less than 99 % of the rate offered. With
 -start-at, step k starts at -start-at plus k times (warmup + duration +
 timeout + 0.5 s), so N generators given the same flags step together and

@@ -31,7 +31,8 @@ func ExampleFindKnee() {
 		steps = append(steps, load.StepOutcome{Offered: s.Offered, Verdict: c.Judge(s)})
 	}
 	fmt.Println(load.FindKnee(steps))
-	// The generator was late at 4000 req/s: no knee at or past it.
+	// The generator was late at 4000 req/s: that step is left out, and
+	// the server failed only at 8000, so its knee may be above 2000.
 	steps[1].Verdict.Late = true
 	fmt.Println(load.FindKnee(steps))
 	// Output:

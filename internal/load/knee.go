@@ -120,29 +120,41 @@ type StepOutcome struct {
 	Verdict Verdict
 }
 
-// FindKnee returns the highest offered rate among the met steps before
-// the first step where the generator was CPU-bound or late: from there
-// on the figures describe the generator as much as the server.
+// FindKnee returns the highest offered rate among the steps the server
+// met and the generator did not limit, below the first step where the
+// generator was CPU-bound: its ceiling, past which the figures describe
+// the generator as much as the server. A step it was late in or
+// connection-bound at is left out, neither met nor failed: the steps
+// after it still count. The knee is a lower bound when such a step, or
+// the ceiling, comes before the server's next failure.
 func FindKnee(steps []StepOutcome) Knee {
 	k := Knee{Step: -1}
-	limited := -1
+	ceiling := len(steps)
 	for i, s := range steps {
-		if s.Verdict.GeneratorLimited() {
-			limited = i
+		if s.Verdict.CPUBound {
+			ceiling = i
 			break
 		}
 	}
-	last := len(steps)
-	if limited >= 0 {
-		last = limited
-	}
-	for i, s := range steps[:last] {
+	judged := func(i int) bool { return i < ceiling && !steps[i].Verdict.GeneratorLimited() }
+	first := -1 // the first step judged
+	for i, s := range steps {
+		if !judged(i) {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
 		if s.Verdict.Met() && s.Offered > k.Rate {
 			k.Rate, k.Step = s.Offered, i
 		}
 	}
-	next := -1 // the first step past the knee the server did not meet
+	next, limited := -1, -1 // past the knee: the server's first failure, the generator's first limit
 	for i := k.Step + 1; k.Step >= 0 && i < len(steps); i++ {
+		if !judged(i) {
+			limited = i
+			break
+		}
 		if !steps[i].Verdict.Met() {
 			next = i
 			break
@@ -151,11 +163,11 @@ func FindKnee(steps []StepOutcome) Knee {
 	switch {
 	case len(steps) == 0:
 		k.Note = "no step was measured"
-	case k.Step < 0 && limited == 0:
+	case first < 0:
 		k.Note = fmt.Sprintf("the generator was %s from the first step on: no knee can be claimed", generatorState(steps[0].Verdict))
 	case k.Step < 0:
-		k.Note = fmt.Sprintf("no step met the SLO: the knee is below %.0f req/s", steps[0].Offered)
-	case limited >= 0 && (next < 0 || next >= limited):
+		k.Note = fmt.Sprintf("no step met the SLO: the knee is below %.0f req/s", steps[first].Offered)
+	case limited >= 0:
 		k.LowerBound = true
 		k.Note = fmt.Sprintf("the generator was %s at %.0f req/s: the server's knee may be higher", generatorState(steps[limited].Verdict), steps[limited].Offered)
 	case next < 0:

@@ -11,14 +11,15 @@ import (
 )
 
 // steps builds synthetic steps at 1000, 2000, ... req/s from verdict
-// codes: m met, b behind, s over the SLO, e errors; a trailing C or L
-// marks the generator CPU-bound or late.
+// codes: m met, b behind, s over the SLO, e errors; a trailing C, L or N
+// marks the generator CPU-bound, late or connection-bound.
 func steps(codes ...string) []StepOutcome {
 	out := make([]StepOutcome, len(codes))
 	for i, c := range codes {
 		v := Verdict{Behind: c[0] == 'b', OverSLO: c[0] == 's', Errored: c[0] == 'e'}
 		v.CPUBound = strings.HasSuffix(c, "C")
 		v.Late = strings.HasSuffix(c, "L")
+		v.ConnBound = strings.HasSuffix(c, "N")
 		out[i] = StepOutcome{Offered: float64(1000 * (i + 1)), Verdict: v}
 	}
 	return out
@@ -39,7 +40,13 @@ func TestFindKnee(t *testing.T) {
 		{"none met", steps("b", "b"), 0, false, "knee is below 1000 req/s"},
 		{"nothing measured", nil, 0, false, "no step was measured"},
 		{"generator CPU-bound at a met step: not there, nor past it", steps("m", "m", "mC", "m", "b", "b"), 2000, true, "CPU-bound at 3000 req/s"},
-		{"generator late where the server seemed to fail", steps("m", "m", "bL", "m", "b"), 2000, true, "late at 3000 req/s"},
+		{"generator late where the server seemed to fail: left out", steps("m", "m", "bL", "m", "b"), 4000, false, ""},
+		{"generator late between the knee and the server's failure", steps("m", "m", "bL", "s", "b"), 2000, true, "late at 3000 req/s"},
+		{"generator late at the first step only", steps("mL", "m", "m", "b"), 3000, false, ""},
+		{"generator late at the last step", steps("m", "m", "mL"), 2000, true, "late at 3000 req/s"},
+		{"generator late, then the server failed every step", steps("bL", "b", "s"), 0, false, "knee is below 2000 req/s"},
+		{"generator late at every step", steps("mL", "bL"), 0, false, "late from the first step on"},
+		{"generator connection-bound at a step: left out", steps("m", "bN", "m", "s"), 3000, false, ""},
 		{"the server failed before the generator was late", steps("m", "b", "b", "mL"), 1000, false, ""},
 		{"the generator limited from the first step", steps("bC", "m", "m"), 0, false, "CPU-bound from the first step on"},
 	} {

@@ -47,8 +47,8 @@ func IsSweep(rs []loadresult.Result) (bool, error) {
 // judged by the sweeps' criteria, the offered and achieved rates summed.
 // The merged sweep ends before the first step some generator did not run
 // (it stopped earlier) or was interrupted in, with a warning (an error
-// when that is the first); a step where any generator was CPU-bound or
-// late limits the knee as in FindKnee.
+// when that is the first); a step where any generator was CPU-bound,
+// late or connection-bound is judged as in FindKnee.
 func MergeSweeps(rs []loadresult.Result) (MergedSweep, error) {
 	var ms MergedSweep
 	if len(rs) == 0 {
