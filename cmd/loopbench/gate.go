@@ -84,7 +84,9 @@ less a window, so a wider window carries a tenth of it per op), -repeat
 times and again up to -max-repeat, and judged on those counts alone;
 "widened" lists them. Not against a -baseline (head keeps its
 iterations), nor where the widened window would count over 5 x 10^8
-instructions. Every count is a sample: the verdict judges exact
+instructions (5 x 10^7 where each side's counts agree: sides that
+each repeat but differ by about -min-effect are mostly a real change of
+that size, which no width decides). Every count is a sample: the verdict judges exact
 counts that disagree on their ranges, and what it cannot decide is
 undecided (exit 3), never passed. -short runs the benchmarks with
 -test.short (loopbench's pull-request set). Each window leaves out the

@@ -11,7 +11,7 @@ import (
 // per op, "Flaky" on binary "head" 1 % more on every second process of it,
 // "Timed" 1,000 more on every second window of it (what time moves: a
 // fixed amount a window, whatever its length), "Offset" on binary "head"
-// 500 more in every window.
+// 500 more in every window, "OffsetBig" on "head" 0.5 more per op.
 type fakeCounts struct {
 	mu        sync.Mutex
 	processes int
@@ -57,6 +57,9 @@ func (f *fakeCounts) count(_ context.Context, tasks []Task, count int) (map[stri
 		}
 		if t.Name == "Offset" && t.Binary.Path == "head" {
 			extra = 500
+		}
+		if t.Name == "OffsetBig" && t.Binary.Path == "head" {
+			extra = 0.5 * float64(n)
 		}
 		if f.onCount != nil {
 			f.onCount(t)
@@ -155,13 +158,14 @@ func TestWiden(t *testing.T) {
 }
 
 // TestWidenUndecided: a benchmark whose repeats agree on each side but
-// whose sides Undecided cannot tell apart is widened too; one it can is
-// not.
+// whose sides Undecided cannot tell apart is widened too, up to
+// MaxWidenedAgreeing; one it can tell apart is not.
 func TestWidenUndecided(t *testing.T) {
 	var tasks []Task
 	for _, side := range []string{"base", "head"} {
 		b := Binary{Path: side, Window: true}
-		tasks = append(tasks, Task{b, "Steady", [2]int{0, 1000}}, Task{b, "Offset", [2]int{0, 1000}})
+		tasks = append(tasks, Task{b, "Steady", [2]int{0, 1000}}, Task{b, "Offset", [2]int{0, 1000}},
+			Task{b, "OffsetBig", [2]int{0, 1e5}}) // 10⁸ instructions widened: over MaxWidenedAgreeing
 	}
 	var asked [][][]Counts
 	undecided := func(sides [][]Counts) bool { // per-op means 0.3 apart or more
@@ -176,7 +180,7 @@ func TestWidenUndecided(t *testing.T) {
 			t.Errorf("%s %s: widened %v at %d, %d repeats (err %v); want widened %v, 2 repeats", r.Binary.Path, r.Name, r.Widened, r.Iters[1], len(r.PerOp), r.Err, wide)
 		}
 	}
-	if len(asked) != 2 || len(asked[0]) != 2 || len(asked[0][1]) != 2 {
+	if len(asked) != 3 || len(asked[0]) != 2 || len(asked[0][1]) != 2 {
 		t.Fatalf("Undecided asked %d times, want once per benchmark with both sides' two repeats", len(asked))
 	}
 }

@@ -48,7 +48,15 @@ type Options struct {
 
 // MaxWidened is the most instructions a widened window may count: a
 // benchmark whose window would count more is judged at its own count.
-const MaxWidened = 5e8
+// One whose repeats agree on each side (widened because Undecided said
+// so) is widened up to MaxWidenedAgreeing only: sides that each repeat
+// but differ by about the minimum effect are mostly a real change of
+// that size, which no window width decides, and wide windows of large
+// operations cost minutes.
+const (
+	MaxWidened         = 5e8
+	MaxWidenedAgreeing = 5e7
+)
 
 // Task is a benchmark of a binary to measure: by its window (Iters[0] is
 // 0 and the binary has windows) or by the difference of two processes.
@@ -170,7 +178,8 @@ func (m *measurement) disagreeing(ts []int) []int {
 // disagree, or that Undecided finds undecided, on every side, to be
 // counted at Widen times their windows' iterations: none when Widen is
 // off, and not a benchmark of which a task is not a window, failed, or
-// would count more than MaxWidened.
+// would count more than MaxWidened (MaxWidenedAgreeing when its repeats
+// agree).
 func (m *measurement) toWiden() []int {
 	if m.o.Widen <= 1 {
 		return nil
@@ -185,7 +194,11 @@ func (m *measurement) toWiden() []int {
 	}
 	var wide []int
 	for name, ts := range byName {
-		if (disagree[name] || m.undecided(ts)) && !slices.ContainsFunc(ts, m.unwidenable) {
+		limit := float64(MaxWidened)
+		if !disagree[name] {
+			limit = MaxWidenedAgreeing
+		}
+		if (disagree[name] || m.undecided(ts)) && !slices.ContainsFunc(ts, func(t int) bool { return m.unwidenable(t, limit) }) {
 			wide = append(wide, ts...)
 		}
 	}
@@ -234,11 +247,11 @@ func (m *measurement) undecided(ts []int) bool {
 }
 
 // unwidenable says task t cannot be widened: not a window, failed, or
-// too large once widened.
-func (m *measurement) unwidenable(t int) bool {
+// counting more than limit instructions once widened.
+func (m *measurement) unwidenable(t int, limit float64) bool {
 	task := m.tasks[t]
 	r := result(task, m.counts[t], m.lines[t], m.errs[t], m.o)
-	return !task.window() || r.Err != nil || r.Mean().Ir*float64(task.Iters[1]*m.o.Widen) > MaxWidened
+	return !task.window() || r.Err != nil || r.Mean().Ir*float64(task.Iters[1]*m.o.Widen) > limit
 }
 
 // all is every task's index.
