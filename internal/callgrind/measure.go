@@ -98,9 +98,10 @@ type Result struct {
 	// MaxSpread: around a blocking system call the runtime's path depends
 	// on time, so syscalls/op is judged only where it repeats.
 	SyscallsAgree bool
-	// Widened says the benchmark's repeats disagreed after MaxRepeat and
-	// it was counted again at Options.Widen times its window's
-	// iterations (Iters holds them), on every side.
+	// Widened says the benchmark's repeats disagreed after MaxRepeat, or
+	// Options.Undecided found its sides undecided, and it was counted
+	// again at Options.Widen times its window's iterations (Iters holds
+	// them), on every side.
 	Widened bool
 	Err     error
 }
@@ -115,8 +116,9 @@ func (r *Result) Mean() Counts {
 }
 
 // Measure counts every task Repeat times, then re-counts the benchmarks
-// whose repeats disagree up to MaxRepeat, with Jobs processes at once,
-// and returns the results in the tasks' order. A task whose process
+// whose repeats disagree up to MaxRepeat, then counts those still
+// disagreeing or undecided at wider windows (Options.Widen), with Jobs
+// processes at once, and returns the results in the tasks' order. A task whose process
 // failed has Err set; ctx's end stops what is left.
 func (v Valgrind) Measure(ctx context.Context, tasks []Task, o Options, progress func(done, total int)) []Result {
 	return measure(ctx, v.process(o.Tmp), tasks, o, progress)
