@@ -94,11 +94,12 @@ Go runtime's monitor thread (sysmon), whose share grows with the
 window's wall time. Counts do not move with the machine's load, so -j
 processes run at once, and -min-effect defaults to 0.5% for windows
 (est-cycles/op is judged at twice it, as compare says):
-their A/A deltas measured here stay within 0.26% (0.02% on most), and
+their A/A deltas measured here stay within 0.37% (0.02% on most), and
 one added multiply-add in CallLater (+0.6 to +0.9% of a Timers
-operation) is past it; benchmarks in which the Go runtime's background
-work varies still differ by up to 3.5% from process to process and are
-undecided where their ranges cross it. By the difference of two
+operation) is past it; benchmarks of the Go runtime's own timers
+(loopbench's impl= baselines, left out by -short) differ by up to 59%
+from process to process and are undecided where their ranges cross it:
+judge them by wall time. By the difference of two
 processes it defaults to 1% (their A/A spread reaches 0.97%). The files carry "Unit ... assume=exact" lines: compare, report and
 benchstat read them as exact; gate.txt holds both sides, as for wall
 time. -save FILE keeps head's counts with their iteration counts
