@@ -162,7 +162,7 @@ func (f *instrFlags) header(w io.Writer, g gateFlags, res *gate.Result) {
 // counted there is nothing to judge: exit 3.
 func (f *instrFlags) finish(w io.Writer, res *gate.Result) error {
 	if n := len(res.Widened); n > 0 {
-		fmt.Fprintf(w, "widened (%d: repeats still differed by more than -max-spread after -max-repeat counts; counted again on every side at %d times the iterations, judged on those counts alone):\n", n, gate.Widen)
+		fmt.Fprintf(w, "widened (%d: repeats that still disagreed after -max-repeat counts, or sides the range rule could not tell apart; counted again on every side at %d times the iterations, judged on those counts alone):\n", n, gate.Widen)
 		for _, x := range res.Widened {
 			fmt.Fprintf(w, "  %s at %d iterations\n", x.Name, x.Iters)
 		}

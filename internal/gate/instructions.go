@@ -31,8 +31,10 @@ type Widened struct {
 }
 
 // Widen is how many times its iterations a window gets when its
-// benchmark's repeats still disagree after -max-repeat, unless head is
-// compared with a saved baseline (whose iteration counts it must keep).
+// benchmark's repeats still disagree after -max-repeat, or the range
+// rule cannot tell its sides apart (callgrind.Options.Widen), unless
+// head is compared with a saved baseline (whose iteration counts it must
+// keep).
 const Widen = 10
 
 // BaselineKeys must agree between a saved baseline and the head it is
