@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/loopbench/loopbench/internal/callgrind"
+	"github.com/loopbench/loopbench/internal/gate"
 	"github.com/loopbench/loopbench/internal/gate/gatetest"
 )
 
@@ -144,5 +145,25 @@ func TestRangeUndecided(t *testing.T) {
 		if got := u(c.sides); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// TestFinishListsWidened: the benchmarks counted at wider windows are
+// listed with their iteration counts, before the verdict.
+func TestFinishListsWidened(t *testing.T) {
+	dir := t.TempDir()
+	res := &gate.Result{Base: &gate.Side{Path: filepath.Join(dir, "base.txt")}, Head: &gate.Side{Path: filepath.Join(dir, "head.txt")},
+		Widened: []gate.Widened{{Name: "Chain", Iters: 20000}}}
+	for _, p := range []string{res.Base.Path, res.Head.Path} {
+		if err := os.WriteFile(p, []byte("BenchmarkChain 20000 450 instructions/op\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out strings.Builder
+	if err := (&instrFlags{metric: "instructions"}).finish(&out, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "widened (1: ") || !strings.Contains(out.String(), "\n  Chain at 20000 iterations\n") {
+		t.Fatalf("printed:\n%s", out.String())
 	}
 }
