@@ -176,36 +176,57 @@ func (m *measurement) disagreeing(ts []int) []int {
 	return redo
 }
 
-// toWiden returns the tasks of the benchmarks whose repeats still
-// disagree, or that Undecided finds undecided, on every side, to be
-// counted at Widen times their windows' iterations: none when Widen is
-// off, and not a benchmark of which a task is not a window, failed, or
-// would count more than MaxWidened (MaxWidenedAgreeing when its repeats
-// agree).
+// toWiden returns the tasks of the benchmarks to count at Widen times
+// their windows' iterations (widens), on every side: none when Widen is
+// off.
 func (m *measurement) toWiden() []int {
 	if m.o.Widen <= 1 {
 		return nil
 	}
+	rs := make([]Result, len(m.tasks))
 	byName := map[string][]int{}
 	for t, task := range m.tasks {
+		rs[t] = result(task, m.counts[t], m.lines[t], m.errs[t], m.o)
 		byName[task.Name] = append(byName[task.Name], t)
 	}
-	disagree := map[string]bool{}
-	for _, t := range m.disagreeing(m.all()) {
-		disagree[m.tasks[t].Name] = true
-	}
 	var wide []int
-	for name, ts := range byName {
-		limit := float64(MaxWidened)
-		if !disagree[name] {
-			limit = MaxWidenedAgreeing
-		}
-		if (disagree[name] || m.undecided(ts)) && !slices.ContainsFunc(ts, func(t int) bool { return m.unwidenable(t, limit) }) {
+	for _, ts := range byName {
+		if m.widens(rs, ts) {
 			wide = append(wide, ts...)
 		}
 	}
 	slices.Sort(wide)
 	return wide
+}
+
+// widens says a benchmark (its tasks ts, their results in rs) is to be
+// widened: its repeats still disagree on some side, or they agree and
+// Undecided finds its sides undecided; every task is a window that
+// counted, and none would count more than MaxWidened (MaxWidenedAgreeing
+// when the repeats agree) once widened.
+func (m *measurement) widens(rs []Result, ts []int) bool {
+	disagree := false
+	sides := make([][]Counts, len(ts))
+	for i, t := range ts {
+		if rs[t].Err != nil || !m.tasks[t].window() {
+			return false
+		}
+		disagree = disagree || !rs[t].Deterministic
+		sides[i] = rs[t].PerOp
+	}
+	limit := float64(MaxWidened)
+	if !disagree {
+		if m.o.Undecided == nil || !m.o.Undecided(sides) {
+			return false
+		}
+		limit = MaxWidenedAgreeing
+	}
+	for _, t := range ts {
+		if rs[t].Mean().Ir*float64(m.tasks[t].Iters[1]*m.o.Widen) > limit {
+			return false
+		}
+	}
+	return true
 }
 
 // widen counts the tasks wide again at Widen times their windows'
@@ -233,27 +254,6 @@ func (m *measurement) widen(ctx context.Context, wide []int) {
 		m.tasks[t].Iters, m.counts[t], m.lines[t], m.widened[t] = kept[i].iters, kept[i].counts, kept[i].lines, false
 		m.errs[t] = nil
 	}
-}
-
-// undecided says Options.Undecided finds the counts of a benchmark's
-// tasks ts undecided.
-func (m *measurement) undecided(ts []int) bool {
-	if m.o.Undecided == nil {
-		return false
-	}
-	sides := make([][]Counts, len(ts))
-	for i, t := range ts {
-		sides[i] = result(m.tasks[t], m.counts[t], m.lines[t], m.errs[t], m.o).PerOp
-	}
-	return m.o.Undecided(sides)
-}
-
-// unwidenable says task t cannot be widened: not a window, failed, or
-// counting more than limit instructions once widened.
-func (m *measurement) unwidenable(t int, limit float64) bool {
-	task := m.tasks[t]
-	r := result(task, m.counts[t], m.lines[t], m.errs[t], m.o)
-	return !task.window() || r.Err != nil || r.Mean().Ir*float64(task.Iters[1]*m.o.Widen) > limit
 }
 
 // all is every task's index.
