@@ -226,7 +226,7 @@ func rangeUndecided(minEffect float64) func([][]callgrind.Counts) bool {
 		for _, u := range []struct {
 			unit string
 			of   func(callgrind.Counts) float64
-		}{{"instructions/op", func(c callgrind.Counts) float64 { return c.Ir }}, {"est-cycles/op", callgrind.Counts.EstCycles}} {
+		}{{"instructions/op", func(c callgrind.Counts) float64 { return c.Ir }}, {verdict.EstCyclesUnit, callgrind.Counts.EstCycles}} {
 			var vals [2][]float64
 			for i, side := range sides {
 				for _, c := range side {

@@ -260,8 +260,8 @@ func printTotals(w io.Writer, v *verdict.Verdict, o verdict.Options, exactSame i
 		fmt.Fprintf(w, " (%d exactly equal, not shown)", exactSame)
 	}
 	fmt.Fprintf(w, "; minimum effect %s", pctString(o.MinEffect))
-	if slices.ContainsFunc(v.Comparisons, func(c verdict.Comparison) bool { return c.Unit == "est-cycles/op" }) {
-		fmt.Fprintf(w, " (est-cycles/op %s)", pctString(verdict.UnitMinEffect("est-cycles/op", o.MinEffect)))
+	if slices.ContainsFunc(v.Comparisons, func(c verdict.Comparison) bool { return c.Unit == verdict.EstCyclesUnit }) {
+		fmt.Fprintf(w, " (%s %s)", verdict.EstCyclesUnit, pctString(verdict.UnitMinEffect(verdict.EstCyclesUnit, o.MinEffect)))
 	}
 	if len(o.Floors) > 0 {
 		fmt.Fprintf(w, ", or the benchmark's noise floor")

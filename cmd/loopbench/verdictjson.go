@@ -84,7 +84,7 @@ type jsonGate struct {
 }
 
 // jsonWidened is a benchmark counted at Iters iterations a window after
-// its repeats disagreed at fewer.
+// its counts at fewer could not decide it.
 type jsonWidened struct {
 	Name  string `json:"name"`
 	Iters int    `json:"iters"`

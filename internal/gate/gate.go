@@ -79,8 +79,9 @@ type Result struct {
 	Nondeterministic []Nondeterministic
 	// Widened lists, for the instructions metric, the benchmarks counted
 	// again at Widen times their windows' iterations on every side after
-	// their repeats disagreed (callgrind.Options.Widen), judged on those
-	// counts; each name once, with its new iteration count.
+	// their repeats disagreed or the range rule could not tell their sides
+	// apart (callgrind.Options.Widen), judged on those counts; each name
+	// once, with its new iteration count.
 	Widened []Widened
 	// Method is how the instructions metric counted: MethodWindow or
 	// MethodDifference.

@@ -46,6 +46,10 @@ func AmortisedUnit(unit string) bool {
 
 func ruleOf(p Pair, base, head []float64) Rule { return RuleOf(p.Unit, p.ExactUnit, base, head) }
 
+// EstCyclesUnit is callgrind's estimated cycles per op, judged at twice
+// the minimum effect (UnitMinEffect).
+const EstCyclesUnit = "est-cycles/op"
+
 // UnitMinEffect is the minimum effect that judges unit when the run's is
 // minEffect: twice it for est-cycles/op. Estimated cycles weigh each
 // simulated cache miss as 5 or 35 instructions, and the misses follow
@@ -55,7 +59,7 @@ func ruleOf(p Pair, base, head []float64) Rule { return RuleOf(p.Unit, p.ExactUn
 // gates on a 2-core VM, a CallSoon chain's instructions/op moved +0.33 %
 // and +0.22 % where its est-cycles/op moved +0.62 % and +0.48 %.
 func UnitMinEffect(unit string, minEffect float64) float64 {
-	if unit == "est-cycles/op" {
+	if unit == EstCyclesUnit {
 		return 2 * minEffect
 	}
 	return minEffect
