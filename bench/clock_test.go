@@ -27,6 +27,7 @@ func coldFirings(t *testing.T, k int) [][2]time.Duration {
 	}
 	defer l.Close()
 	var fired [][2]time.Duration
+	drawColdDelays()
 	for i := range k {
 		d := coldDelay(i)
 		l.CallLater(d, func() {

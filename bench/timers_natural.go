@@ -2,6 +2,7 @@ package bench
 
 import (
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,16 +20,26 @@ const ColdSpread = 100 * time.Millisecond
 // IdleTimeout is the timeout a request re-arms on its connection.
 const IdleTimeout = 10 * time.Second
 
-// coldDelays are the from-cold delays, precomputed so that the generator
-// is not timed.
-var coldDelays = func() []time.Duration {
-	r := rand.New(rand.NewPCG(21, 22))
-	d := make([]time.Duration, 1<<20)
-	for i := range d {
-		d[i] = time.Duration(r.Int64N(int64(ColdSpread)))
-	}
-	return d
-}()
+// coldDelays are the from-cold delays, drawn before the timed loop
+// (drawColdDelays) so that the generator is not timed, and only in a
+// process that runs a from-cold benchmark: 2²⁰ draws are most of the
+// package's start-up, which every counted process would pay under
+// valgrind.
+var (
+	coldDelays []time.Duration
+	coldOnce   sync.Once
+)
+
+// drawColdDelays draws coldDelays, once per process.
+func drawColdDelays() {
+	coldOnce.Do(func() {
+		r := rand.New(rand.NewPCG(21, 22))
+		coldDelays = make([]time.Duration, 1<<20)
+		for i := range coldDelays {
+			coldDelays[i] = time.Duration(r.Int64N(int64(ColdSpread)))
+		}
+	})
+}
 
 func coldDelay(i int) time.Duration { return coldDelays[i&(len(coldDelays)-1)] }
 
@@ -42,6 +53,7 @@ func coldDelay(i int) time.Duration { return coldDelays[i&(len(coldDelays)-1)] }
 // would only add a comparison of sleeps to every gate.
 func TimerColdFire(t Timer, cfg loopbench.Config, k, n int) error {
 	var cpu, sched time.Duration
+	drawColdDelays()
 	t.ResetTimer()
 	for range n {
 		t.StopTimer()
@@ -158,6 +170,7 @@ func TimerChurnRandom(t Timer, l *loopbench.Loop, n int, hs []loopbench.TimerHan
 // with the same delays, waited for until all have run.
 func AfterFuncColdFire(t Timer, k, n int) {
 	var cpu, sched time.Duration
+	drawColdDelays()
 	done := make(chan struct{})
 	t.ResetTimer()
 	for range n {
