@@ -120,6 +120,20 @@ func TestRecountOneBinary(t *testing.T) {
 	}
 }
 
+// TestLongestFirst: with one worker, the window processes at one
+// iteration are counted first, the others in their order.
+func TestLongestFirst(t *testing.T) {
+	b := Binary{Path: "bin", Window: true}
+	tasks := []Task{{b, "Short", [2]int{0, 1000}}, {Binary{Path: "bin"}, "Old", [2]int{10, 110}}, {b, "Long", [2]int{0, 1}}, {b, "Other", [2]int{0, 20}}}
+	var order []string
+	f := &fakeCounts{onCount: func(t Task) { order = append(order, fmt.Sprintf("%s@%d", t.Name, t.Iters[1])) }}
+	measure(context.Background(), f.count, tasks, Options{Repeat: 2, MaxRepeat: 2, Jobs: 1, MaxSpread: 0.005}, nil)
+	want := "[Long@1 Long@1 Short@1000 Old@110 Old@110 Other@20 Short@1000 Old@110 Old@110 Other@20]"
+	if got := fmt.Sprint(order); got != want {
+		t.Fatalf("counted in the order %s, want %s", got, want)
+	}
+}
+
 // TestWiden: a benchmark whose window repeats still disagree after
 // -max-repeat is counted again on every side at ten times its iterations,
 // and judged on those counts alone; one that is not a window, or would
