@@ -31,7 +31,8 @@ func TestMain(m *testing.M) {
 // runWorkload runs the matrix's cases of workload w as sub-benchmarks
 // (with -test.short the pull-request set, see bench.Options.Short), each
 // pass counted in a callgrind window when run under callgrind (see
-// bench.Counted). A
+// bench.Counted), those that cannot be counted skipped there with the
+// reason (bench.Uncounted). A
 // case's setup (a loop with 10⁶ timers, 9990 socketpairs, dialled clients)
 // is made once, on its first run, and shared by the runs the framework
 // makes with growing b.N; it is closed after the last.
@@ -47,6 +48,9 @@ func runWorkload(b *testing.B, w string) {
 		var run func(bench.Timer, int) error
 		var cleanup func()
 		b.Run(c.Name(), func(b *testing.B) {
+			if why := bench.Uncounted(c); why != "" {
+				b.Skip(why)
+			}
 			if run == nil {
 				r, cl, err := c.Setup()
 				if bench.Skippable(err) {

@@ -272,6 +272,9 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	}
 	if j != nil && w == stdout {
 		j.text(stdout)
+		if n := len(res.NotCounted); n > 0 {
+			fmt.Fprintf(stdout, "%d not counted (listed above): not judged.\n", n)
+		}
 	}
 	if seq != nil && j != nil {
 		seq.finish(w, j.v, res)

@@ -157,8 +157,8 @@ func (f *instrFlags) header(w io.Writer, g gateFlags, res *gate.Result) {
 	fmt.Fprintf(w, "files: %s, %s, %s\n\n", res.Base.Path, res.Head.Path, res.GatePath)
 }
 
-// finish lists the benchmarks widened and those whose counts disagree
-// here, and saves head's counts when asked. When no benchmark was
+// finish lists the benchmarks widened, those not counted and those
+// whose counts disagree here, and saves head's counts when asked. When no benchmark was
 // counted there is nothing to judge: exit 3.
 func (f *instrFlags) finish(w io.Writer, res *gate.Result) error {
 	if n := len(res.Widened); n > 0 {
@@ -167,6 +167,7 @@ func (f *instrFlags) finish(w io.Writer, res *gate.Result) error {
 			fmt.Fprintf(w, "  %s at %d iterations\n", x.Name, x.Iters)
 		}
 	}
+	printNotCounted(w, res.NotCounted)
 	if f.saveOnly != "" {
 		return f.saveHead(w, res, f.saveOnly)
 	}
@@ -185,6 +186,32 @@ func (f *instrFlags) finish(w io.Writer, res *gate.Result) error {
 		return nil
 	}
 	return f.saveHead(w, res, f.save)
+}
+
+// printNotCounted lists the benchmarks the harness skipped when listed,
+// under each reason it gave: not counted, not judged.
+func printNotCounted(w io.Writer, skipped []callgrind.Skipped) {
+	if len(skipped) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "not counted (%d: skipped by the benchmarks' harness when listed; not judged):\n", len(skipped))
+	var reasons []string
+	names := map[string][]string{}
+	for _, s := range skipped {
+		if _, ok := names[s.Reason]; !ok {
+			reasons = append(reasons, s.Reason)
+		}
+		names[s.Reason] = append(names[s.Reason], s.Name)
+	}
+	for _, r := range reasons {
+		if r == "" {
+			r = "no reason given"
+		}
+		fmt.Fprintf(w, "  %s (%d):\n", r, len(names[r]))
+		for _, n := range names[r] {
+			fmt.Fprintf(w, "    %s\n", n)
+		}
+	}
 }
 
 // saveHead copies head's counts to path.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +26,8 @@ func needValgrind(t *testing.T) {
 // revision 4 % better, in instructions and in est-cycles (judged at twice
 // the minimum effect); the same revision twice is exit 0; -save-only
 // counts one side; a benchmark whose work follows the clock is re-counted
-// up to -max-repeat and reported with its spread.
+// up to -max-repeat and reported with its spread; one that skips itself
+// is listed as not counted.
 func TestGateInstructions(t *testing.T) {
 	needValgrind(t)
 	r := gatetest.New(t)
@@ -57,8 +59,14 @@ func TestGateInstructions(t *testing.T) {
 	if n := strings.Count(readFile(t, only), "BenchmarkWork "); code != 0 || n < 2 || n > 5 || fileExists(filepath.Join(r.Dir, "only", "base.txt")) {
 		t.Fatalf("-save-only: exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
+	// A benchmark that skips itself is named with its reason, not judged.
+	r.Write("skip_test.go", "package gated\n\nimport \"testing\"\n\nfunc BenchmarkClockSkipped(b *testing.B) { b.Skip(\"not countable: for the test\") }\n")
 	clock := r.CommitClockWork()
 	out, errs, code = gate("clock", "-bench", "Clock", "-benchtime", "300x", "-max-repeat", "3", "-aa", "-head", clock)
+	if !strings.Contains(out, "not counted (1: ") || !strings.Contains(out, "  not countable: for the test (1):\n    ClockSkipped\n") ||
+		!strings.Contains(out, "\n1 not counted (listed above): not judged.\n") {
+		t.Fatalf("skipped: exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
 	if !strings.Contains(out, "counts that disagree (2: ") || !strings.Contains(out, "Clock spread") ||
 		!strings.Contains(out, "the difference of two processes") || strings.Count(readFile(t, filepath.Join(r.Dir, "clock", "head.txt")), "BenchmarkClock ") != 3 {
 		t.Fatalf("clock-dependent: exit %d\nstderr %s\nstdout %s", code, errs, out)
@@ -149,11 +157,15 @@ func TestRangeUndecided(t *testing.T) {
 }
 
 // TestFinishListsWidened: the benchmarks counted at wider windows are
-// listed with their iteration counts, before the verdict.
+// listed with their iteration counts, and those not counted under the
+// reason their harness gave, before the verdict; -format json carries
+// both.
 func TestFinishListsWidened(t *testing.T) {
 	dir := t.TempDir()
 	res := &gate.Result{Base: &gate.Side{Path: filepath.Join(dir, "base.txt")}, Head: &gate.Side{Path: filepath.Join(dir, "head.txt")},
-		Widened: []gate.Widened{{Name: "Chain", Iters: 20000}}}
+		Widened: []gate.Widened{{Name: "Chain", Iters: 20000}},
+		NotCounted: []callgrind.Skipped{{Name: "Timers/impl=afterfunc/p=1", Reason: "not countable: real clock"}, {Name: "Wait", Reason: "not countable: a wait"},
+			{Name: "Timers/impl=afterfunc/p=2", Reason: "not countable: real clock"}}}
 	for _, p := range []string{res.Base.Path, res.Head.Path} {
 		if err := os.WriteFile(p, []byte("BenchmarkChain 20000 450 instructions/op\n"), 0o644); err != nil {
 			t.Fatal(err)
@@ -165,5 +177,21 @@ func TestFinishListsWidened(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "widened (1: ") || !strings.Contains(out.String(), "\n  Chain at 20000 iterations\n") {
 		t.Fatalf("printed:\n%s", out.String())
+	}
+	want := "not counted (3: skipped by the benchmarks' harness when listed; not judged):\n" +
+		"  not countable: real clock (2):\n    Timers/impl=afterfunc/p=1\n    Timers/impl=afterfunc/p=2\n" +
+		"  not countable: a wait (1):\n    Wait\n"
+	if !strings.Contains(out.String(), want) {
+		t.Fatalf("printed:\n%s\nwant in it:\n%s", out.String(), want)
+	}
+	var js strings.Builder
+	g := gateFlags{verdictFlags: verdictFlags{format: "json"}, instr: instrFlags{metric: "instructions"}}
+	if err := g.output(&js, res, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	var rep jsonReport
+	if err := json.Unmarshal([]byte(js.String()), &rep); err != nil || rep.Gate == nil || len(rep.Gate.NotCounted) != 3 ||
+		rep.Gate.NotCounted[1] != (jsonNotCounted{"Wait", "not countable: a wait"}) || len(rep.Gate.Widened) != 1 {
+		t.Fatalf("json %v:\n%s", err, js.String())
 	}
 }

@@ -34,6 +34,9 @@ func (g gateFlags) output(stdout io.Writer, res *gate.Result, j *judgment, err e
 		for _, x := range res.Widened {
 			r.Gate.Widened = append(r.Gate.Widened, jsonWidened{x.Name, x.Iters})
 		}
+		for _, x := range res.NotCounted {
+			r.Gate.NotCounted = append(r.Gate.NotCounted, jsonNotCounted{x.Name, x.Reason})
+		}
 		for _, x := range res.Nondeterministic {
 			r.SetAside = append(r.SetAside, jsonSetAside{Side: x.Side, Name: x.Name, Reason: "repeats differ by more than -max-spread", Spread: x.Spread})
 		}

@@ -81,6 +81,16 @@ type jsonGate struct {
 	Files      []string `json:"files"`
 	// Widened: benchmarks counted again at wider windows (instructions).
 	Widened []jsonWidened `json:"widened,omitempty"`
+	// NotCounted: benchmarks the harness skipped when listed, not judged
+	// (instructions).
+	NotCounted []jsonNotCounted `json:"not_counted,omitempty"`
+}
+
+// jsonNotCounted is a benchmark not counted, and the reason its harness
+// gave.
+type jsonNotCounted struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
 }
 
 // jsonWidened is a benchmark counted at Iters iterations a window after

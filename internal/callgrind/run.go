@@ -75,24 +75,65 @@ type Listed struct {
 	Iters int
 }
 
+// Skipped is a benchmark its harness skipped when listed (b.Skip): its
+// name and the reason it gave. A harness that counts windows skips those
+// it cannot count (loopbench's bench: the Go runtime's timers, real
+// waits), so a gate can name them instead of passing them.
+type Skipped struct {
+	Name, Reason string
+}
+
 // List runs the benchmarks matching pattern natively for benchtime (a
 // duration or Nx, as -test.benchtime) and returns them in order with the
-// iterations each ran: the size of the difference Measure counts. For a
-// binary with windows it runs with valgrind.SizingEnv set, so that the
-// harness runs the work its windows will count.
-func (b Binary) List(ctx context.Context, pattern, benchtime string) ([]Listed, error) {
+// iterations each ran, the size of the difference Measure counts, and
+// those the harness skipped. For a binary with windows it runs with
+// valgrind.SizingEnv set, so that the harness runs the work its windows
+// will count.
+func (b Binary) List(ctx context.Context, pattern, benchtime string) ([]Listed, []Skipped, error) {
+	b.Args = append(b.Args[:len(b.Args):len(b.Args)], "-test.v") // skips are printed verbosely only
 	out, err := b.run(ctx, nil, pattern, "-test.benchtime="+benchtime)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	found, skipped := parseListing(string(out))
+	return found, skipped, nil
+}
+
+// parseListing reads a verbose go test listing: the result lines, and
+// each "--- SKIP: BenchmarkName" with the first line of the log printed
+// just above it (the indented lines after the benchmark's name), without
+// its "file.go:N: " prefix.
+func parseListing(out string) ([]Listed, []Skipped) {
 	var found []Listed
-	for _, line := range strings.Split(string(out), "\n") {
+	var skipped []Skipped
+	lines := strings.Split(out, "\n")
+	for i, line := range lines {
+		if name, ok := strings.CutPrefix(line, "--- SKIP: Benchmark"); ok {
+			skipped = append(skipped, Skipped{strings.TrimSpace(name), skipReason(lines[:i])})
+			continue
+		}
 		if f := strings.Fields(line); len(f) > 2 && strings.HasPrefix(f[0], "Benchmark") {
 			n, _ := strconv.Atoi(f[1])
 			found = append(found, Listed{strings.TrimPrefix(f[0], "Benchmark"), n})
 		}
 	}
-	return found, nil
+	return found, skipped
+}
+
+// skipReason is the first line of the indented log that ends above.
+func skipReason(above []string) string {
+	first := len(above)
+	for first > 0 && strings.HasPrefix(above[first-1], "    ") {
+		first--
+	}
+	if first == len(above) {
+		return ""
+	}
+	msg := strings.TrimSpace(above[first])
+	if loc, rest, ok := strings.Cut(msg, ": "); ok && strings.Contains(loc, ".go:") {
+		return rest
+	}
+	return msg
 }
 
 // Pattern is the -test.bench pattern that matches name alone: each level

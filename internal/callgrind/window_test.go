@@ -4,6 +4,7 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/loopbench/loopbench/internal/valgrind"
@@ -72,7 +73,8 @@ func TestWindows(t *testing.T) {
 // TestListSizesWindows: listed to size windows, a binary with windows runs
 // the work they will count (valgrind.SizingEnv), so a benchmark that
 // natively sleeps 10 ms an op fits many iterations in 20 ms; listed for
-// the difference of two counts, it runs natively and fits one or two.
+// the difference of two counts, it runs natively and fits one or two. A
+// benchmark its harness skips is listed as skipped, with its reason.
 func TestListSizesWindows(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "windowbench.test")
 	if out, err := exec.Command("go", "test", "-c", "-o", bin, "./testdata/windowbench").CombinedOutput(); err != nil {
@@ -80,13 +82,53 @@ func TestListSizesWindows(t *testing.T) {
 	}
 	iters := map[bool]int{}
 	for _, window := range []bool{false, true} {
-		ls, err := Binary{Path: bin, Dir: t.TempDir(), Window: window}.List(context.Background(), "^BenchmarkWaits$", "20ms")
-		if err != nil || len(ls) != 1 {
+		ls, skipped, err := Binary{Path: bin, Dir: t.TempDir(), Window: window}.List(context.Background(), "^Benchmark(Waits|RealClock)$", "20ms")
+		// RealClock skips itself when listed to size windows, and only then.
+		want := []Skipped{{"RealClock", windowbenchSkip}}
+		if !window {
+			want = nil
+		}
+		if err != nil || len(ls) != 2-len(want) || ls[0].Name != "Waits" {
 			t.Fatalf("window %v: %v, %v", window, ls, err)
 		}
 		iters[window] = ls[0].Iters
+		if !slices.Equal(skipped, want) {
+			t.Errorf("window %v: skipped %q, want %q", window, skipped, want)
+		}
 	}
 	if iters[false] > 2 || iters[true] < 100 {
 		t.Fatalf("iterations in 20 ms: %d plain, %d sized for windows", iters[false], iters[true])
+	}
+}
+
+// windowbenchSkip is testdata/windowbench's BenchmarkRealClock's reason.
+const windowbenchSkip = "not countable: waits on the real clock"
+
+// TestParseListing reads go test's verbose listing: results, and skips
+// with the first line of their log, without its file:line prefix.
+func TestParseListing(t *testing.T) {
+	out := `goos: linux
+BenchmarkTimers
+BenchmarkTimers/a=1
+BenchmarkTimers/a=1         	    2000	       500.0 ns/op	       0 B/op	       0 allocs/op
+BenchmarkTimers/impl=afterfunc/op=churn/p=1000
+    bench_test.go:53: not countable: follows the real clock: judge it by wall time
+        a second line
+--- SKIP: BenchmarkTimers/impl=afterfunc/op=churn/p=1000
+BenchmarkTimers/impl=x
+--- SKIP: BenchmarkTimers/impl=x
+BenchmarkTimers/b=2-4       	      10	       100.0 ns/op
+BenchmarkOther
+    no prefix here
+--- SKIP: BenchmarkOther
+PASS
+`
+	ls, skipped := parseListing(out)
+	if want := []Listed{{"Timers/a=1", 2000}, {"Timers/b=2-4", 10}}; !slices.Equal(ls, want) {
+		t.Errorf("listed %v, want %v", ls, want)
+	}
+	want := []Skipped{{"Timers/impl=afterfunc/op=churn/p=1000", "not countable: follows the real clock: judge it by wall time"}, {"Timers/impl=x", ""}, {"Other", "no prefix here"}}
+	if !slices.Equal(skipped, want) {
+		t.Errorf("skipped %q, want %q", skipped, want)
 	}
 }

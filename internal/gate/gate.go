@@ -83,6 +83,11 @@ type Result struct {
 	// apart (callgrind.Options.Widen), judged on those counts; each name
 	// once, with its new iteration count.
 	Widened []Widened
+	// NotCounted lists, for the instructions metric, the benchmarks the
+	// harness skipped when listed (callgrind.Skipped: work it cannot
+	// count, such as the Go runtime's timers), each name once: not
+	// counted and not judged, never passed.
+	NotCounted []callgrind.Skipped
 	// Method is how the instructions metric counted: MethodWindow or
 	// MethodDifference.
 	Method string

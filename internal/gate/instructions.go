@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/loopbench/loopbench/internal/benchdata"
@@ -56,7 +57,7 @@ func runInstructions(ctx context.Context, cfg Config, res *Result, sides []*Side
 	if err != nil {
 		return errorf("-metric instructions: %v", err)
 	}
-	tasks, owner, method, err := listTasks(ctx, cfg, sides)
+	tasks, owner, method, err := listTasks(ctx, cfg, sides, res)
 	if err != nil {
 		return err
 	}
@@ -120,8 +121,9 @@ func writeSides(cfg Config, run [][2]string, sides []*Side, results []callgrind.
 // benchtime and returns them as tasks with their sides, and the method
 // that counts them: windows when every measured side's binary has them.
 // A benchmark both sides have is counted at the same iteration counts on
-// both: the saved baseline's, else those of head's listing.
-func listTasks(ctx context.Context, cfg Config, sides []*Side) ([]callgrind.Task, []*Side, string, error) {
+// both: the saved baseline's, else those of head's listing. Those a
+// side's harness skipped go to res.NotCounted.
+func listTasks(ctx context.Context, cfg Config, sides []*Side, res *Result) ([]callgrind.Task, []*Side, string, error) {
 	iters, err := baselineIters(cfg.Baseline)
 	if err != nil {
 		return nil, nil, "", err
@@ -149,9 +151,14 @@ func listTasks(ctx context.Context, cfg Config, sides []*Side) ([]callgrind.Task
 			continue
 		}
 		b.Window = window
-		ls, err := list(ctx, b, cfg, iters)
+		ls, skipped, err := list(ctx, b, cfg, iters)
 		if err != nil {
 			return nil, nil, "", errorf("%s: listing the benchmarks: %v", sides[i].Name, err)
+		}
+		for _, sk := range skipped {
+			if !slices.ContainsFunc(res.NotCounted, func(x callgrind.Skipped) bool { return x.Name == sk.Name }) {
+				res.NotCounted = append(res.NotCounted, sk)
+			}
 		}
 		for _, l := range ls {
 			if _, ok := iters[l.Name]; !ok {
@@ -177,11 +184,11 @@ func listTasks(ctx context.Context, cfg Config, sides []*Side) ([]callgrind.Task
 // baseline's, or the other side's listing) already hold the iteration
 // counts of all of them, one iteration each (-benchtime 1x) is enough to
 // learn their names; else they run natively for cfg.Benchtime.
-func list(ctx context.Context, b callgrind.Binary, cfg Config, iters map[string]int) ([]callgrind.Listed, error) {
+func list(ctx context.Context, b callgrind.Binary, cfg Config, iters map[string]int) ([]callgrind.Listed, []callgrind.Skipped, error) {
 	if len(iters) > 0 {
-		ls, err := b.List(ctx, cfg.Bench, "1x")
+		ls, skipped, err := b.List(ctx, cfg.Bench, "1x")
 		if err != nil || known(ls, iters) {
-			return ls, err
+			return ls, skipped, err
 		}
 	}
 	return b.List(ctx, cfg.Bench, benchtime(cfg, b.Window))

@@ -52,3 +52,15 @@ func BenchmarkWaits(b *testing.B) {
 		return nil
 	})
 }
+
+// BenchmarkRealClock cannot be counted: it skips itself, with a reason,
+// where windows are counted or sized, as loopbench's harness skips the
+// Go runtime's timers.
+func BenchmarkRealClock(b *testing.B) {
+	if valgrind.Windows() || valgrind.Sizing() {
+		b.Skip("not countable: waits on the real clock")
+	}
+	for range b.N {
+		time.Sleep(time.Millisecond)
+	}
+}
