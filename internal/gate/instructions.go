@@ -145,9 +145,14 @@ func listTasks(ctx context.Context, cfg Config, sides []*Side, res *Result) ([]c
 		method = MethodWindow
 	}
 	listed := map[*Side][]callgrind.Listed{}
+	byBinary := map[string][]callgrind.Listed{} // an A/A gate's one binary is listed once
 	for i := len(sides) - 1; i >= 0; i-- { // head first
 		b, ok := bins[sides[i]]
 		if !ok {
+			continue
+		}
+		if ls, ok := byBinary[b.Path]; ok {
+			listed[sides[i]] = ls
 			continue
 		}
 		b.Window = window
@@ -165,7 +170,7 @@ func listTasks(ctx context.Context, cfg Config, sides []*Side, res *Result) ([]c
 				iters[l.Name] = l.Iters
 			}
 		}
-		listed[sides[i]] = ls
+		listed[sides[i]], byBinary[b.Path] = ls, ls
 	}
 	var tasks []callgrind.Task
 	var owner []*Side

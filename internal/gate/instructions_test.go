@@ -170,3 +170,31 @@ func TestBenchtime(t *testing.T) {
 		t.Errorf("windows without their own: %s", benchtime(cfg, true))
 	}
 }
+
+// TestListTasksOnce: an A/A gate's one binary is listed once, for both
+// sides, and what its harness skipped is named once, with the reason.
+func TestListTasksOnce(t *testing.T) {
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs")
+	bin := filepath.Join(dir, "fake.test")
+	script := "#!/bin/sh\necho run >> " + runs + "\n" +
+		"echo 'BenchmarkA 1000 10 ns/op'\necho 'BenchmarkSkip'\necho '    x_test.go:9: not countable: here'\necho '--- SKIP: BenchmarkSkip'\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	base, head := &Side{Name: "base", Binary: bin, dir: dir}, &Side{Name: "head", Binary: bin, dir: dir}
+	res := &Result{Base: base, Head: head}
+	tasks, owner, method, err := listTasks(t.Context(), Config{Bench: ".", Benchtime: "20ms"}, []*Side{base, head}, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(runs); string(b) != "run\n" {
+		t.Errorf("listed %d times, want once", strings.Count(string(b), "run"))
+	}
+	if len(tasks) != 2 || owner[0] != base || owner[1] != head || tasks[0].Name != "A" || tasks[1].Name != "A" || method != MethodDifference {
+		t.Errorf("tasks %+v, method %s", tasks, method)
+	}
+	if want := []callgrind.Skipped{{Name: "Skip", Reason: "not countable: here"}}; len(res.NotCounted) != 1 || res.NotCounted[0] != want[0] {
+		t.Errorf("not counted %v, want %v", res.NotCounted, want)
+	}
+}
