@@ -96,10 +96,12 @@ processes run at once, and -min-effect defaults to 0.5% for windows
 (est-cycles/op is judged at twice it, as compare says):
 their A/A deltas measured here stay within 0.37% (0.02% on most), and
 one added multiply-add in CallLater (+0.6 to +0.9% of a Timers
-operation) is past it; benchmarks of the Go runtime's own timers
-(loopbench's impl= baselines, left out by -short) differ by up to 59%
-from process to process and are undecided where their ranges cross it:
-judge them by wall time. By the difference of two
+operation) is past it. A benchmark that skips itself when listed
+(b.Skip) is listed under "not counted" with its reason, and counted
+after the summary: not judged, never passed. loopbench's harness skips
+there what it cannot count: the Go runtime's own timers (impl=afterfunc,
+whose counts differed by up to 59% from process to process) and
+Wakeup's real waits; judge them by wall time. By the difference of two
 processes it defaults to 1% (their A/A spread reaches 0.97%). The files carry "Unit ... assume=exact" lines: compare, report and
 benchstat read them as exact; gate.txt holds both sides, as for wall
 time. -save FILE keeps head's counts with their iteration counts
