@@ -146,7 +146,7 @@ func listTasks(ctx context.Context, cfg Config, sides []*Side, res *Result) ([]c
 	}
 	listed := map[*Side][]callgrind.Listed{}
 	byBinary := map[string][]callgrind.Listed{} // an A/A gate's one binary is listed once
-	for i := len(sides) - 1; i >= 0; i-- { // head first
+	for i := len(sides) - 1; i >= 0; i-- {      // head first
 		b, ok := bins[sides[i]]
 		if !ok {
 			continue
