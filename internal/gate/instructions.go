@@ -145,8 +145,9 @@ func listTasks(ctx context.Context, cfg Config, sides []*Side, res *Result) ([]c
 		method = MethodWindow
 	}
 	listed := map[*Side][]callgrind.Listed{}
-	byBinary := map[string][]callgrind.Listed{} // an A/A gate's one binary is listed once
-	for i := len(sides) - 1; i >= 0; i-- {      // head first
+	// Head first; an A/A gate's one binary is listed once.
+	byBinary := map[string][]callgrind.Listed{}
+	for i := len(sides) - 1; i >= 0; i-- {
 		b, ok := bins[sides[i]]
 		if !ok {
 			continue
