@@ -204,10 +204,11 @@ func printNotCounted(w io.Writer, skipped []callgrind.Skipped) {
 		names[s.Reason] = append(names[s.Reason], s.Name)
 	}
 	for _, r := range reasons {
-		if r == "" {
-			r = "no reason given"
+		label := r
+		if label == "" {
+			label = "no reason given"
 		}
-		fmt.Fprintf(w, "  %s (%d):\n", r, len(names[r]))
+		fmt.Fprintf(w, "  %s (%d):\n", label, len(names[r]))
 		for _, n := range names[r] {
 			fmt.Fprintf(w, "    %s\n", n)
 		}

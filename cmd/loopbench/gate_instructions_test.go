@@ -165,7 +165,7 @@ func TestFinishListsWidened(t *testing.T) {
 	res := &gate.Result{Base: &gate.Side{Path: filepath.Join(dir, "base.txt")}, Head: &gate.Side{Path: filepath.Join(dir, "head.txt")},
 		Widened: []gate.Widened{{Name: "Chain", Iters: 20000}},
 		NotCounted: []callgrind.Skipped{{Name: "Timers/impl=afterfunc/p=1", Reason: "not countable: real clock"}, {Name: "Wait", Reason: "not countable: a wait"},
-			{Name: "Timers/impl=afterfunc/p=2", Reason: "not countable: real clock"}}}
+			{Name: "Timers/impl=afterfunc/p=2", Reason: "not countable: real clock"}, {Name: "Silent"}}}
 	for _, p := range []string{res.Base.Path, res.Head.Path} {
 		if err := os.WriteFile(p, []byte("BenchmarkChain 20000 450 instructions/op\n"), 0o644); err != nil {
 			t.Fatal(err)
@@ -178,9 +178,9 @@ func TestFinishListsWidened(t *testing.T) {
 	if !strings.Contains(out.String(), "widened (1: ") || !strings.Contains(out.String(), "\n  Chain at 20000 iterations\n") {
 		t.Fatalf("printed:\n%s", out.String())
 	}
-	want := "not counted (3: skipped by the benchmarks' harness when listed; not judged):\n" +
+	want := "not counted (4: skipped by the benchmarks' harness when listed; not judged):\n" +
 		"  not countable: real clock (2):\n    Timers/impl=afterfunc/p=1\n    Timers/impl=afterfunc/p=2\n" +
-		"  not countable: a wait (1):\n    Wait\n"
+		"  not countable: a wait (1):\n    Wait\n  no reason given (1):\n    Silent\n"
 	if !strings.Contains(out.String(), want) {
 		t.Fatalf("printed:\n%s\nwant in it:\n%s", out.String(), want)
 	}
@@ -190,7 +190,7 @@ func TestFinishListsWidened(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rep jsonReport
-	if err := json.Unmarshal([]byte(js.String()), &rep); err != nil || rep.Gate == nil || len(rep.Gate.NotCounted) != 3 ||
+	if err := json.Unmarshal([]byte(js.String()), &rep); err != nil || rep.Gate == nil || len(rep.Gate.NotCounted) != 4 ||
 		rep.Gate.NotCounted[1] != (jsonNotCounted{"Wait", "not countable: a wait"}) || len(rep.Gate.Widened) != 1 {
 		t.Fatalf("json %v:\n%s", err, js.String())
 	}
