@@ -144,16 +144,14 @@ func listTasks(ctx context.Context, cfg Config, sides []*Side, res *Result) ([]c
 	if window {
 		method = MethodWindow
 	}
-	listed := map[*Side][]callgrind.Listed{}
 	// Head first; an A/A gate's one binary is listed once.
-	byBinary := map[string][]callgrind.Listed{}
+	listed := map[string][]callgrind.Listed{} // by binary
 	for i := len(sides) - 1; i >= 0; i-- {
 		b, ok := bins[sides[i]]
 		if !ok {
 			continue
 		}
-		if ls, ok := byBinary[b.Path]; ok {
-			listed[sides[i]] = ls
+		if _, ok := listed[b.Path]; ok {
 			continue
 		}
 		b.Window = window
@@ -171,14 +169,17 @@ func listTasks(ctx context.Context, cfg Config, sides []*Side, res *Result) ([]c
 				iters[l.Name] = l.Iters
 			}
 		}
-		listed[sides[i]], byBinary[b.Path] = ls, ls
+		listed[b.Path] = ls
 	}
 	var tasks []callgrind.Task
 	var owner []*Side
 	for _, s := range sides {
-		b := bins[s]
+		b, ok := bins[s]
+		if !ok {
+			continue
+		}
 		b.Window = window
-		for _, l := range listed[s] {
+		for _, l := range listed[b.Path] {
 			tasks = append(tasks, callgrind.Task{Binary: b, Name: l.Name, Iters: taskIters(window, iters[l.Name])})
 			owner = append(owner, s)
 		}
