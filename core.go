@@ -102,8 +102,10 @@ type core struct {
 	children     map[*SubprocessTransport]struct{} // running or not yet reported children
 	forceSigchld bool                              // tests: watch exits with SIGCHLD, not pidfds
 
-	epoch time.Time
-	clock func() time.Duration // tests inject a clock; nil = monotonic time since epoch
+	epoch   time.Time
+	clock   func() time.Duration // tests inject a clock; nil = monotonic time since epoch
+	yielded time.Duration        // the loop clock at the last yieldBeforeWait
+	onYield func()               // tests: called instead of runtime.Gosched
 
 	rbuf       []byte                          // the transports' shared read buffer
 	transports map[*Transport]struct{}         // open transports, closed by Close
@@ -263,6 +265,9 @@ func (c *core) poll(ready int) ([]selectors.Event, error) {
 	d := c.selectTimeout(ready)
 	if d == 0 && c.watched == 0 {
 		return c.events[:0], nil
+	}
+	if d != 0 {
+		c.yieldBeforeWait()
 	}
 	evs, err := c.sel.Select(d, c.events[:0])
 	c.events = evs

@@ -1,0 +1,39 @@
+package loopbench
+
+import (
+	"runtime"
+	"time"
+)
+
+// yieldEvery is the longest the loop's goroutine runs on one scheduling
+// turn before a blocking wait first yields it (runtime.Gosched).
+//
+// The Go runtime's monitor thread (sysmon) counts a goroutine that has
+// not been rescheduled for 10 ms as running too long. The loop's
+// goroutine is never rescheduled on its own: it runs callbacks and waits
+// in its selector's system call, turn after turn. So once it has run for
+// 10 ms, the monitor takes its P at every look while it waits, wakes a
+// thread that finds nothing to do, and goes back to its shortest sleep:
+// a nanosleep and about three futex calls for every wait of the loop,
+// and the context switches they bring. One yield every few milliseconds
+// starts a new turn, the monitor sees a goroutine that is not running
+// too long, and sleeps as long as an idle program's (up to 10 ms).
+//
+// docs/using-the-loop.md has the counts.
+const yieldEvery = 5 * time.Millisecond
+
+// yieldBeforeWait yields the loop's goroutine once when yieldEvery has
+// passed on the loop clock since the last yield. The iteration calls it
+// only before a wait that may block.
+func (c *core) yieldBeforeWait() {
+	now := c.time()
+	if now-c.yielded < yieldEvery {
+		return
+	}
+	c.yielded = now
+	if c.onYield != nil {
+		c.onYield()
+		return
+	}
+	runtime.Gosched()
+}

@@ -1,0 +1,64 @@
+package loopbench
+
+import (
+	"testing"
+	"time"
+
+	"github.com/loopbench/loopbench/selectors"
+)
+
+// instantSelector answers every Select as a zero-timeout poll, so an
+// iteration whose wait could block returns at once.
+type instantSelector struct{ selectors.Selector }
+
+func (s instantSelector) Select(_ time.Duration, buf []selectors.Event) ([]selectors.Event, error) {
+	return s.Selector.Select(0, buf)
+}
+
+// TestYieldBeforeWait checks that the loop yields its goroutine before a
+// wait that may block once yieldEvery has passed on the loop clock since
+// the last yield, and never before a wait with callbacks ready.
+func TestYieldBeforeWait(t *testing.T) {
+	for _, cfg := range Variants() {
+		t.Run(cfg.String(), func(t *testing.T) {
+			l, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			yields := 0
+			l.c.onYield = func() { yields++ }
+			l.c.sel = instantSelector{l.c.sel}
+			now := time.Duration(0)
+			l.c.clock = func() time.Duration { return now }
+			l.CallLater(time.Hour, func() {}) // the wait would block
+			steps := []struct {
+				at    time.Duration
+				ready bool // a callback is ready: the wait does not block
+				want  int
+			}{
+				{0, false, 0},
+				{4 * time.Millisecond, false, 0},
+				{5 * time.Millisecond, true, 0},
+				{5 * time.Millisecond, false, 1},
+				{9 * time.Millisecond, false, 1},
+				{10 * time.Millisecond, false, 2},
+				{40 * time.Millisecond, true, 2},
+				{40 * time.Millisecond, false, 3},
+				{41 * time.Millisecond, false, 3},
+			}
+			for i, s := range steps {
+				now = s.at
+				if s.ready {
+					l.CallSoon(func() {})
+				}
+				if err := l.runOnce(); err != nil {
+					t.Fatal(err)
+				}
+				if yields != s.want {
+					t.Fatalf("step %d (at %v, ready %v): %d yields, want %d", i, s.at, s.ready, yields, s.want)
+				}
+			}
+		})
+	}
+}
