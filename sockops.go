@@ -29,43 +29,24 @@ type AcceptedConn struct {
 // SockRecv reads up to n bytes from fd; the result is a []byte, empty at
 // end of stream.
 func (l *Loop) SockRecv(fd, n int) *Future {
-	buf := make([]byte, n)
-	return l.sockWait("SockRecv", fd, false, func() (any, bool, error) {
-		m, err := sock.UserRead(fd, buf)
-		return buf[:m], !sock.IsAgain(err), err
-	})
+	return l.sockWait("SockRecv", fd, false, make([]byte, n), tryRecv)
 }
 
 // SockRecvInto reads into buf; the result is the byte count (an int), 0
 // at end of stream.
 func (l *Loop) SockRecvInto(fd int, buf []byte) *Future {
-	return l.sockWait("SockRecvInto", fd, false, func() (any, bool, error) {
-		m, err := sock.UserRead(fd, buf)
-		return m, !sock.IsAgain(err), err
-	})
+	return l.sockWait("SockRecvInto", fd, false, buf, tryRecvInto)
 }
 
 // SockSendAll writes all of data to fd; the result is nil.
 func (l *Loop) SockSendAll(fd int, data []byte) *Future {
-	return l.sockWait("SockSendAll", fd, true, func() (any, bool, error) {
-		for len(data) > 0 {
-			n, err := sock.UserWrite(fd, data)
-			if err != nil {
-				return nil, !sock.IsAgain(err), err
-			}
-			data = data[n:]
-		}
-		return nil, true, nil
-	})
+	return l.sockWait("SockSendAll", fd, true, data, trySendAll)
 }
 
 // SockAccept accepts a connection on the listening socket fd; the result
 // is an AcceptedConn.
 func (l *Loop) SockAccept(fd int) *Future {
-	return l.sockWait("SockAccept", fd, false, func() (any, bool, error) {
-		nfd, addr, err := sock.Accept(fd)
-		return AcceptedConn{Fd: nfd, Addr: addr}, !sock.IsAgain(err), err
-	})
+	return l.sockWait("SockAccept", fd, false, nil, tryAccept)
 }
 
 // SockConnect connects the non-blocking socket fd to address (a literal
@@ -103,66 +84,13 @@ func (l *Loop) checkUserFd(op string, fd int) error {
 // until fd is writable, as asyncio's sock_connect does: the socket's
 // error before that is 0 whether or not the connect will succeed.
 func (l *Loop) sockConnect(fd int, a sock.Addr) *Future {
-	f := l.CreateFuture()
+	o := l.newSockOp(fd, true, nil, connectResult)
 	inProgress, err := sock.Connect(fd, a)
 	if !inProgress {
-		completeFuture(f, nil, err)
-		return f
+		completeFuture(&o.f, nil, err)
+		return &o.f
 	}
-	return l.waitReady(f, fd, true, func() (any, bool, error) {
-		return nil, true, sock.ConnectResult(fd)
-	})
-}
-
-// sockWait completes a future with op's result, calling op now and then
-// each time fd is ready (for writing if write) until op reports done.
-func (l *Loop) sockWait(name string, fd int, write bool, op func() (v any, done bool, err error)) *Future {
-	f := l.CreateFuture()
-	if err := l.checkUserFd(name, fd); err != nil {
-		f.SetException(err)
-		return f
-	}
-	if v, done, err := op(); done {
-		completeFuture(f, v, err)
-		return f
-	}
-	return l.waitReady(f, fd, write, op)
-}
-
-// waitReady completes f with op's result, calling op each time fd is
-// ready (for writing if write) until op reports done. Cancelling f stops
-// the waiting.
-func (l *Loop) waitReady(f *Future, fd int, write bool, op func() (v any, done bool, err error)) *Future {
-	remove := func() {
-		if write {
-			l.RemoveWriter(fd)
-		} else {
-			l.RemoveReader(fd)
-		}
-	}
-	ready := func() {
-		if v, done, err := op(); done {
-			remove()
-			if !f.Done() {
-				completeFuture(f, v, err)
-			}
-		}
-	}
-	var err error
-	if write {
-		err = l.AddWriter(fd, ready)
-	} else {
-		err = l.AddReader(fd, ready)
-	}
-	if err != nil {
-		f.SetException(err)
-		return f
-	}
-	f.onCancel = cancelFunc(func(msg string) bool {
-		remove()
-		return f.cancel(msg)
-	})
-	return f
+	return l.waitOp(o)
 }
 
 // completeFuture completes the pending future f with v, or with err if
