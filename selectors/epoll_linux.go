@@ -96,6 +96,9 @@ func epollMask(ev Events) uint32 {
 	if ev&Write != 0 {
 		m |= unix.EPOLLOUT
 	}
+	if ev&Oneshot != 0 {
+		m |= unix.EPOLLONESHOT
+	}
 	return m
 }
 

@@ -57,6 +57,9 @@ func (s *kqueueSel) apply(fd int, add, del Events, ignoreGone bool) error {
 		filter int
 	}{{Read, unix.EVFILT_READ}, {Write, unix.EVFILT_WRITE}} {
 		switch {
+		case add&f.ev != 0 && add&Oneshot != 0:
+			unix.SetKevent(&s.changes[n], fd, f.filter, unix.EV_ADD|unix.EV_ENABLE|unix.EV_DISPATCH)
+			n++
 		case add&f.ev != 0:
 			unix.SetKevent(&s.changes[n], fd, f.filter, unix.EV_ADD|unix.EV_ENABLE)
 			n++
@@ -103,10 +106,18 @@ func (s *kqueueSel) Modify(fd int, ev Events) error {
 	// without Unregister (closing dropped them) that now names another
 	// file. A filter to drop may already be gone for the same reason.
 	old := s.regs[fd].ev
+	if (old^ev)&Oneshot != 0 {
+		// A filter keeps the EV_DISPATCH it was added with: take it out to
+		// add it with the other.
+		if err := s.remove(fd, old&(Read|Write)); err != nil {
+			return s.errorf("modify", fd, err)
+		}
+		old = 0
+	}
 	if err := s.apply(fd, ev, 0, false); err != nil {
 		return s.errorf("modify", fd, err)
 	}
-	if err := s.remove(fd, old&^ev); err != nil {
+	if err := s.remove(fd, old&^ev&(Read|Write)); err != nil {
 		return s.errorf("modify", fd, err)
 	}
 	s.set(fd, ev)

@@ -52,8 +52,17 @@ func (s *pollSel) Modify(fd int, ev Events) error {
 		return err
 	}
 	s.set(fd, ev)
-	s.pfds[s.idx[fd]].Events = pollMask(ev)
+	s.pfds[s.idx[fd]] = unix.PollFd{Fd: int32(fd), Events: pollMask(ev)} // armed again if it was off
 	return nil
+}
+
+// pollFd is the fd of p: a negative Fd, which poll skips, is a oneshot
+// registration that has reported, its fd complemented.
+func pollFd(p *unix.PollFd) int32 {
+	if p.Fd < 0 {
+		return ^p.Fd
+	}
+	return p.Fd
 }
 
 func (s *pollSel) Unregister(fd int) error {
@@ -63,7 +72,7 @@ func (s *pollSel) Unregister(fd int) error {
 	s.drop(fd)
 	i, last := s.idx[fd], len(s.pfds)-1
 	s.pfds[i] = s.pfds[last]
-	s.idx[s.pfds[i].Fd] = i
+	s.idx[pollFd(&s.pfds[i])] = i
 	s.pfds = s.pfds[:last]
 	return nil
 }
@@ -95,8 +104,12 @@ func (s *pollSel) Select(timeout time.Duration, buf []Event) ([]Event, error) {
 		if p.Revents&^unix.POLLIN != 0 {
 			got |= Write
 		}
-		if got &= s.regs[p.Fd].ev; got != 0 {
+		ev := s.regs[p.Fd].ev
+		if got &= ev; got != 0 {
 			buf = append(buf, Event{Fd: int(p.Fd), Events: got})
+			if ev&Oneshot != 0 {
+				p.Fd = ^p.Fd // off until Modify
+			}
 		}
 	}
 	return buf, err

@@ -115,6 +115,9 @@ func (s *selectSel) Select(timeout time.Duration, buf []Event) ([]Event, error) 
 				got |= Write
 			}
 			buf = append(buf, Event{Fd: fd, Events: got})
+			if s.regs[fd].ev&Oneshot != 0 {
+				s.mark(fd, 0) // off until Modify
+			}
 		}
 	}
 	return buf, err

@@ -40,6 +40,10 @@
 //     and kqueue do not.) The loop calls Modify whenever AddReader or
 //     AddWriter replaces a callback, so that AddReader on a reused fd
 //     watches its new file with every backend.
+//   - A registration with Oneshot (and one of Read or Write) reports one
+//     Select's event, then nothing until Modify arms it again: the kernel
+//     disarms it (EPOLLONESHOT, EV_DISPATCH), poll and select leave it out
+//     of their sets. A disarmed file whose fd is closed never reports.
 //   - select refuses fds >= FD_SETSIZE (1024; 256 on NetBSD) with
 //     ErrFdTooLarge.
 //
@@ -66,22 +70,39 @@ import (
 // Events is a set of readiness conditions.
 type Events uint32
 
-// Readiness conditions.
+// Readiness conditions, and Oneshot, which asks for one report.
 const (
 	Read Events = 1 << iota
 	Write
+	// Oneshot, with one of Read or Write, makes the registration report
+	// one Select's event at most: after that it stays registered and
+	// reports nothing until Modify arms it again (epoll's EPOLLONESHOT,
+	// kqueue's EV_DISPATCH). Re-arming is one Modify, where a level-
+	// triggered registration taken out and put back costs an Unregister
+	// and a Register; and a file whose fd was closed while it was
+	// disarmed never reports again, also when another fd keeps it open.
+	Oneshot
 )
 
 func (e Events) String() string {
-	switch e {
-	case Read:
-		return "read"
-	case Write:
-		return "write"
-	case Read | Write:
-		return "read|write"
+	name := map[Events]string{Read: "read", Write: "write", Read | Write: "read|write"}[e&^Oneshot]
+	if name == "" {
+		return fmt.Sprintf("Events(%d)", uint32(e))
 	}
-	return fmt.Sprintf("Events(%d)", uint32(e))
+	if e&Oneshot != 0 {
+		name += "|oneshot"
+	}
+	return name
+}
+
+// valid reports whether ev is a set the contract takes: Read, Write or
+// both, or one of them with Oneshot.
+func (e Events) valid() bool {
+	switch e {
+	case Read, Write, Read | Write, Read | Oneshot, Write | Oneshot:
+		return true
+	}
+	return false
 }
 
 // Event is one ready fd.
@@ -108,7 +129,7 @@ var (
 	ErrClosed        = errors.New("selector is closed")
 	ErrRegistered    = errors.New("fd is already registered")
 	ErrNotRegistered = errors.New("fd is not registered")
-	ErrBadEvents     = errors.New("events must be a non-empty set of Read and Write")
+	ErrBadEvents     = errors.New("events must be a non-empty set of Read and Write, or one of them with Oneshot")
 	ErrFdTooLarge    = errors.New("fd is too large for select (at or above FD_SETSIZE); use " + backends[0].name + " or poll")
 )
 

@@ -45,7 +45,7 @@ func (t *table) check(op string, fd int, ev Events, wantRegistered bool) error {
 		return t.errorf(op, fd, ErrClosed)
 	case fd < 0:
 		return t.errorf(op, fd, unix.EBADF)
-	case op != "unregister" && (ev == 0 || ev&^(Read|Write) != 0):
+	case op != "unregister" && !ev.valid():
 		return t.errorf(op, fd, ErrBadEvents)
 	case ok && !wantRegistered:
 		return t.errorf(op, fd, ErrRegistered)

@@ -41,6 +41,9 @@ func Run(t *testing.T, name string, opt Options) {
 	t.Run("ModifyAfterReuse", func(t *testing.T) { testModifyReused(t, open(t)) })
 	t.Run("HighFd", func(t *testing.T) { testHighFd(t, open(t), opt) })
 	t.Run("Closed", func(t *testing.T) { testClosed(t, open(t)) })
+	t.Run("Oneshot", func(t *testing.T) { testOneshot(t, open(t)) })
+	t.Run("OneshotHangUp", func(t *testing.T) { testOneshotHangUp(t, open(t)) })
+	t.Run("OneshotClosedDisarmed", func(t *testing.T) { testOneshotClosedDisarmed(t, open(t)) })
 }
 
 // Pair returns a non-blocking, close-on-exec stream socketpair closed at
