@@ -52,7 +52,15 @@ type readyQueue interface {
 
 // fdEntry is what the loop watches on one fd: reader and writer slot ids
 // plus one (0 = none).
-type fdEntry struct{ reader, writer uint32 }
+//
+// reg is what the selector holds for the fd: the events of its callbacks,
+// or a oneshot registration (see addOnce), which stays after its callback
+// is gone, disarmed or about to be, so that the next operation on the fd
+// re-arms it with one Modify.
+type fdEntry struct {
+	reader, writer uint32
+	reg            selectors.Events
+}
 
 func (e fdEntry) events() selectors.Events {
 	var ev selectors.Events

@@ -1,6 +1,10 @@
 package loopbench
 
-import "github.com/loopbench/loopbench/internal/sock"
+import (
+	"fmt"
+
+	"github.com/loopbench/loopbench/internal/sock"
+)
 
 // sockOp is one task-style socket operation and its future, in one
 // allocation. What it tries is a function of the op, not a closure, and
@@ -38,17 +42,23 @@ func (l *Loop) sockWait(name string, fd int, write bool, buf []byte, try func(*s
 	return l.waitOp(o)
 }
 
+// sockRecv is sockWait for a read, which waits at once when the last
+// task-style operation on fd was a wait that ended (its registration is
+// kept, core.kept): a request-response stream, whose next request comes
+// after the answer just sent, where a first try would find nothing. The
+// wait's Modify reports data already there as the next iteration begins.
+func (l *Loop) sockRecv(name string, fd int, buf []byte, try func(*sockOp) (any, bool, error)) *Future {
+	if !l.c.kept(fd) || l.c.cfg.Debug {
+		return l.sockWait(name, fd, false, buf, try)
+	}
+	return l.waitOp(l.newSockOp(fd, false, buf, try))
+}
+
 // waitOp completes o's future with its result, trying each time its fd
 // is ready until it reports done. Cancelling the future stops the
 // waiting.
 func (l *Loop) waitOp(o *sockOp) *Future {
-	var err error
-	if o.write {
-		err = l.AddWriter(o.fd, o.retry)
-	} else {
-		err = l.AddReader(o.fd, o.retry)
-	}
-	if err != nil {
+	if err := l.c.addOnce(o.fd, o.retry, o.write); err != nil {
 		o.f.SetException(err)
 		return &o.f
 	}
@@ -56,13 +66,19 @@ func (l *Loop) waitOp(o *sockOp) *Future {
 	return &o.f
 }
 
-// retry is the op's reader or writer.
+// retry is the op's reader or writer. One that finds nothing to do
+// arms its oneshot registration again.
 func (o *sockOp) retry() {
-	if v, done, err := o.try(o); done {
-		o.remove()
-		if !o.f.Done() {
-			completeFuture(&o.f, v, err)
+	v, done, err := o.try(o)
+	if !done {
+		if err = o.f.loop.c.rearm(o.fd); err == nil {
+			return
 		}
+		v, err = nil, fmt.Errorf("loopbench: %w", err)
+	}
+	o.remove()
+	if !o.f.Done() {
+		completeFuture(&o.f, v, err)
 	}
 }
 

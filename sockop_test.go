@@ -1,8 +1,10 @@
 package loopbench
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/loopbench/loopbench/internal/seltest"
 	"golang.org/x/sys/unix"
 )
 
@@ -34,4 +36,101 @@ func TestSockOpAllocs(t *testing.T) {
 	if send != 1 || recv != 1 {
 		t.Errorf("allocations per operation: SockSendAll %v, SockRecvInto %v; want 1 and 1", send, recv)
 	}
+}
+
+// recvOnce runs l until a SockRecvInto on fd, whose peer writes p at
+// once, is done, and returns its result.
+func recvOnce(t *testing.T, l *Loop, fd, peer int, p string) any {
+	t.Helper()
+	buf := make([]byte, 64)
+	f := l.SockRecvInto(fd, buf)
+	if p != "" {
+		seltest.Write(t, peer, p)
+	}
+	for i := 0; !f.Done(); i++ {
+		if i == 100 {
+			t.Fatal("SockRecvInto not done after 100 iterations")
+		}
+		l.runOnce()
+	}
+	v, err := f.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestSockOpsKeepRegistration: a task-style read waits on a oneshot
+// registration that stays when it is done, so the next read on the fd
+// re-arms it with one Modify (and waits at once); AddReader makes it
+// level-triggered again.
+func TestSockOpsKeepRegistration(t *testing.T) {
+	eachConfig(t, func(t *testing.T, l *Loop, rec *recordingSelector) {
+		a, b := seltest.Pair(t)
+		if v := recvOnce(t, l, a, b, "one"); v != 3 {
+			t.Fatalf("first read: %v", v)
+		}
+		if v := recvOnce(t, l, a, b, "second"); v != 6 {
+			t.Fatalf("second read: %v", v)
+		}
+		if l.RemoveReader(a) {
+			t.Fatal("RemoveReader found a reader after the reads were done")
+		}
+		l.AddReader(a, func() {})
+		l.RemoveReader(a)
+		want := "register read|oneshot,modify read|oneshot,modify read,unregister"
+		if got := strings.Join(rec.ops, ","); got != want {
+			t.Fatalf("selector calls %q, want %q", got, want)
+		}
+	})
+}
+
+// TestSockOpRearms: a read woken with nothing to read (another callback
+// drained the socket first) arms its registration again and completes
+// with the next data.
+func TestSockOpRearms(t *testing.T) {
+	eachConfig(t, func(t *testing.T, l *Loop, rec *recordingSelector) {
+		a, b := seltest.Pair(t)
+		buf := make([]byte, 64)
+		f := l.SockRecvInto(a, buf)
+		seltest.Write(t, b, "stolen")
+		l.CallSoon(func() { unix.Read(a, make([]byte, 64)) }) // runs before the reader
+		l.runOnce()
+		if f.Done() {
+			t.Fatal("the read completed with nothing to read")
+		}
+		seltest.Write(t, b, "mine")
+		for i := 0; !f.Done() && i < 100; i++ {
+			l.runOnce()
+		}
+		if v, err := f.Result(); v != 4 || err != nil {
+			t.Fatalf("read: %v, %v; want 4 bytes", v, err)
+		}
+		want := "register read|oneshot,modify read|oneshot"
+		if got := strings.Join(rec.ops, ","); got != want {
+			t.Fatalf("selector calls %q, want %q", got, want)
+		}
+	})
+}
+
+// TestSockOpReusedFd: after a read, the fd is closed and its number
+// reused by a new socket (dup2), while a duplicate keeps the old file
+// open: a read on the new socket waits on the new file, and the old
+// file's data is never reported.
+func TestSockOpReusedFd(t *testing.T) {
+	eachConfig(t, func(t *testing.T, l *Loop, rec *recordingSelector) {
+		a, b := seltest.Pair(t)
+		keep := seltest.DupAbove(t, a, 100)
+		recvOnce(t, l, a, b, "x")
+		c, d := seltest.Pair(t)
+		if err := unix.Dup2(c, a); err != nil {
+			t.Fatal(err)
+		}
+		unix.CloseOnExec(a)
+		_ = keep
+		seltest.Write(t, b, "old file")
+		if v := recvOnce(t, l, a, d, "new"); v != 3 {
+			t.Fatalf("read on the reused fd: %v, want the new socket's 3 bytes", v)
+		}
+	})
 }

@@ -29,13 +29,13 @@ type AcceptedConn struct {
 // SockRecv reads up to n bytes from fd; the result is a []byte, empty at
 // end of stream.
 func (l *Loop) SockRecv(fd, n int) *Future {
-	return l.sockWait("SockRecv", fd, false, make([]byte, n), tryRecv)
+	return l.sockRecv("SockRecv", fd, make([]byte, n), tryRecv)
 }
 
 // SockRecvInto reads into buf; the result is the byte count (an int), 0
 // at end of stream.
 func (l *Loop) SockRecvInto(fd int, buf []byte) *Future {
-	return l.sockWait("SockRecvInto", fd, false, buf, tryRecvInto)
+	return l.sockRecv("SockRecvInto", fd, buf, tryRecvInto)
 }
 
 // SockSendAll writes all of data to fd; the result is nil.
