@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/internal/httpwire"
 )
 
 // errMismatch is a reply that is not the echo of its request.
@@ -45,7 +46,8 @@ type conn struct {
 	state int
 	seq   uint64
 	msg   []byte
-	got   int // bytes of the echo in
+	got   int               // bytes of the echo (or response) in
+	resp  httpwire.Response // an HTTP run's response parser
 
 	intended, sent time.Duration    // of the current request
 	measured       bool             // the current request is the window's
@@ -58,7 +60,12 @@ type conn struct {
 }
 
 func newConn(w *worker, first time.Duration) *conn {
-	c := &conn{w: w, first: first, msg: make([]byte, w.run.cfg.Size)}
+	c := &conn{w: w, first: first}
+	if h := w.run.cfg.HTTP; h != nil {
+		c.msg = h.Request
+	} else {
+		c.msg = make([]byte, w.run.cfg.Size)
+	}
 	c.nextFn = c.next
 	return c
 }
@@ -144,7 +151,11 @@ func (c *conn) send(now time.Duration) {
 	c.k++
 	c.sent, c.got, c.state = now, 0, inflight
 	c.seq++
-	binary.LittleEndian.PutUint64(c.msg, c.seq)
+	if c.w.run.cfg.HTTP != nil {
+		c.newResponse()
+	} else {
+		binary.LittleEndian.PutUint64(c.msg, c.seq)
+	}
 	c.expires = now + w.run.s.timeout
 	w.expireAt(c.expires)
 	if err := c.wire.send(c.msg); err != nil {
@@ -155,6 +166,10 @@ func (c *conn) send(now time.Duration) {
 // received takes bytes of the answer; arrived is their arrival at the
 // socket in Unix ns (0: unknown).
 func (c *conn) received(data []byte, arrived int64) {
+	if c.w.run.cfg.HTTP != nil {
+		c.receivedHTTP(data, arrived)
+		return
+	}
 	c.w.work++
 	if c.state != inflight {
 		// Bytes with no request outstanding: the next reply is out of step.
@@ -243,6 +258,10 @@ func (c *conn) lost(from wire, err error) {
 	if c.state != inflight {
 		c.broken = err // the next request would have found it
 		c.drop()
+		return
+	}
+	if c.w.run.cfg.HTTP != nil {
+		c.lostHTTP(err)
 		return
 	}
 	if err == io.EOF && c.got > 0 {

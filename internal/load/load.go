@@ -106,6 +106,9 @@ type Config struct {
 	// sleeping: precise pacing for a CPU of the generator's own. The time
 	// spent so is reported (loadresult.Result.Spin).
 	Spin time.Duration
+	// HTTP, when set, makes the requests HTTP/1.1 (see HTTP); Size is then
+	// the request's length.
+	HTTP *HTTP `json:"-"`
 }
 
 // DefaultTimeout is the per-request timeout when Config.Timeout is 0.
@@ -116,7 +119,11 @@ func (cfg Config) Validate() error {
 	switch {
 	case cfg.Conns < 1:
 		return fmt.Errorf("-conns %d: want at least 1", cfg.Conns)
-	case cfg.Size < 8:
+	case cfg.HTTP != nil && cfg.Network == "udp":
+		return fmt.Errorf("-proto http goes over TCP, not -udp")
+	case cfg.HTTP != nil && len(cfg.HTTP.Request) == 0:
+		return fmt.Errorf("-proto http: no request to send")
+	case cfg.HTTP == nil && cfg.Size < 8:
 		return fmt.Errorf("-size %d: want at least 8 bytes (each request carries its sequence number)", cfg.Size)
 	case cfg.Duration <= 0:
 		return fmt.Errorf("-duration %v: want a positive duration", cfg.Duration)
@@ -145,6 +152,9 @@ const MaxDatagram = 65507
 
 // withDefaults fills in the Network, Timeout, Label and Dial left zero.
 func (cfg Config) withDefaults() Config {
+	if cfg.HTTP != nil {
+		cfg.Size = len(cfg.HTTP.Request)
+	}
 	if cfg.Network == "" {
 		cfg.Network = "tcp"
 	}
