@@ -61,7 +61,7 @@ func behindCause(rep loadresult.Result) string {
 	case rep.PacingLag.P99 > lateLag:
 		return fmt.Sprintf("the generator sent late (pacing lag p99 %v): %s", loadresult.Sig3(rep.PacingLag.P99), lagCause(rep, false))
 	}
-	return fmt.Sprintf("the server answered no faster (uncorrected p50 %v over %s, busy %.2f on average)", loadresult.Sig3(rep.Uncorrected.P50), loadresult.Plural(rep.Conns, "connection"), rep.Concurrency())
+	return fmt.Sprintf("the server limited it (uncorrected p50 %v over %s, busy %.2f on average)", loadresult.Sig3(rep.Uncorrected.P50), loadresult.Plural(rep.Conns, "connection"), rep.Concurrency())
 }
 
 // errorsWhy is a failed run's errors in parentheses, the most frequent
