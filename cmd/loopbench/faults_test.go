@@ -72,7 +72,7 @@ func TestLoadFaults(t *testing.T) {
 
 	interruptAfter(t, 150*time.Millisecond)
 	out, errs, code = runOut("load", "-addr", healthy, "-conns", "2", "-size", "64", "-warmup", "2s", "-duration", "2s")
-	if code != 1 || !strings.Contains(out, "0 requests in 0s") || !strings.Contains(errs, "interrupted after 0s of 2s") {
+	if code != 1 || !strings.Contains(out, "\nthe window's 0 requests = 0 answered") || !strings.Contains(errs, "interrupted after 0s of 2s") {
 		t.Fatalf("interrupted in the warmup: exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
 

@@ -163,7 +163,7 @@ func sweepsLine(raw string) string {
 	if slo > 0 {
 		at = " at the SLO " + slo.String()
 	}
-	return fmt.Sprintf("sweeps: %s, offered %s; knees%s: %s", plural(len(series), "server"), rateRange(lo, hi), at, strings.Join(knees, ", "))
+	return fmt.Sprintf("sweeps: %s, offered %s; knees%s: %s", loadresult.Plural(len(series), "server"), rateRange(lo, hi), at, strings.Join(knees, ", "))
 }
 
 // readLoad reads the load results among files (loadresult.Read finds
@@ -210,7 +210,7 @@ func (e *runEntry) describeLoad(all []loadresult.Result) {
 	e.date = start.UTC().Format(time.DateOnly)
 	e.host = "generators " + strings.Join(gens, ", ")
 	e.cores = strings.Join(cpus, ", ") + " usable CPUs per generator"
-	shape := fmt.Sprintf("load: %s of %s; %s", plural(len(all), "result"), plural(len(gens), "generator"), strings.Join(labels, "; "))
+	shape := fmt.Sprintf("load: %s of %s; %s", loadresult.Plural(len(all), "result"), loadresult.Plural(len(gens), "generator"), strings.Join(labels, "; "))
 	if steps > 0 {
 		shape += fmt.Sprintf("; a sweep of %d steps", steps)
 	}
@@ -275,14 +275,6 @@ func appendNew(list []string, s string) []string {
 		return list
 	}
 	return append(list, s)
-}
-
-// plural is "1 server", "2 servers".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // rateRange is "R req/s" or "LO to HI req/s".

@@ -70,9 +70,10 @@ after the server fell behind on two steps in a row (achieved below 99 %
 of offered, or corrected p99 over -slo) or when a step's errors pass
 -max-errors, and reports the knee: the highest offered rate met within
 the SLO among the steps the generator did not limit, below the first
-where it was CPU-bound (90 % of its CPUs, spinning left out): its
-ceiling. A step where it was late (pacing lag p99 over a tenth of -slo)
-or connection-bound (achieved rate times mean uncorrected latency at
+where it was CPU-bound (90 % of the CPUs its loops can use, spinning
+left out; a loop runs on one thread, so that is the number of loops, at
+most the usable CPUs): its ceiling. A step where it was late (pacing
+lag p99 over a tenth of -slo) or connection-bound (achieved rate times mean uncorrected latency at
 90 % of -conns or more, the rate behind and the server answering within
 twice its first step's p50: more connections would have sent more) is
 left out, neither met nor failed, and the steps after it still count;
@@ -86,17 +87,31 @@ timeout + 0.5 s), so N generators given the same flags step together and
 'loopbench merge' merges their sweeps step by step. Ctrl-C in a sweep
 leaves the step it came in out of the outputs and the knee.
 
-A run without -sweep is judged against -slo when it is given: its
+A run without -sweep is judged against -slo only when it is given: its
 corrected p99 (the sweep's SLO measure) over -slo fails it (exit 1), and
-one line says which; within it, one line says so.
+one line says which; within it, one line says so; without -slo, one
+line says it was not judged against one. An open-loop run that achieved
+less than 90 % of its offered rate fell far behind: it fails (exit 1),
+one line giving the achieved rate, the unsent requests and what limited
+it (the server going away, the generator's CPU, the connections, the
+generator sending late, or else the server).
+
+The output counts the window's requests once: intended = answered +
+timed out + failed otherwise + unsent (timeouts are errors too). A
+request whose answer does not match it, or a run that no answer came
+back in, fails with a line that says load speaks loopbench's echo
+protocol (the server sends each request's bytes back), which an HTTP
+or other server does not.
 
 Exit status: 0 when requests completed and errors stayed within
 -max-errors, and the corrected p99 within -slo when given (a sweep: when
 it ran); 1 when nothing completed, errors passed -max-errors, a run's
-corrected p99 passed -slo, or the run was interrupted (Ctrl-C: the
-output says "interrupted after X of Y" and the benchfmt output carries
-it as a config line); 2 a usage error, or an -out or -report path
-that cannot be written (checked before measuring).
+corrected p99 passed -slo, a run fell far behind (below 90 % of its
+offered rate), a -tls handshake failed (one line naming why; an
+unverified certificate names -ca and -insecure), or the run was
+interrupted (Ctrl-C: the output says "interrupted after X of Y" and the
+benchfmt output carries it as a config line); 2 a usage error, or an
+-out or -report path that cannot be written (checked before measuring).
 
 Examples:
   loopbench load -addr 127.0.0.1:9000 -conns 10 -rate 20000 -duration 10s
@@ -107,6 +122,9 @@ Examples:
 
 Flags:
 `
+
+// defaultSLO is a sweep's -slo when none is given.
+const defaultSLO = time.Millisecond
 
 type loadFlags struct {
 	cfg       load.Config
@@ -153,7 +171,7 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.BoolVar(&f.udp, "udp", false, "send each request as one datagram over UDP (a connected socket per connection; a lost datagram is a timeout)")
 	tlsf := addLoadTLSFlags(fs)
 	fs.StringVar(&f.sweep, "sweep", "", "open-loop steps of rising rate: 2000,4000,8000 or 2000:400000:x1.4 (see above)")
-	fs.DurationVar(&f.slo, "slo", time.Millisecond, "the corrected p99 a sweep's step, or a run when given, must stay within")
+	fs.DurationVar(&f.slo, "slo", 0, "the corrected p99 a sweep's step must stay within (default 1ms with -sweep); a run without -sweep is judged against it only when given")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return f, err
 	}
@@ -216,6 +234,9 @@ func (f *loadFlags) check(set map[string]bool) error {
 
 func (f *loadFlags) checkSweep(set map[string]bool) error {
 	f.sloSet = set["slo"]
+	if !f.sloSet {
+		f.slo = defaultSLO
+	}
 	if f.slo <= 0 {
 		return usageError{fmt.Sprintf("-slo %v: want a positive duration", f.slo)}
 	}
@@ -251,7 +272,6 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer outs.abandon()
-	writeTLSLine(f, stdout, stderr)
 	if f.rates != nil {
 		return runSweep(f, outs, stdout, stderr)
 	}
@@ -262,17 +282,18 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		rep, err := load.Run(ctx, f.cfg)
 		if err != nil {
 			if len(reps) > 0 {
-				writeLoad(stdout, f, reps)
+				writeLoad(stdout, stderr, f, reps)
 			}
-			return err
+			return tlsFailure(f, err)
 		}
+		rep.CPUs = generatorCPUs()
 		reps = append(reps, rep)
 		warnLoad(stderr, rep, f.cpus != "")
 		if rep.Interrupted || ctx.Err() != nil {
 			break
 		}
 	}
-	if err := writeLoad(stdout, f, reps); err != nil {
+	if err := writeLoad(stdout, stderr, f, reps); err != nil {
 		return err
 	}
 	if f.out != "" && len(reps) > 0 {
@@ -349,84 +370,6 @@ func spectrumPoints(h *hdrhistogram.Histogram) []report.SpectrumPoint {
 	return pts
 }
 
-// loadVerdict fails the command for a run that measured nothing, had too
-// many errors, or was interrupted.
-func loadVerdict(f loadFlags, reps []loadresult.Result) error {
-	for i, rep := range reps {
-		which := ""
-		if f.count > 1 {
-			which = fmt.Sprintf("run %d of %d: ", i+1, f.count)
-		}
-		switch {
-		case rep.Interrupted:
-			return fmt.Errorf("%sinterrupted after %v of %v: %d requests measured", which, rep.Elapsed.Round(time.Millisecond), rep.Duration, rep.Requests)
-		case rep.Requests == 0:
-			return fmt.Errorf("%sno request completed in the window %s", which, errorsWhy(rep))
-		case rep.ErrorRate() > f.maxErr:
-			return fmt.Errorf("%serror rate %.2f%% is above -max-errors %s %s", which, 100*rep.ErrorRate(), f.maxErrors, errorsWhy(rep))
-		}
-	}
-	if len(reps) < f.count {
-		return fmt.Errorf("interrupted after %d of %d runs", len(reps), f.count)
-	}
-	return nil
-}
-
-// errorsWhy is a failed run's errors in parentheses, the most frequent
-// named, and whether they say the server went away.
-func errorsWhy(rep loadresult.Result) string {
-	why := fmt.Sprintf("(%d errors%s)", rep.Errors, firstError(rep))
-	if gone := rep.ServerWentAway(); gone != "" {
-		why += ": " + gone
-	}
-	return why
-}
-
-func firstError(rep loadresult.Result) string {
-	if len(rep.ErrorTexts) == 0 {
-		return ""
-	}
-	return fmt.Sprintf(", the most frequent %dx %s", rep.ErrorTexts[0].Count, rep.ErrorTexts[0].Text)
-}
-
-// warnLoad warns when the run's figures describe the generator rather
-// than the server; pinned tells whether -cpu pinned it.
-func warnLoad(stderr io.Writer, rep loadresult.Result, pinned bool) {
-	if lag := rep.PacingLag.P99; lag > 100*time.Microsecond {
-		fmt.Fprintf(stderr, "loopbench load: warning: the generator sent its requests %v late at p99 (pacing lag), and the corrected latencies include it: %s\n", loadresult.Sig3(lag), lagCause(rep, pinned))
-	}
-	if rep.Behind {
-		cause := rep.ServerWentAway()
-		if cause == "" {
-			cause = "the server or the generator saturates; pin them apart with -cpu"
-		}
-		fmt.Fprintf(stderr, "loopbench load: warning: fell behind the schedule (%.0f of %.0f req/s): %s\n", rep.Achieved, rep.Offered, cause)
-	}
-	if c := rep.SpinFreeCores(); c >= loadresult.CPUBound*float64(generatorCPUs()) {
-		fmt.Fprintf(stderr, "loopbench load: warning: the generator kept %.2f cores busy (%d CPUs usable): a client this busy measures itself; add generators on other hosts (loopbench merge)\n", c, generatorCPUs())
-	}
-	if load.FiguresOf(rep, 0).ConnBound() {
-		fmt.Fprintf(stderr, "loopbench load: warning: connection-bound: the %d connections were busy %.2f on average (achieved rate times mean uncorrected latency); raise -conns\n", rep.Conns, rep.Concurrency())
-	}
-}
-
-// lagCause names why the generator sent late, then what to do. The CPU
-// it counts leaves spinning out (-spin keeps a CPU busy by choice).
-func lagCause(rep loadresult.Result, pinned bool) string {
-	cpus := generatorCPUs()
-	busy, spun := rep.SpinFreeCores(), ""
-	if rep.Spin > 0 {
-		spun = ", spinning left out"
-	}
-	switch {
-	case busy >= loadresult.CPUBound*float64(cpus):
-		return fmt.Sprintf("it kept %.2f of its %d CPUs busy%s, so it cannot keep the schedule; lower -rate or add generators on other hosts (loopbench merge)", busy, cpus, spun)
-	case pinned:
-		return fmt.Sprintf("its loops (%s) woke late or waited for their CPU, which other processes use (it kept only %.2f cores busy itself%s); give it a CPU of its own, or -spin", load.PacingMethod, busy, spun)
-	}
-	return fmt.Sprintf("its loops (%s) woke late or waited for a CPU, busy with the server or other processes (it kept only %.2f cores busy itself%s); pin it apart from the server with -cpu, or lower -rate", load.PacingMethod, busy, spun)
-}
-
 // named is a run's result as -out writes it: named by -name, with the
 // CPUs this process may use.
 func (f loadFlags) named(r loadresult.Result) loadresult.Result {
@@ -475,7 +418,10 @@ func pinSpare(cpus []int) error {
 	return nil
 }
 
-func writeLoad(w io.Writer, f loadFlags, reps []loadresult.Result) error {
+// writeLoad writes the runs in -format, after the TLS line (the runs
+// made their handshakes).
+func writeLoad(w, stderr io.Writer, f loadFlags, reps []loadresult.Result) error {
+	writeTLSLine(f, w, stderr)
 	return byFormat(f.format, func() error { return writeLoadJSON(w, f.cfg, reps) },
 		func() error { return writeBenchfmt(w, f.cfg, reps) }, func() error { return writeTables(w, reps) })
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -72,8 +73,28 @@ func (t *loadTLS) dial(cfg *load.Config) (string, error) {
 	return line, nil
 }
 
-// writeTLSLine states how a -tls run connects, ahead of its results: on
-// stdout (a configuration line in benchfmt), or on stderr for JSON.
+// tlsFailure names a failed TLS handshake in err: a certificate that was
+// not verified, with the flags that would accept it, or any other
+// handshake failure. Other errors are returned as they are.
+func tlsFailure(f loadFlags, err error) error {
+	if f.cfg.TLS == nil || err == nil {
+		return err
+	}
+	var cv *tls.CertificateVerificationError
+	if errors.As(err, &cv) {
+		return fmt.Errorf("tls: the handshake with %s failed: the server's certificate was not verified (%v): trust its CA with -ca FILE, or skip verification with -insecure", f.cfg.Addr, cv.Err)
+	}
+	var alert tls.AlertError
+	var header tls.RecordHeaderError
+	if errors.As(err, &alert) || errors.As(err, &header) {
+		return fmt.Errorf("tls: the handshake with %s failed: %v", f.cfg.Addr, err)
+	}
+	return err
+}
+
+// writeTLSLine states how a -tls run connected, ahead of its results,
+// once a handshake (verified, without -insecure) succeeded: on stdout (a
+// configuration line in benchfmt), or on stderr for JSON.
 func writeTLSLine(f loadFlags, stdout, stderr io.Writer) {
 	if f.tlsLine == "" {
 		return

@@ -139,9 +139,14 @@ func p99Name(rep loadresult.Result) string {
 
 // sloVerdict judges the runs against -slo, when it was given, as a
 // sweep judges a step: the corrected p99 over the SLO fails the command.
-// Within it, one line on stderr says so.
+// Within it, one line on stderr says so; without -slo, one line says the
+// runs were not judged.
 func sloVerdict(f loadFlags, reps []loadresult.Result, stderr io.Writer) error {
-	if !f.sloSet || len(reps) == 0 {
+	if len(reps) == 0 {
+		return nil
+	}
+	if !f.sloSet {
+		fmt.Fprintf(stderr, "loopbench load: not judged against an SLO (give -slo to fail a %s over it)\n", p99Name(reps[0]))
 		return nil
 	}
 	c := load.Criteria{SLO: f.slo}

@@ -40,7 +40,7 @@ func runSweep(f loadFlags, outs *loadOutputs, stdout, stderr io.Writer) error {
 		}
 	}
 	if err != nil {
-		return err
+		return tlsFailure(f, err)
 	}
 	return sweepVerdict(f, sw)
 }
@@ -66,6 +66,7 @@ func sweepVerdict(f loadFlags, sw load.Sweep) error {
 }
 
 func writeSweepOutputs(f loadFlags, outs *loadOutputs, sw load.Sweep, stdout, stderr io.Writer) error {
+	writeTLSLine(f, stdout, stderr) // its steps made their handshakes
 	err := byFormat(f.format, func() error { return writeSweepJSON(stdout, f, sw) },
 		func() error { return writeSweepBenchfmt(stdout, f, sw) }, func() error { return writeSweepTable(stdout, f.cfg, f.criteria(), sw) })
 	if err != nil {
@@ -107,8 +108,8 @@ func sweepSeries(name string, steps []load.Step, k load.Knee) report.SweepSeries
 
 // writeSweepTable writes one row per step and the knee.
 func writeSweepTable(w io.Writer, cfg load.Config, c load.Criteria, sw load.Sweep) error {
-	fmt.Fprintf(w, "%s: %d steps over %d connections of %d bytes, each %v after %v of warmup; SLO: corrected p99 within %v, errors within %.3g%%\n",
-		cfg.Label, len(sw.Steps), cfg.Conns, cfg.Size, cfg.Duration, cfg.Warmup, c.SLO, 100*c.MaxErrors)
+	fmt.Fprintf(w, "%s: %s over %s of %d bytes, each %v after %v of warmup; SLO: corrected p99 within %v, errors within %.3g%%\n",
+		cfg.Label, loadresult.Plural(len(sw.Steps), "step"), loadresult.Plural(cfg.Conns, "connection"), cfg.Size, cfg.Duration, cfg.Warmup, c.SLO, 100*c.MaxErrors)
 	var rows []sweepRow
 	for _, s := range sw.Steps {
 		rows = append(rows, sweepRow{s.Result, s.Result.Cores(), s.Verdict.String()})

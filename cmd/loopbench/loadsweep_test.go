@@ -253,7 +253,7 @@ func mergeInterrupted(t *testing.T, g0, g1 string) {
 		}
 		out, errs, code := runOut("merge", g0, g1)
 		switch {
-		case i == 1 && (code != 0 || !strings.HasSuffix(errs, "loopbench merge: warning: step 2 was interrupted in g1: the merged sweep ends before it\n") || !strings.Contains(out, "1 steps merged")):
+		case i == 1 && (code != 0 || !strings.HasSuffix(errs, "loopbench merge: warning: step 2 was interrupted in g1: the merged sweep ends before it\n") || !strings.Contains(out, "1 step merged")):
 			t.Fatalf("step 2 interrupted: exit %d\n%s\n%s", code, errs, out)
 		case i == 0 && (code != 2 || errs != "loopbench merge: step 1 was interrupted in g1: no step to merge\n"):
 			t.Fatalf("step 1 interrupted: exit %d, %q", code, errs)
@@ -327,7 +327,7 @@ func TestLoadSweepInterrupted(t *testing.T) {
 			t.Errorf("-out step %d: interrupted %v, %d requests", *r.Step+1, r.Interrupted, r.Requests)
 		}
 	}
-	if !strings.Contains(out, fmt.Sprintf("\nstopped: interrupted in step %d (%d req/s), which is left out\n", k, 100*k)) || !strings.HasPrefix(out, fmt.Sprintf("%s: %d steps", addr, k-1)) {
+	if !strings.Contains(out, fmt.Sprintf("\nstopped: interrupted in step %d (%d req/s), which is left out\n", k, 100*k)) || !strings.HasPrefix(out, fmt.Sprintf("%s: %s over", addr, loadresult.Plural(k-1, "step"))) {
 		t.Fatalf("table:\n%s", out)
 	}
 }

@@ -19,14 +19,16 @@ percentiles from the merged HDR histograms (never an average of
 percentiles), corrected and uncorrected, and a table per generator.
 Sweeps ('load -sweep -out', the generators stepping together with
 -start-at) are merged step by step, each merged step judged by the
-sweeps' -slo and -max-errors, and the knee found on the merged curve.
+sweeps' -slo and -max-errors, each keeping the generator limits
+(CPU-bound, late, connection-bound) every generator's own sweep judged,
+and the knee found on the merged curve.
 
 Refuses, with exit status 2, what it cannot sum: the same file twice, or
 the same result twice, results of different labels or message sizes, and
 windows that do not overlap; -force merges them anyway, with a warning.
 Warns when the windows overlap by less than 90% of the longest (start the
 generators with -start-at), when a generator fell behind its schedule,
-and when one kept its CPUs busy (it measures itself). A sweep step some
+and when one kept the CPUs its loops can use busy (it measures itself). A sweep step some
 generator was interrupted in ends the merged sweep before it, with a
 warning (in the first step: nothing to merge, exit 2).
 

@@ -97,7 +97,7 @@ func TestMergeBadFiles(t *testing.T) {
 		if exitCode(err) != 2 || !strings.Contains(errb.String(), bad) || strings.Count(errb.String(), "\n") != 1 {
 			t.Errorf("merge with %s: exit %d, stderr %q; want 2 and one line naming it", filepath.Base(bad), exitCode(err), errb.String())
 		}
-		if !strings.Contains(out.String(), "1 generators: 20 requests") {
+		if !strings.Contains(out.String(), "1 generator: 10 req/s") || !strings.Contains(out.String(), "the windows' 20 requests = 20 answered") {
 			t.Errorf("merge with %s: the good file was not reported: %q", filepath.Base(bad), out.String())
 		}
 	}

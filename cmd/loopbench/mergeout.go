@@ -11,22 +11,16 @@ import (
 )
 
 func writeMergedTable(w io.Writer, m loadresult.Merged) error {
-	fmt.Fprintf(w, "%d generators: %d requests, %.0f req/s", len(m.Generators), m.Requests, m.Achieved)
+	fmt.Fprintf(w, "%s: %.0f req/s", loadresult.Plural(len(m.Generators), "generator"), m.Achieved)
 	if m.Offered > 0 {
 		fmt.Fprintf(w, " (offered %.0f)", m.Offered)
-	}
-	fmt.Fprintf(w, ", %d errors", m.Errors)
-	if m.Errors > 0 {
-		fmt.Fprintf(w, " (%.3g%%)", 100*m.ErrorRate())
 	}
 	if m.Overlaps() {
 		fmt.Fprintf(w, "; common window %v (%.0f%% of the longest)\n", m.End.Sub(m.Start).Round(time.Millisecond), 100*m.Overlap)
 	} else {
 		fmt.Fprintln(w, "; the windows do not overlap")
 	}
-	if m.Answered != m.Scheduled {
-		fmt.Fprintf(w, "the windows' %d requests: %d answered, %d timed out, %d failed otherwise, %d unsent\n", m.Scheduled, m.Answered, m.TimedOut, m.Errors-m.TimedOut, m.Unsent)
-	}
+	fmt.Fprintln(w, m.Accounting("the windows'"))
 	rows := []loadresult.LatencyRow{{Name: "corrected", L: m.Corrected}, {Name: "uncorrected", L: m.Uncorrected}}
 	if m.Offered > 0 {
 		rows = append(rows, loadresult.LatencyRow{Name: "pacing lag", L: m.PacingLag})

@@ -20,8 +20,8 @@ func stepCores(m loadresult.Merged) float64 {
 }
 
 func writeMergedSweepTable(w io.Writer, ms load.MergedSweep) error {
-	fmt.Fprintf(w, "%d generators (%s), %d steps merged; SLO: corrected p99 within %v, errors within %.3g%%\n",
-		len(ms.Generators), strings.Join(ms.Generators, ", "), len(ms.Steps), ms.Criteria.SLO, 100*ms.Criteria.MaxErrors)
+	fmt.Fprintf(w, "%s (%s), %s merged; SLO: corrected p99 within %v, errors within %.3g%%\n",
+		loadresult.Plural(len(ms.Generators), "generator"), strings.Join(ms.Generators, ", "), loadresult.Plural(len(ms.Steps), "step"), ms.Criteria.SLO, 100*ms.Criteria.MaxErrors)
 	var rows []sweepRow
 	for _, s := range ms.Steps {
 		m := s.Merged

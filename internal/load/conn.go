@@ -13,7 +13,7 @@ import (
 )
 
 // errMismatch is a reply that is not the echo of its request.
-var errMismatch = errors.New("reply is not the echo of the request")
+var errMismatch = errors.New(NotEchoText)
 
 // errTimeout is a request's timeout, named as a read's.
 var errTimeout = &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}

@@ -11,6 +11,22 @@ import (
 	"github.com/loopbench/loopbench/internal/loadresult"
 )
 
+// NotEchoText is the error text of an answer that is not the echo of its
+// request: the server does not speak the echo protocol.
+const NotEchoText = "reply is not the echo of the request"
+
+// connectError is Run's failure to open any connection: its text names
+// the address and the first error as the error counts do (errorText),
+// and it unwraps to that error (a TLS handshake's, for one).
+type connectError struct {
+	addr string
+	err  error
+}
+
+func (e *connectError) Error() string { return "cannot connect to " + e.addr + ": " + errorText(e.err) }
+
+func (e *connectError) Unwrap() error { return e.err }
+
 // errorLog groups errors by text and counts those that say the server
 // went away (serverGone): one per loop, owned by its thread.
 type errorLog struct {

@@ -30,7 +30,7 @@ type Figures struct {
 	P99               time.Duration // corrected
 	ErrorRate         float64
 	PacingLagP99      time.Duration
-	CPUBound          bool // the generator kept its CPUs busy
+	CPUBound          bool // the generator kept the CPUs its loops can use busy (loadresult.Result.CPUBound)
 	// Concurrency is the connections kept busy on average
 	// (loadresult.Result.Concurrency), of Conns.
 	Concurrency float64
@@ -58,7 +58,7 @@ type Verdict struct {
 	Behind    bool // achieved below MinAchieved of offered: the server fell behind
 	OverSLO   bool // corrected p99 above the SLO
 	Errored   bool // error rate above MaxErrors
-	CPUBound  bool // the generator kept its CPUs busy
+	CPUBound  bool // the generator kept the CPUs its loops can use busy
 	Late      bool // the generator's pacing lag p99 passed LateLag
 	ConnBound bool // every connection was busy: more would have sent more (Figures.ConnBound)
 }

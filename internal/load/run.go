@@ -30,7 +30,7 @@ func Run(ctx context.Context, cfg Config) (loadresult.Result, error) {
 	defer run.close()
 	if opened, first := run.dialled(); opened == 0 {
 		run.abort()
-		return rep, fmt.Errorf("cannot connect to %s: %s", cfg.Addr, errorText(first))
+		return rep, &connectError{cfg.Addr, first}
 	}
 	if wait := time.Until(cfg.StartAt); !cfg.StartAt.IsZero() && wait > 0 {
 		t := time.NewTimer(wait)
@@ -247,7 +247,7 @@ func (r *shared) result(id loadresult.Result, start, end time.Time, wall, cpu ti
 	res := loadresult.Merge(parts...)
 	res.Name, res.Label, res.Addr, res.Conns, res.Size = id.Name, id.Label, id.Addr, id.Conns, id.Size
 	res.PacingMethod, res.Duration, res.Interrupted = id.PacingMethod, id.Duration, id.Interrupted
-	res.Wall, res.CPU = wall, cpu
+	res.Wall, res.CPU, res.Loops = wall, cpu, len(r.ws)
 	if r.cfg.Rate > 0 {
 		res.Offered = r.cfg.Rate
 	}

@@ -87,7 +87,8 @@ type SweepConfig struct {
 	Rates    []float64
 	Criteria Criteria
 	// CPUs is the generator's usable CPUs: a step where it kept 90 % of
-	// them busy is CPU-bound. 0: never.
+	// the CPUs its loops can use busy (at most one per loop: Result.Loops)
+	// is CPU-bound. 0: never.
 	CPUs int
 	// StartAt, when set, starts step k at StartAt + k×Period, so that N
 	// generators given the same flags step at the same instants.
@@ -138,7 +139,8 @@ func (sw Sweep) Outcomes() []StepOutcome {
 	return out
 }
 
-// FiguresOf are a run's figures for judging, cpus its usable CPUs. The
+// FiguresOf are a run's figures for judging, cpus its usable CPUs (of
+// which its loops use one each at most: loadresult.Result.CPUBound). The
 // CPU it counts leaves the spinning out (SpinFreeCores).
 func FiguresOf(rep loadresult.Result, cpus int) Figures {
 	rep.CPUs = cpus

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/loopbench/loopbench/internal/loadresult"
 )
 
 // capacityServer is an echo server of known capacity, 1/service requests
@@ -84,5 +86,37 @@ func TestSweepKneeAtCapacity(t *testing.T) {
 	last := sw.Steps[len(sw.Steps)-1]
 	if !strings.Contains(sw.Stop, "two steps in a row") || last.Result.Offered != 170 || last.Verdict.Met() || sw.Steps[len(sw.Steps)-2].Verdict.Met() {
 		t.Fatalf("stopped at %.0f req/s: %q; want after the two steps past capacity", last.Result.Offered, sw.Stop)
+	}
+}
+
+// TestSweepCPUBoundPerLoop: a step where the generator's one loop kept
+// 0.98 cores busy, on a machine of 2 usable CPUs (far from 90 % of
+// them), is CPU-bound: judged against the one CPU a loop can use, it is
+// a generator limit, left out of the knee, not a server over its SLO
+// that the knee would be placed below. The figures are injected.
+func TestSweepCPUBoundPerLoop(t *testing.T) {
+	sc := SweepConfig{Run: Config{Addr: "198.18.0.1:9", Conns: 4, Size: 64, Duration: time.Second}, Rates: []float64{1000, 2000, 4000},
+		Criteria: Criteria{SLO: time.Millisecond, MaxErrors: 0.01}, CPUs: 2}
+	sc.run = func(_ context.Context, cfg Config) (loadresult.Result, error) {
+		cores, p99 := 0.3, 200*time.Microsecond
+		if cfg.Rate > 1000 {
+			cores, p99 = 0.98, 5*time.Millisecond // the loop's CPU, not the server, held the answers back
+		}
+		r := synth(t, "g", t0, time.Second, []int64{int64(p99 / 2000), int64(p99 / 1000)}, 0)
+		r.Offered, r.Achieved, r.Loops = cfg.Rate, cfg.Rate, 1
+		r.CPU = time.Duration(cores * float64(r.Wall))
+		return r, nil
+	}
+	sw, err := RunSweep(context.Background(), sc, nil)
+	if err != nil || len(sw.Steps) != 3 {
+		t.Fatalf("%d steps, %v", len(sw.Steps), err)
+	}
+	for i, want := range []string{"met", "over SLO, generator CPU-bound", "over SLO, generator CPU-bound"} {
+		if got := sw.Steps[i].Verdict.String(); got != want {
+			t.Errorf("step %d: %q, want %q", i+1, got, want)
+		}
+	}
+	if k := sw.Knee; k.Rate != 1000 || !k.LowerBound || !strings.Contains(k.Note, "CPU-bound at 2000 req/s") {
+		t.Errorf("knee %v: want at least 1000 req/s, the generator CPU-bound at 2000", k)
 	}
 }

@@ -95,7 +95,7 @@ func MergeSweeps(rs []loadresult.Result) (MergedSweep, error) {
 		for _, s := range m.Warnings {
 			ms.Warnings = append(ms.Warnings, fmt.Sprintf("step %d: %s", k+1, s))
 		}
-		ms.Steps = append(ms.Steps, MergedStep{Index: k, Merged: m, Verdict: ms.Criteria.Judge(mergedFigures(m))})
+		ms.Steps = append(ms.Steps, MergedStep{Index: k, Merged: m, Verdict: mergedVerdict(ms.Criteria, m, byStep[0])})
 	}
 	if len(ms.Steps) == 0 {
 		return ms, errors.New("no sweep has a first step")
@@ -108,16 +108,28 @@ func MergeSweeps(rs []loadresult.Result) (MergedSweep, error) {
 	return ms, nil
 }
 
-// mergedFigures are a merged step's figures: the generators' sums and
-// merged tail, the latest generator's pacing lag, and CPU-bound when any
-// generator was.
-func mergedFigures(m loadresult.Merged) Figures {
+// mergedVerdict judges a merged step: the server by the generators' sums
+// and merged tail, and the generator limits of each generator as its own
+// sweep judged them (first holds the generators' first steps, whose p50
+// a connection-bound step is held against): late when the latest was,
+// CPU-bound or connection-bound when any was.
+func mergedVerdict(c Criteria, m loadresult.Merged, first []loadresult.Result) Verdict {
 	f := Figures{Offered: m.Offered, Achieved: m.Achieved, P99: m.Corrected.P99, ErrorRate: m.ErrorRate()}
+	connBound := false
 	for _, r := range m.Generators {
-		f.PacingLagP99 = max(f.PacingLagP99, r.PacingLag.P99)
-		f.CPUBound = f.CPUBound || r.CPUBound()
+		g := FiguresOf(r, r.CPUs)
+		for _, b := range first {
+			if b.Name == r.Name && r.Step != nil && *r.Step > 0 {
+				g.BaseLatencyP50 = b.Uncorrected.P50
+			}
+		}
+		f.PacingLagP99 = max(f.PacingLagP99, g.PacingLagP99)
+		f.CPUBound = f.CPUBound || g.CPUBound
+		connBound = connBound || g.ConnBound()
 	}
-	return f
+	v := c.Judge(f)
+	v.ConnBound = connBound
+	return v
 }
 
 // interrupted names the generators whose step was interrupted (by a

@@ -113,3 +113,52 @@ func TestMergeSweepsInterrupted(t *testing.T) {
 		t.Fatalf("interrupted in the first step: %v", err)
 	}
 }
+
+// TestMergeSweepKeepsLimits: one generator's sweep merged alone keeps
+// every generator limit its own sweep judged: connection-bound (its one
+// connection busy, answered as fast as at the first step), late, and
+// CPU-bound (its one loop busy), with the knee the sweep found.
+func TestMergeSweepKeepsLimits(t *testing.T) {
+	c := Criteria{SLO: 50 * time.Millisecond, MaxErrors: 0.01}
+	var steps []loadresult.Result
+	var own []StepOutcome
+	for k, rate := range []float64{400, 1000, 1200, 1400} {
+		r := synth(t, "g", t0.Add(time.Duration(k)*5*time.Second), 2*time.Second, latencies(2000, 100), 0)
+		r.Conns, r.CPUs, r.Loops, r.Offered, r.Achieved = 1, 2, 1, rate, min(rate, 450)
+		switch k {
+		case 2:
+			r.PacingLagHist.RecordValues(8_000_000, 10) // 8 ms late: past a tenth of the SLO
+			r.Summarize()
+		case 3:
+			r.CPU = r.Wall * 95 / 100
+		}
+		steps = append(steps, r.AsStep(k, c.SLO, c.MaxErrors))
+		fig := FiguresOf(r, r.CPUs)
+		if k > 0 {
+			fig.BaseLatencyP50 = steps[0].Uncorrected.P50
+		}
+		own = append(own, StepOutcome{Offered: rate, Verdict: c.Judge(fig)})
+	}
+	ms, err := MergeSweeps(steps)
+	if err != nil || len(ms.Steps) != 4 {
+		t.Fatalf("%d steps, %v", len(ms.Steps), err)
+	}
+	wants := []string{"met", "behind, generator connection-bound", "behind, generator late, generator connection-bound", "behind, generator CPU-bound, generator connection-bound"}
+	for k, s := range ms.Steps {
+		if got := s.Verdict.String(); got != wants[k] || s.Verdict != own[k].Verdict {
+			t.Errorf("step %d: merged %q, the sweep's own %q; want %q", k+1, got, own[k].Verdict, wants[k])
+		}
+	}
+	if ms.Knee != FindKnee(own) || ms.Knee.Rate != 400 || !ms.Knee.LowerBound {
+		t.Errorf("merged knee %v, the sweep's own %v", ms.Knee, FindKnee(own))
+	}
+}
+
+// latencies are n latencies (µs) from base up by a tenth of it each.
+func latencies(base, n int64) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = base + int64(i)*base/10
+	}
+	return out
+}

@@ -53,7 +53,8 @@ func ExampleResult_WriteText() {
 	back, err := loadresult.Read("gen.json", strings.NewReader("a log line\n"+file.String()))
 	fmt.Println(len(back), "result read back:", back[0].Requests, "requests, p99", back[0].Corrected.P99, err)
 	// Output:
-	// echo: 1000 requests in 1s over 4 connections of 64 bytes: 1000 req/s, 0 errors
+	// echo: 1s over 4 connections of 64 bytes: 1000 req/s
+	// the window's 1000 requests = 1000 answered + 0 timed out + 0 failed otherwise + 0 unsent, 0 errors
 	//      latency     p50    p90    p99  p99.9    max
 	//   round trip  99.9µs  140µs  149µs  150µs  150µs
 	// generator CPU: 0.08 cores over 1.2s, 100µs per answered request; connections busy 0.10 of 4 on average

@@ -64,6 +64,7 @@ type fileLine struct {
 	SpinNS       int64   `json:"spin_ns,omitempty"`
 	CPUCores     float64 `json:"generator_cpu_cores,omitempty"`
 	CPUs         int     `json:"generator_cpus"`
+	Loops        int     `json:"generator_loops,omitempty"` // 0: written before loops were counted
 	PacingMethod string  `json:"pacing_method"`
 	// Histograms of latency in ns, encoded.
 	CorrectedNS   string `json:"corrected_hist_ns"`
@@ -81,7 +82,7 @@ func (r Result) Write(w io.Writer) error {
 		Requests: r.Requests, Scheduled: r.Scheduled, Answered: r.Answered, TimedOut: r.TimedOut, Unsent: r.Unsent,
 		Errors: r.Errors, ErrorTexts: r.ErrorTexts, Gone: r.Gone, Overflow: r.Overflow,
 		OfferedRPS: r.Offered, AchievedRPS: r.Achieved, Behind: r.Behind, Interrupted: r.Interrupted,
-		CPUNS: int64(r.CPU), WallNS: int64(r.Wall), SpinNS: int64(r.Spin), CPUs: r.CPUs, PacingMethod: r.PacingMethod}
+		CPUNS: int64(r.CPU), WallNS: int64(r.Wall), SpinNS: int64(r.Spin), CPUs: r.CPUs, Loops: r.Loops, PacingMethod: r.PacingMethod}
 	for _, h := range []struct {
 		h        *hdrhistogram.Histogram
 		dst      *string
@@ -198,7 +199,7 @@ func decode(b []byte) (Result, error) {
 // version 2 line holds the generator's cores only: its wall time is read
 // as its window's length, and its CPU as the cores over that.
 func (l fileLine) result() Result {
-	r := Result{Name: l.Name, Label: l.Label, Addr: l.Addr, Conns: l.Conns, Size: l.SizeBytes, CPUs: l.CPUs, PacingMethod: l.PacingMethod,
+	r := Result{Name: l.Name, Label: l.Label, Addr: l.Addr, Conns: l.Conns, Size: l.SizeBytes, CPUs: l.CPUs, Loops: l.Loops, PacingMethod: l.PacingMethod,
 		Step: l.Step, SLO: time.Duration(l.SLONS), MaxErrors: l.MaxErrors,
 		WindowStart: l.WindowStart, WindowEnd: l.WindowEnd, Elapsed: time.Duration(l.ElapsedNS), Duration: time.Duration(l.DurationNS),
 		Interrupted: l.Interrupted, Offered: l.OfferedRPS, Achieved: l.AchievedRPS, Behind: l.Behind,
@@ -230,7 +231,7 @@ func (l fileLine) check() error {
 		return fmt.Errorf("window ends (%v) before it starts (%v)", l.WindowEnd, l.WindowStart)
 	case l.Requests < 0 || l.Scheduled < 0 || l.Answered < 0 || l.TimedOut < 0 || l.Unsent < 0 || l.Errors < 0 || l.Gone < 0 || l.Overflow < 0:
 		return errors.New("negative counts")
-	case l.Conns < 0 || l.SizeBytes < 0 || l.CPUs < 0 || l.OfferedRPS < 0 || l.AchievedRPS < 0:
+	case l.Conns < 0 || l.SizeBytes < 0 || l.CPUs < 0 || l.Loops < 0 || l.OfferedRPS < 0 || l.AchievedRPS < 0:
 		return errors.New("negative sizes or rates")
 	case l.ElapsedNS < 0 || l.DurationNS < 0 || l.CPUNS < 0 || l.WallNS < 0 || l.SpinNS < 0 || l.CPUCores < 0 || l.CPUCores > 1e6:
 		return errors.New("negative times or cores")

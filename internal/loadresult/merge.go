@@ -11,7 +11,7 @@ import (
 
 // Merge merges parts that ran at the same time into one result: the
 // loops of one generator, or N generators against one server. Counts,
-// errors by text, connections, CPUs, CPU and Spin are summed; the
+// errors by text, connections, CPUs, loops, CPU and Spin are summed; the
 // offered and achieved rates are summed, each part's its requests over
 // its own window (the server's rate when the parts ran together and
 // steadily); the histograms are merged and the percentiles read from
@@ -26,7 +26,7 @@ func Merge(parts ...Result) Result {
 		return Result{}
 	}
 	m := parts[0]
-	m.Conns, m.CPUs, m.ErrorTexts = 0, 0, nil
+	m.Conns, m.CPUs, m.Loops, m.ErrorTexts = 0, 0, 0, nil
 	m.Requests, m.Scheduled, m.Answered, m.TimedOut, m.Unsent, m.Errors, m.Gone, m.Overflow = 0, 0, 0, 0, 0, 0, 0, 0
 	m.Offered, m.Achieved, m.CPU, m.Spin, m.Wall, m.Duration = 0, 0, 0, 0, 0, 0
 	hists := []**hdrhistogram.Histogram{&m.CorrectedHist, &m.UncorrectedHist, &m.PacingLagHist, &m.ReceiveLagHist}
@@ -36,6 +36,7 @@ func Merge(parts ...Result) Result {
 	for i, p := range parts {
 		m.Conns += p.Conns
 		m.CPUs += p.CPUs
+		m.Loops += p.Loops
 		m.Requests += p.Requests
 		m.Scheduled += p.Scheduled
 		m.Answered += p.Answered
@@ -181,7 +182,7 @@ func (m Merged) warn() []string {
 			ws = append(ws, fmt.Sprintf("%s: fell behind its schedule (%.0f of %.0f req/s)", r.Name, r.Achieved, r.Offered))
 		}
 		if r.CPUBound() {
-			ws = append(ws, fmt.Sprintf("%s: kept %.2f of its %d CPUs busy: it measures itself; add generators", r.Name, r.SpinFreeCores(), r.CPUs))
+			ws = append(ws, fmt.Sprintf("%s: %s: it measures itself; add generators", r.Name, r.CPUBusy()))
 		}
 		if r.Interrupted {
 			ws = append(ws, fmt.Sprintf("%s: interrupted before its window closed", r.Name))

@@ -43,8 +43,10 @@ type Result struct {
 	Conns int // the connections of the run
 	Size  int // message size in bytes
 	// CPUs are the generator's usable CPUs (its affinity set), 0 when
-	// unknown; PacingMethod names how it waits for a send time.
-	CPUs         int
+	// unknown; Loops are its event loops (one per -cpu, at most one per
+	// connection), 0 when unknown; PacingMethod names how it waits for a
+	// send time.
+	CPUs, Loops  int
 	PacingMethod string
 	// Step is the index of the step in a sweep, nil for a single run;
 	// SLO and MaxErrors are the sweep's criteria.
@@ -105,8 +107,8 @@ type ErrorCount struct {
 	Count int64  `json:"count"`
 }
 
-// CPUBound is the share of its usable CPUs past which a generator counts
-// as measuring itself.
+// CPUBound is the share of the CPUs its loops can use (LoopCPUs) past
+// which a generator counts as measuring itself.
 const CPUBound = 0.9
 
 // MaxSteps bounds the steps of a sweep.
@@ -150,10 +152,33 @@ func (r Result) SpinFreeCores() float64 {
 	return max(r.CPU-r.Spin, 0).Seconds() / r.Wall.Seconds()
 }
 
-// CPUBound reports whether the generator kept its usable CPUs busy
-// (spinning left out): it measured itself.
+// LoopCPUs are the CPUs the generator's loops can use: each loop runs on
+// one thread, so no more than the loops, and no more than the usable
+// CPUs. 0 when the CPUs are unknown; the CPUs when the loops are (a
+// result written before they were counted).
+func (r Result) LoopCPUs() int {
+	if r.Loops > 0 {
+		return min(r.Loops, r.CPUs)
+	}
+	return r.CPUs
+}
+
+// CPUBound reports whether the generator kept the CPUs its loops can use
+// busy (LoopCPUs, spinning left out): it measured itself.
 func (r Result) CPUBound() bool {
-	return r.CPUs > 0 && r.SpinFreeCores() >= CPUBound*float64(r.CPUs)
+	n := r.LoopCPUs()
+	return n > 0 && r.SpinFreeCores() >= CPUBound*float64(n)
+}
+
+// CPUBusy says how busy the generator kept the CPUs its loops can use,
+// spinning left out: "kept 0.95 cores busy of the 1 CPU its 1 loop can
+// use (2 usable)".
+func (r Result) CPUBusy() string {
+	s := fmt.Sprintf("kept %.2f cores busy of the %s", r.SpinFreeCores(), Plural(r.LoopCPUs(), "CPU"))
+	if r.Loops > 0 {
+		s += fmt.Sprintf(" its %s can use (%d usable)", Plural(r.Loops, "loop"), r.CPUs)
+	}
+	return s
 }
 
 // CPUPerRequest is the generator's CPU per answered request, spinning

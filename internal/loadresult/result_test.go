@@ -52,8 +52,9 @@ func roundTrip(t *testing.T, r Result) Result {
 
 func TestRoundTrip(t *testing.T) {
 	r := synth(t, "gen-a", t0, time.Second, []int64{100, 200, 300, 5000}, 2)
+	r.Loops = 3
 	got := roundTrip(t, r.AsStep(3, time.Millisecond, 0.01))
-	if got.Requests != 4 || got.Errors != 2 || got.Scheduled != 6 || got.Name != "gen-a" || !got.WindowStart.Equal(t0) || *got.Step != 3 || got.SLO != time.Millisecond {
+	if got.Requests != 4 || got.Loops != 3 || got.Errors != 2 || got.Scheduled != 6 || got.Name != "gen-a" || !got.WindowStart.Equal(t0) || *got.Step != 3 || got.SLO != time.Millisecond {
 		t.Fatalf("round trip: %+v", got)
 	}
 	if got.CorrectedHist.TotalCount() != 4 || got.CorrectedHist.Max() < 4_990_000 || got.UncorrectedHist.TotalCount() != 4 || got.PacingLagHist.TotalCount() != 4 {
@@ -95,7 +96,7 @@ func TestMergeWarns(t *testing.T) {
 	b.CPU, b.CPUs = b.Wall*95/100, 1
 	m, _ := MergeGenerators([]Result{a, b})
 	text := strings.Join(m.Warnings, "\n")
-	for _, want := range []string{"overlap by 50%", "b: fell behind", "b: kept 0.95 of its 1 CPUs busy"} {
+	for _, want := range []string{"overlap by 50%", "b: fell behind", "b: kept 0.95 cores busy of the 1 CPU"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("warnings %q lack %q", text, want)
 		}
@@ -191,5 +192,43 @@ func TestReadErrors(t *testing.T) {
 	rs, err := Read("f", strings.NewReader(strings.Repeat("log ", MaxLine)+"\n"+good+"{\"format\": 1}\n"))
 	if err == nil || len(rs) != 1 {
 		t.Fatalf("Read = %d results, %v; want the first kept and an error", len(rs), err)
+	}
+}
+
+// TestCPUBoundPerLoop: a generator is CPU-bound against the CPUs its
+// loops can use, one per loop and at most the usable CPUs: one loop at
+// 0.94 cores of a 16-CPU machine is, 0.94 cores over two loops is not; a
+// result that does not count its loops is held against its CPUs.
+func TestCPUBoundPerLoop(t *testing.T) {
+	for _, c := range []struct {
+		cpus, loops int
+		cores       float64
+		bound       bool
+		busy        string
+	}{
+		{16, 1, 0.94, true, "kept 0.94 cores busy of the 1 CPU its 1 loop can use (16 usable)"},
+		{2, 1, 0.85, false, "kept 0.85 cores busy of the 1 CPU its 1 loop can use (2 usable)"},
+		{2, 2, 0.94, false, "kept 0.94 cores busy of the 2 CPUs its 2 loops can use (2 usable)"},
+		{2, 4, 1.85, true, "kept 1.85 cores busy of the 2 CPUs its 4 loops can use (2 usable)"},
+		{2, 0, 0.94, false, "kept 0.94 cores busy of the 2 CPUs"},
+		{1, 0, 0.94, true, "kept 0.94 cores busy of the 1 CPU"},
+		{0, 1, 0.99, false, "kept 0.99 cores busy of the 0 CPUs its 1 loop can use (0 usable)"},
+	} {
+		r := Result{CPUs: c.cpus, Loops: c.loops, Wall: time.Second, CPU: time.Duration(c.cores * float64(time.Second))}
+		if r.CPUBound() != c.bound || r.CPUBusy() != c.busy {
+			t.Errorf("%d CPUs, %d loops, %.2f cores: CPU-bound %v, %q; want %v, %q", c.cpus, c.loops, c.cores, r.CPUBound(), r.CPUBusy(), c.bound, c.busy)
+		}
+	}
+}
+
+// TestPlural: one of a noun, and any other number of them.
+func TestPlural(t *testing.T) {
+	for n, want := range map[int]string{0: "0 CPUs", 1: "1 CPU", 2: "2 CPUs", 16: "16 CPUs"} {
+		if got := Plural(n, "CPU"); got != want {
+			t.Errorf("Plural(%d) = %q, want %q", n, got, want)
+		}
+	}
+	if got := Plural(int64(1), "request"); got != "1 request" {
+		t.Errorf("Plural(int64 1) = %q", got)
 	}
 }

@@ -13,24 +13,17 @@ import (
 // rates, its errors, the latency percentiles (µs and ms for people to
 // read; the machine-readable outputs are in ns) and the generator's line.
 func (r Result) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "%s: %d requests in %v over %d connections of %d bytes: %.0f req/s", r.Label, r.Requests, r.Elapsed.Round(time.Millisecond), r.Conns, r.Size, r.Achieved)
+	fmt.Fprintf(w, "%s: %v over %s of %d bytes: %.0f req/s", r.Label, r.Elapsed.Round(time.Millisecond), Plural(r.Conns, "connection"), r.Size, r.Achieved)
 	if r.Offered > 0 {
 		fmt.Fprintf(w, " (offered %.0f)", r.Offered)
-	}
-	fmt.Fprintf(w, ", %d errors", r.Errors)
-	if r.Errors > 0 {
-		fmt.Fprintf(w, " (%.3g%%)", 100*r.ErrorRate())
 	}
 	fmt.Fprintln(w)
 	if r.Interrupted {
 		fmt.Fprintf(w, "interrupted after %v of %v\n", r.Elapsed.Round(time.Millisecond), r.Duration)
 	}
+	fmt.Fprintln(w, r.Accounting("the window's"))
 	for _, e := range r.ErrorTexts {
 		fmt.Fprintf(w, "  %dx %s\n", e.Count, e.Text)
-	}
-	if r.Answered != r.Scheduled {
-		fmt.Fprintf(w, "the window's %d requests: %d answered, %d timed out (recorded at their time to the timeout), %d failed otherwise, %d unsent at its end (recorded at their lateness then)\n",
-			r.Scheduled, r.Answered, r.TimedOut, r.Errors-r.TimedOut, r.Unsent)
 	}
 	// In closed loop each request is sent when it is due, so the corrected
 	// and uncorrected latencies are one measure: one row, and no pacing.
@@ -48,6 +41,20 @@ func (r Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "%d latencies beyond the histograms' 60 s were recorded as 60 s\n", r.Overflow)
 	}
 	return r.writeGeneratorLine(w)
+}
+
+// Accounting is the one count of a result's requests, whose is whose
+// window they were intended in: "the window's 500000 requests = 499990
+// answered + 2 timed out + 1 failed otherwise + 7 unsent, 3 errors
+// (0.0006%)". The achieved rate counts the answers that arrived in the
+// window instead (Requests), a rate and not a second count.
+func (r Result) Accounting(whose string) string {
+	s := fmt.Sprintf("%s %s = %d answered + %d timed out + %d failed otherwise + %d unsent, %s",
+		whose, Plural(r.Scheduled, "request"), r.Answered, r.TimedOut, r.Errors-r.TimedOut, r.Unsent, Plural(r.Errors, "error"))
+	if r.Errors > 0 {
+		s += fmt.Sprintf(" (%.3g%%)", 100*r.ErrorRate())
+	}
+	return s
 }
 
 // writeGeneratorLine writes what the generator reports about itself: its CPU,
@@ -92,4 +99,14 @@ func Sig3(d time.Duration) time.Duration {
 	}
 	unit := time.Duration(math.Pow10(int(math.Floor(math.Log10(float64(d)))) - 2))
 	return d.Round(unit)
+}
+
+// Plural is n and noun, the noun with an s unless n is 1: "1 connection",
+// "2 connections", "0 CPUs". The outputs of load, merge and their reports
+// count with it.
+func Plural[N int | int64](n N, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
