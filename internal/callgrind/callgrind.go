@@ -10,8 +10,9 @@
 //	         --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64
 //
 // (fixed simulated caches, so est-cycles compare between runners) with
-// GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1 (callgrind asserts on
-// Go's preemption signal; one P and no collector keep the process's path
+// GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off
+// (callgrind asserts on Go's preemption signal, and cannot decode the
+// RDTSCP the runtime reads the clock with where the CPU has it; one P and no collector keep the process's path
 // the same run to run). Two methods:
 //
 //   - Windows, for a binary whose harness brackets each benchmark's timed
