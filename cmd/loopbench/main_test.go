@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -80,5 +82,27 @@ func TestVersionString(t *testing.T) {
 	bi.Settings, bi.Main.Version = nil, "(devel)"
 	if got := versionString(bi); got != "loopbench (devel) go1.26.8" {
 		t.Fatalf("without VCS information: %q", got)
+	}
+}
+
+// TestBadFlag: for every subcommand a flag it does not define is one line
+// on stderr, the flag package's error and where the usage is, exit 2 and
+// nothing on stdout; -h still prints the whole usage, exit 0.
+func TestBadFlag(t *testing.T) {
+	for _, name := range slices.Sorted(maps.Keys(commands)) {
+		t.Run(name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			err := run([]string{name, "-bogus"}, &out, &errb)
+			want := "loopbench " + name + ": flag provided but not defined: -bogus; run 'loopbench " + name + " -h' for usage\n"
+			if exitCode(err) != 2 || errb.String() != want || out.Len() != 0 {
+				t.Errorf("%s -bogus: exit %d, stdout %q, stderr %q; want 2 and %q", name, exitCode(err), out.String(), errb.String(), want)
+			}
+			out.Reset()
+			errb.Reset()
+			err = run([]string{name, "-h"}, &out, &errb)
+			if exitCode(err) != 0 || !strings.HasPrefix(errb.String(), "usage: loopbench "+name) || strings.Count(errb.String(), "\n") < 3 {
+				t.Errorf("%s -h: exit %d, stderr %q; want 0 and the usage", name, exitCode(err), errb.String())
+			}
+		})
 	}
 }
