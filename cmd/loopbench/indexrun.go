@@ -277,14 +277,6 @@ func appendNew(list []string, s string) []string {
 	return append(list, s)
 }
 
-// plural is "1 server", "2 servers".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // rateRange is "R req/s" or "LO to HI req/s".
 func rateRange(lo, hi float64) string {
 	if lo == hi {

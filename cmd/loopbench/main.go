@@ -242,6 +242,15 @@ func versionString(bi *debug.BuildInfo) string {
 	return strings.Join(append(parts, goVersion), " ")
 }
 
+// plural is a count and its noun: "1 round", "2 rounds", "0 rounds".
+// Every count loopbench prints with a noun goes through it.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // buildSetting returns a setting the go command recorded in the binary.
 func buildSetting(key string) string {
 	if bi, ok := debug.ReadBuildInfo(); ok {

@@ -104,11 +104,11 @@ func (j *judgment) exit() error {
 	}
 	switch {
 	case v.Exit() == verdict.ExitRegression:
-		return exitError{1, fmt.Errorf("%d regressions beyond the minimum effect, listed at the end of the table%s", v.Count(verdict.Regressed), also)}
+		return exitError{1, fmt.Errorf("%s beyond the minimum effect, listed at the end of the table%s", plural(v.Count(verdict.Regressed), "regression"), also)}
 	case j.malformed != nil:
 		return exitError{2, fmt.Errorf("%s (the table covers the lines that could be read)", strings.Join(j.malformed, "; "))}
 	case v.Exit() == verdict.ExitUndecided:
-		return exitError{3, fmt.Errorf("%d comparisons undecided: %s", v.Count(verdict.Undecided), needMessage(v))}
+		return exitError{3, fmt.Errorf("%s undecided: %s", plural(v.Count(verdict.Undecided), "comparison"), needMessage(v))}
 	}
 	return nil
 }
@@ -153,12 +153,12 @@ func needMessage(v *verdict.Verdict) string {
 		parts = append(parts, fmt.Sprintf("%d of exact units whose repeats disagree across the minimum effect", ranges))
 	}
 	if tests > 0 {
-		msg := fmt.Sprintf("too few samples for alpha %g over %d tests", v.Alpha, v.Tests)
+		msg := fmt.Sprintf("too few samples for alpha %g over %s", v.Alpha, plural(v.Tests, "test"))
 		if v.Need > 0 {
 			msg += fmt.Sprintf("; %d per side would do", v.Need)
 		}
 		if v.Unreachable > 0 {
-			msg += fmt.Sprintf("; %d are so tied that no count up to %d would", v.Unreachable, verdict.MaxSamples)
+			msg += fmt.Sprintf("; %s too tied for any count up to %d to decide", plural(v.Unreachable, "test"), verdict.MaxSamples)
 		}
 		parts = append(parts, msg)
 	}
@@ -170,7 +170,7 @@ func needMessage(v *verdict.Verdict) string {
 func malformedSummary(s *benchdata.Set) string {
 	msg := fmt.Sprintf("malformed results: %s", s.Malformed[0])
 	if n := len(s.Malformed); n > 1 {
-		msg += fmt.Sprintf(" (and %d more lines)", n-1)
+		msg += fmt.Sprintf(" (and %s more)", plural(n-1, "line"))
 	}
 	return msg
 }
@@ -255,7 +255,7 @@ func detectableString(v *verdict.Verdict, c *verdict.Comparison) string {
 
 // printTotals prints how the comparisons were made and what they found.
 func printTotals(w io.Writer, v *verdict.Verdict, o verdict.Options, exactSame int) {
-	fmt.Fprintf(w, "\n%d comparisons: %d by U test at family-wise alpha %g (Holm), %d without a test (exact, range or amortised rule)", len(v.Comparisons), v.Tests, v.Alpha, len(v.Comparisons)-v.Tests)
+	fmt.Fprintf(w, "\n%s: %d by U test at family-wise alpha %g (Holm), %d without a test (exact, range or amortised rule)", plural(len(v.Comparisons), "comparison"), v.Tests, v.Alpha, len(v.Comparisons)-v.Tests)
 	if exactSame > 0 {
 		fmt.Fprintf(w, " (%d exactly equal, not shown)", exactSame)
 	}
