@@ -12,8 +12,12 @@ const compareUsage = `usage: loopbench compare [flags] base.txt head.txt
 
 Compares two benchmark results files (benchfmt, as go test -bench,
 loopbench run and loopbench gate write them) benchmark by benchmark and
-unit by unit, and prints one table row per comparison and every regression
-on its own line at the end. The verdict is gate's:
+unit by unit, and prints a table per unit, as benchstat: one row per
+benchmark, ordered by name (segment by segment, numbers by value:
+batch=9 before batch=10), values scaled as benchstat scales them (counts
+never below one: an amortised share of an allocation prints as 4.2e-06),
+and a geomean row; then every regression on its own line. The verdict is
+gate's:
 
   - allocs/op, B/op and syscalls/op are integers amortised over b.N,
     which carry a share of setup and of the runtime's own work that
