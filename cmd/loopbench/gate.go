@@ -46,7 +46,9 @@ refused before anything runs, naming the smallest that can decide. A
 timing that is not a significant regression passes, and the verdict prints the smallest slowdown the run
 could have flagged; -require-equivalence exits 3 instead until each is
 significant or placed within the minimum effect. -format json prints one
-object instead of the table (see compare -h).
+object instead of the table (see compare -h). On a terminal each round
+is shown as it starts; elsewhere (a CI log) a line every 30 s says the
+latest round and the time elapsed.
 
 -aa calibrates: the head binary against itself. It prints what the verdict
 flagged (a chance alarm is at most -alpha's share of such runs) and each
@@ -250,8 +252,12 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := interruptContext()
 	defer stop()
+	stderr = &lockedWriter{w: stderr}
+	ticks, stopTicks := newTicks()
+	log, stopLog := gateLog(stderr, ticks, stopTicks)
+	defer stopLog()
 	cfg := gate.Config{Dir: dir, Base: g.base, Head: g.head, AA: g.aa, Pkg: g.pkg, Bench: g.bench, Count: g.count,
-		Benchtime: g.benchtime, Seed: g.seed, Out: out, Machine: gateMachine(), Log: gateLog(stderr)}
+		Benchtime: g.benchtime, Seed: g.seed, Out: out, Machine: gateMachine(), Log: log}
 	g.instr.apply(&cfg, o.MinEffect)
 	var seq *sequential
 	if g.minCount > 0 {
@@ -362,24 +368,17 @@ func gateMachine() [][2]string {
 	return out
 }
 
-// gateLog shows the rounds on a terminal; build output always.
-func gateLog(stderr io.Writer) io.Writer {
-	if f, ok := stderr.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			return stderr
-		}
+// gateLog is the gate's log: stderr itself on a terminal, elsewhere a
+// gateProgress on it with its heartbeat, which stop ends. stderr is a
+// lockedWriter: the heartbeat writes beside the gate.
+func gateLog(stderr io.Writer, ticks <-chan time.Time, stopTicks func()) (log io.Writer, stop func()) {
+	if isTerminal(stderr) {
+		stopTicks()
+		return stderr, func() {}
 	}
-	return buildOnly{stderr}
-}
-
-// buildOnly passes on what is not a round's progress line.
-type buildOnly struct{ w io.Writer }
-
-func (b buildOnly) Write(p []byte) (int, error) {
-	if strings.HasPrefix(string(p), "round ") {
-		return len(p), nil
-	}
-	return b.w.Write(p)
+	g := &gateProgress{w: stderr, begun: time.Now()}
+	stopBeat := heartbeat(stderr, ticks, g.line)
+	return g, func() { stopBeat(); stopTicks() }
 }
 
 // calibrate prints the A/A run's spread per benchmark and writes floors:
