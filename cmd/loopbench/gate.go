@@ -202,9 +202,8 @@ func parseGate(args []string, stderr io.Writer) (gateFlags, error) {
 		return g, usageError{"-min-count does not apply to -aa: calibration runs -count rounds"}
 	case g.count < 2:
 		return g, usageError{fmt.Sprintf("-count %d: one round a side is no evidence for the U test; want at least %d (10 or more to decide at the run's corrected level)", g.count, verdict.SamplesFor(g.alpha))}
-	case g.alpha > 0 && g.alpha < 1 && !verdict.Reachable(g.count, g.count, g.alpha):
-		return g, usageError{fmt.Sprintf("-count %d: the U test on %d+%d rounds cannot reach p<=%g (its smallest p is %.2g), so it could flag nothing; want -count %d or more (10 or more to decide at the run's corrected level)",
-			g.count, g.count, g.count, g.alpha, verdict.MinP(g.count, g.count), verdict.SamplesFor(g.alpha))}
+	case g.alpha > 0 && g.alpha < 1 && !verdict.Reachable(g.count, g.count, g.lastLevel()):
+		return g, usageError{g.countTooSmall()}
 	case g.writeFloor != "" && g.count < verdict.MinFloorSamples:
 		return g, usageError{fmt.Sprintf("-write-floor needs -count %d or more: a floor is a quantile over the A/A rounds", verdict.MinFloorSamples)}
 	case !validBenchtime(g.benchtime):
@@ -220,6 +219,26 @@ func parseGate(args []string, stderr io.Writer) (gateFlags, error) {
 		g.seed = uint64(time.Now().UnixNano())
 	}
 	return g, nil
+}
+
+// lastLevel is the level of the wall-time gate's last look: -alpha, or
+// with -min-count its share over the looks.
+func (g *gateFlags) lastLevel() float64 {
+	if g.minCount > 0 {
+		return verdict.LookAlpha(g.alpha, len(verdict.Looks(g.minCount, g.count)))
+	}
+	return g.alpha
+}
+
+// countTooSmall says why -count cannot decide: its U tests cannot reach
+// the last look's level whatever the rounds measure.
+func (g *gateFlags) countTooSmall() string {
+	level, at := g.lastLevel(), fmt.Sprintf("p<=%g", g.alpha)
+	if g.minCount > 0 {
+		at = fmt.Sprintf("p<=%.3g (-alpha %g over %s)", level, g.alpha, plural(len(verdict.Looks(g.minCount, g.count)), "look"))
+	}
+	return fmt.Sprintf("-count %d: the U test on %d+%d rounds cannot reach %s (its smallest p is %.2g), so it could flag nothing; want -count %d or more (10 or more to decide at the run's corrected level)",
+		g.count, g.count, g.count, at, verdict.MinP(g.count, g.count), verdict.SamplesFor(level))
 }
 
 func validBenchtime(s string) bool {

@@ -102,6 +102,7 @@ func TestGateUsage(t *testing.T) {
 		{[]string{"-count", "2"}, "-count 2: the U test on 2+2 rounds cannot reach p<=0.05 (its smallest p is 0.33), so it could flag nothing; want -count 4 or more"},
 		{[]string{"-count", "3"}, "-count 3: the U test on 3+3 rounds cannot reach p<=0.05 (its smallest p is 0.1), so it could flag nothing; want -count 4 or more"},
 		{[]string{"-count", "3", "-aa"}, "want -count 4 or more"},
+		{[]string{"-count", "4", "-min-count", "2"}, "-count 4: the U test on 4+4 rounds cannot reach p<=0.025 (-alpha 0.05 over 2 looks) (its smallest p is 0.029), so it could flag nothing; want -count 5 or more"},
 		{[]string{"-count", "4", "-alpha", "0.01"}, "-count 4: the U test on 4+4 rounds cannot reach p<=0.01 (its smallest p is 0.029), so it could flag nothing; want -count 5 or more"},
 		{[]string{"-aa", "-count", "5", "-write-floor", "f.txt"}, "-write-floor needs -count 8 or more"},
 		{[]string{"-benchtime", "0s"}, `-benchtime "0s"`},
