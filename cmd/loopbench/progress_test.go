@@ -77,8 +77,9 @@ func TestProgressLine(t *testing.T) {
 }
 
 // TestHeartbeat: off a terminal, a run writes one progress line per tick
-// of its heartbeat to stderr, and none after it ends; the ticks are a
-// channel the test drives, so nothing sleeps.
+// of its heartbeat to stderr, saying what is done and left, and stops its
+// ticker when it ends; the ticks are a channel the test drives, so
+// nothing sleeps.
 func TestHeartbeat(t *testing.T) {
 	stubMeasure(t)
 	ticks := make(chan time.Time)
