@@ -12,8 +12,12 @@ const compareUsage = `usage: loopbench compare [flags] base.txt head.txt
 
 Compares two benchmark results files (benchfmt, as go test -bench,
 loopbench run and loopbench gate write them) benchmark by benchmark and
-unit by unit, and prints one table row per comparison and every regression
-on its own line at the end. The verdict is gate's:
+unit by unit, and prints a table per unit, as benchstat: one row per
+benchmark, ordered by name (segment by segment, numbers by value:
+batch=9 before batch=10), values scaled as benchstat scales them (counts
+never below one: an amortised share of an allocation prints as 4.2e-06),
+and a geomean row; then every regression on its own line. The verdict is
+gate's:
 
   - allocs/op, B/op and syscalls/op are integers amortised over b.N,
     which carry a share of setup and of the runtime's own work that
@@ -35,10 +39,12 @@ on its own line at the end. The verdict is gate's:
     run's tests (Holm-Bonferroni), the p-value never below what the
     sample sizes can reach; a change counts only when it also passes
     -min-effect (or the benchmark's -floor) in the unit's worse
-    direction. A change that is not significant passes, and the output
-    says the smallest slowdown the tests could have flagged (none at one
-    sample a side); -require-equivalence makes it undecided instead
-    unless the intervals place it within -min-effect.
+    direction. A test whose sample sizes cannot reach -alpha at all
+    (the smallest p of n+m samples, 2/C(n+m,n), is above it: 3+3 or
+    1+5 at 0.05) is undecided whatever the values. A change that is not
+    significant passes, and the output says the smallest slowdown the
+    tests could have flagged; -require-equivalence makes it undecided
+    instead unless the intervals place it within -min-effect.
 
 -format json prints one object instead of the table: per comparison the
 verdict, rule, centers and ranges in the file's units (sec/op in
@@ -60,9 +66,10 @@ Exit status: 0 no regression; 1 a regression (also when a file has
 malformed lines besides: both are reported, the regression first); 2 a
 usage error or nothing to compare (a missing, empty or malformed file, no
 benchmark in common, different setups, several runs in one file); 3
-undecided: counts whose repeats disagree across the minimum effect, or,
-with -require-equivalence, too few samples to decide at the corrected
-level, ties counted (the message says how many would do).
+undecided: counts whose repeats disagree across the minimum effect,
+samples too few for the U test to reach -alpha at all, or, with
+-require-equivalence, too few samples to decide at the corrected level,
+ties counted (the message says how many would do).
 
 Example:
   loopbench compare -min-effect 5% results/base/raw.txt results/head/raw.txt

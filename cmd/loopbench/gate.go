@@ -40,11 +40,15 @@ It writes DIR/base.txt and DIR/head.txt (one side each) and DIR/gate.txt
 (see loopbench compare -h): a U test per benchmark and unit, the
 family-wise error held at -alpha over the run (Holm), a change counted only
 past -min-effect or the benchmark's -floor; allocs/op and B/op by their
-amortised rule, never undecided. A timing that is not a significant
-regression passes, and the verdict prints the smallest slowdown the run
+amortised rule, never undecided. -count must let the U test reach -alpha
+at all (4 rounds at 0.05: the smallest p of 3+3 is 0.1); a smaller one is
+refused before anything runs, naming the smallest that can decide. A
+timing that is not a significant regression passes, and the verdict prints the smallest slowdown the run
 could have flagged; -require-equivalence exits 3 instead until each is
 significant or placed within the minimum effect. -format json prints one
-object instead of the table (see compare -h).
+object instead of the table (see compare -h). On a terminal each round
+is shown as it starts; elsewhere (a CI log) a line every 30 s says the
+latest round and the time elapsed.
 
 -aa calibrates: the head binary against itself. It prints what the verdict
 flagged (a chance alarm is at most -alpha's share of such runs) and each
@@ -128,8 +132,10 @@ Exit status: 0 pass; 1 a regression; 2 a usage error, or the gate could
 not run (not a git checkout, an unknown revision, a package without
 benchmarks, a -bench matching nothing at any level, a failed build or
 benchmark run, an interrupt; what each side's file holds is printed and
-kept in DIR; a gate that measured nothing leaves no DIR); 3 undecided:
-too few rounds to decide at the corrected level with -require-equivalence
+kept in DIR; a gate that measured nothing leaves no DIR; a -count too
+small to reach -alpha); 3 undecided: a U test whose samples cannot reach
+-alpha (a side's benchmark that ran in fewer rounds), too few rounds to
+decide at the corrected level with -require-equivalence
 (the message says how many would do), counts the verdict cannot decide
 (no decided regression; the summary counts the undecided), or no
 benchmark counted under callgrind.
@@ -196,7 +202,9 @@ func parseGate(args []string, stderr io.Writer) (gateFlags, error) {
 	case g.minCount > 0 && g.aa:
 		return g, usageError{"-min-count does not apply to -aa: calibration runs -count rounds"}
 	case g.count < 2:
-		return g, usageError{fmt.Sprintf("-count %d: one round a side is no evidence for the U test; want at least 2 (10 or more to decide at the run's corrected level)", g.count)}
+		return g, usageError{fmt.Sprintf("-count %d: one round a side is no evidence for the U test; want at least %d (10 or more to decide at the run's corrected level)", g.count, verdict.SamplesFor(g.alpha))}
+	case g.alpha > 0 && g.alpha < 1 && !verdict.Reachable(g.count, g.count, g.lastLevel()):
+		return g, usageError{g.countTooSmall()}
 	case g.writeFloor != "" && g.count < verdict.MinFloorSamples:
 		return g, usageError{fmt.Sprintf("-write-floor needs -count %d or more: a floor is a quantile over the A/A rounds", verdict.MinFloorSamples)}
 	case !validBenchtime(g.benchtime):
@@ -212,6 +220,26 @@ func parseGate(args []string, stderr io.Writer) (gateFlags, error) {
 		g.seed = uint64(time.Now().UnixNano())
 	}
 	return g, nil
+}
+
+// lastLevel is the level of the wall-time gate's last look: -alpha, or
+// with -min-count its share over the looks.
+func (g *gateFlags) lastLevel() float64 {
+	if g.minCount > 0 {
+		return verdict.LookAlpha(g.alpha, len(verdict.Looks(g.minCount, g.count)))
+	}
+	return g.alpha
+}
+
+// countTooSmall says why -count cannot decide: its U tests cannot reach
+// the last look's level whatever the rounds measure.
+func (g *gateFlags) countTooSmall() string {
+	level, at := g.lastLevel(), fmt.Sprintf("p<=%g", g.alpha)
+	if g.minCount > 0 {
+		at = fmt.Sprintf("p<=%.3g (-alpha %g over %s)", level, g.alpha, plural(len(verdict.Looks(g.minCount, g.count)), "look"))
+	}
+	return fmt.Sprintf("-count %d: the U test on %d+%d rounds cannot reach %s (its smallest p is %.2g), so it could flag nothing; want -count %d or more (10 or more to decide at the run's corrected level)",
+		g.count, g.count, g.count, at, verdict.MinP(g.count, g.count), verdict.SamplesFor(level))
 }
 
 func validBenchtime(s string) bool {
@@ -244,8 +272,12 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := interruptContext()
 	defer stop()
+	stderr = &lockedWriter{w: stderr}
+	ticks, stopTicks := newTicks()
+	log, stopLog := gateLog(stderr, ticks, stopTicks)
+	defer stopLog()
 	cfg := gate.Config{Dir: dir, Base: g.base, Head: g.head, AA: g.aa, Pkg: g.pkg, Bench: g.bench, Count: g.count,
-		Benchtime: g.benchtime, Seed: g.seed, Out: out, Machine: gateMachine(), Log: gateLog(stderr)}
+		Benchtime: g.benchtime, Seed: g.seed, Out: out, Machine: gateMachine(), Log: log}
 	g.instr.apply(&cfg, o.MinEffect)
 	var seq *sequential
 	if g.minCount > 0 {
@@ -297,8 +329,8 @@ func printGateHeader(stdout io.Writer, g gateFlags, res *gate.Result) {
 		g.instr.header(stdout, g, res)
 		return
 	}
-	fmt.Fprintf(stdout, "gate: base %s (%s) vs head %s (%s), %d rounds of -bench %q -benchtime %s, seed %d\n",
-		orTree(res.Base.Rev), short(res.Base.Commit), orTree(res.Head.Rev), short(res.Head.Commit), res.Rounds, g.bench, g.benchtime, g.seed)
+	fmt.Fprintf(stdout, "gate: base %s (%s) vs head %s (%s), %s of -bench %q -benchtime %s, seed %d\n",
+		orTree(res.Base.Rev), short(res.Base.Commit), orTree(res.Head.Rev), short(res.Head.Commit), plural(res.Rounds, "round"), g.bench, g.benchtime, g.seed)
 	fmt.Fprintf(stdout, "files: %s, %s, %s\n\n", res.Base.Path, res.Head.Path, res.GatePath)
 }
 
@@ -356,24 +388,17 @@ func gateMachine() [][2]string {
 	return out
 }
 
-// gateLog shows the rounds on a terminal; build output always.
-func gateLog(stderr io.Writer) io.Writer {
-	if f, ok := stderr.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			return stderr
-		}
+// gateLog is the gate's log: stderr itself on a terminal, elsewhere a
+// gateProgress on it with its heartbeat, which stop ends. stderr is a
+// lockedWriter: the heartbeat writes beside the gate.
+func gateLog(stderr io.Writer, ticks <-chan time.Time, stopTicks func()) (log io.Writer, stop func()) {
+	if isTerminal(stderr) {
+		stopTicks()
+		return stderr, func() {}
 	}
-	return buildOnly{stderr}
-}
-
-// buildOnly passes on what is not a round's progress line.
-type buildOnly struct{ w io.Writer }
-
-func (b buildOnly) Write(p []byte) (int, error) {
-	if strings.HasPrefix(string(p), "round ") {
-		return len(p), nil
-	}
-	return b.w.Write(p)
+	g := &gateProgress{w: stderr, begun: time.Now()}
+	stopBeat := heartbeat(stderr, ticks, g.line)
+	return g, func() { stopBeat(); stopTicks() }
 }
 
 // calibrate prints the A/A run's spread per benchmark and writes floors:
@@ -382,7 +407,7 @@ func (b buildOnly) Write(p []byte) (int, error) {
 // floors from an undecided run or from too few rounds.
 func calibrate(w io.Writer, v *verdict.Verdict, floorPath string, seed uint64) error {
 	flagged := v.Count(verdict.Regressed) + v.Count(verdict.Improved)
-	fmt.Fprintf(w, "\nA/A calibration: %d of %d comparisons flagged (a chance alarm at alpha %g is expected in at most that share of A/A runs).\n", flagged, len(v.Comparisons), v.Alpha)
+	fmt.Fprintf(w, "\nA/A calibration: %d of %s flagged (a chance alarm at alpha %g is expected in at most that share of A/A runs).\n", flagged, plural(len(v.Comparisons), "comparison"), v.Alpha)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "benchmark\tunit\tspread A\tspread B\tA/A delta\tfloor")
 	floors := verdict.Floors{}

@@ -101,7 +101,7 @@ func holdings(res *gate.Result) (string, bool) {
 			lines = max(lines, len(x.Values))
 		}
 		measured = true
-		parts = append(parts, fmt.Sprintf("%s holds %d benchmarks, up to %d runs each", s.Path, len(names), lines))
+		parts = append(parts, fmt.Sprintf("%s holds %s, up to %s each", s.Path, plural(len(names), "benchmark"), plural(lines, "run")))
 	}
 	if len(parts) == 0 {
 		return "", measured

@@ -39,7 +39,7 @@ func (s *sequential) stop(out string, o verdict.Options, filter *benchproc.Filte
 		}
 		v := verdict.Decide(m.Pairs, o)
 		left := len(v.Undecided())
-		fmt.Fprintf(log, "look after %d rounds: %d of %d comparisons undecided\n", rounds, left, len(v.Comparisons))
+		fmt.Fprintf(log, "look after %s: %d of %s undecided\n", plural(rounds, "round"), left, plural(len(v.Comparisons), "comparison"))
 		return left == 0
 	}
 }
@@ -49,12 +49,12 @@ func (s *sequential) stop(out string, o verdict.Options, filter *benchproc.Filte
 // how they were passed and the rounds that would likely decide them.
 // (With -require-equivalence the verdict counts them undecided: exit 3.)
 func (s *sequential) finish(w io.Writer, v *verdict.Verdict, res *gate.Result) {
-	fmt.Fprintf(w, "sequential: %d rounds of at most %d, looks at %v each held at alpha %.3g (alpha over %d looks, Holm within each)\n",
-		res.Rounds, s.looks[len(s.looks)-1], s.looks, s.level, len(s.looks))
+	fmt.Fprintf(w, "sequential: %s of at most %d, looks at %v each held at alpha %.3g (alpha over %s, Holm within each)\n",
+		plural(res.Rounds, "round"), s.looks[len(s.looks)-1], s.looks, s.level, plural(len(s.looks), "look"))
 	left := v.Undecided()
 	if len(left) == 0 || v.Count(verdict.Undecided) > 0 {
 		return
 	}
-	fmt.Fprintf(w, "%d comparisons neither significant nor within the minimum effect after %d rounds: passed, as no significant regression (-require-equivalence would exit 3); about %d rounds would likely decide them\n",
-		len(left), res.Rounds, v.RoundsToDecide(s.level))
+	fmt.Fprintf(w, "%s neither significant nor within the minimum effect after %s: passed, as no significant regression (-require-equivalence would exit 3); about %s would likely decide them\n",
+		plural(len(left), "comparison"), plural(res.Rounds, "round"), plural(v.RoundsToDecide(s.level), "round"))
 }

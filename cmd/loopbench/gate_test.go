@@ -25,18 +25,18 @@ func TestGateEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(r.Dir)
-	out, errs, code := runOut("gate", "-base", fast, "-head", slow, "-pkg", ".", "-count", "3", "-benchtime", "50x", "-seed", "7", "-out", filepath.Join(r.Dir, "ab"))
+	out, errs, code := runOut("gate", "-base", fast, "-head", slow, "-pkg", ".", "-count", "4", "-benchtime", "50x", "-seed", "7", "-out", filepath.Join(r.Dir, "ab"))
 	if code != 1 || !strings.Contains(out, "REGRESSION Work steps/op +1900.00% (exact)") || !strings.Contains(errs, "regressions beyond the minimum effect") {
 		t.Fatalf("A/B: exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
-	if !strings.Contains(out, "seed 7") || !strings.Contains(out, "3 rounds") {
+	if !strings.Contains(out, "seed 7") || !strings.Contains(out, "4 rounds") {
 		t.Fatalf("the output does not record the seed and rounds:\n%s", out)
 	}
 	// The A/A run is judged on the deterministic metric: at 50 iterations
 	// an alloc-free benchmark's B/op can catch a runtime allocation in a
 	// round (0, 0, 106 was seen), and should it catch one in every head
 	// round, the amortised rule would see more bytes per op.
-	out, errs, code = runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "3", "-benchtime", "50x",
+	out, errs, code = runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "4", "-benchtime", "50x",
 		"-filter", ".unit:steps/op", "-out", filepath.Join(r.Dir, "aa"))
 	if code != 0 || strings.Contains(out, "REGRESSION") {
 		t.Fatalf("A/A: exit %d\nstderr %s\nstdout %s", code, errs, out)
@@ -59,15 +59,15 @@ func TestGateEndToEnd(t *testing.T) {
 	}
 	// -format json: one object with the verdict, the exit code and what
 	// the gate ran.
-	out, errs, code = runOut("gate", "-base", fast, "-head", slow, "-pkg", ".", "-count", "2", "-benchtime", "50x", "-format", "json", "-out", filepath.Join(r.Dir, "json"))
+	out, errs, code = runOut("gate", "-base", fast, "-head", slow, "-pkg", ".", "-count", "4", "-benchtime", "50x", "-format", "json", "-out", filepath.Join(r.Dir, "json"))
 	var rep jsonReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.Exit != 1 || rep.Gate == nil || rep.Gate.Metric != "wall" ||
-		rep.Gate.BaseRuns != 2 || rep.Gate.HeadRuns != 2 || len(rep.Gate.Files) != 3 || !hasRegression(rep, "Work", "steps/op") {
+		rep.Gate.BaseRuns != 4 || rep.Gate.HeadRuns != 4 || len(rep.Gate.Files) != 3 || !hasRegression(rep, "Work", "steps/op") {
 		t.Fatalf("-format json: exit %d, %v\nstderr %s\nstdout %s", code, err, errs, out)
 	}
 	// A gate that fails before measuring leaves no directory behind, nor
 	// the parent it created.
-	out, errs, code = runOut("gate", "-head", "no-such-rev", "-seed", "1", "-pkg", ".", "-count", "2", "-format", "json", "-out", filepath.Join(r.Dir, "fresh", "out"))
+	out, errs, code = runOut("gate", "-head", "no-such-rev", "-seed", "1", "-pkg", ".", "-count", "4", "-format", "json", "-out", filepath.Join(r.Dir, "fresh", "out"))
 	if code != 2 || !strings.Contains(errs, "unknown revision") {
 		t.Fatalf("unknown revision: exit %d %s", code, errs)
 	}
@@ -78,14 +78,14 @@ func TestGateEndToEnd(t *testing.T) {
 	// So does one whose -bench matches nothing below the top level: its
 	// first run finds no benchmark, exit 2, and its files, holding no
 	// results, go with the directory.
-	if _, errs, code := runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "2", "-benchtime", "5x", "-bench", "Work/nosuchmode", "-out", filepath.Join(r.Dir, "fresh", "out")); code != 2 || !strings.Contains(errs, `-bench "Work/nosuchmode" matched no benchmark`) {
+	if _, errs, code := runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "4", "-benchtime", "5x", "-bench", "Work/nosuchmode", "-out", filepath.Join(r.Dir, "fresh", "out")); code != 2 || !strings.Contains(errs, `-bench "Work/nosuchmode" matched no benchmark`) {
 		t.Fatalf("sub-benchmark matching nothing: exit %d %s", code, errs)
 	}
 	if _, err := os.Stat(filepath.Join(r.Dir, "fresh")); !os.IsNotExist(err) {
 		t.Fatalf("a gate that measured nothing left its directory: %v", err)
 	}
 	// A second gate into the same -out is refused.
-	if _, errs, code := runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "2", "-out", filepath.Join(r.Dir, "aa")); code != 2 || !strings.Contains(errs, "exists and is not empty") {
+	if _, errs, code := runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "4", "-out", filepath.Join(r.Dir, "aa")); code != 2 || !strings.Contains(errs, "exists and is not empty") {
 		t.Fatalf("reused -out: exit %d %s", code, errs)
 	}
 	t.Chdir(wd)
@@ -98,7 +98,12 @@ func TestGateUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"-count", "0"}, "-count 0: one round a side is no evidence"},
-		{[]string{"-count", "1"}, "-count 1: one round a side is no evidence"},
+		{[]string{"-count", "1"}, "-count 1: one round a side is no evidence for the U test; want at least 4"},
+		{[]string{"-count", "2"}, "-count 2: the U test on 2+2 rounds cannot reach p<=0.05 (its smallest p is 0.33), so it could flag nothing; want -count 4 or more"},
+		{[]string{"-count", "3"}, "-count 3: the U test on 3+3 rounds cannot reach p<=0.05 (its smallest p is 0.1), so it could flag nothing; want -count 4 or more"},
+		{[]string{"-count", "3", "-aa"}, "want -count 4 or more"},
+		{[]string{"-count", "4", "-min-count", "2"}, "-count 4: the U test on 4+4 rounds cannot reach p<=0.025 (-alpha 0.05 over 2 looks) (its smallest p is 0.029), so it could flag nothing; want -count 5 or more"},
+		{[]string{"-count", "4", "-alpha", "0.01"}, "-count 4: the U test on 4+4 rounds cannot reach p<=0.01 (its smallest p is 0.029), so it could flag nothing; want -count 5 or more"},
 		{[]string{"-aa", "-count", "5", "-write-floor", "f.txt"}, "-write-floor needs -count 8 or more"},
 		{[]string{"-benchtime", "0s"}, `-benchtime "0s"`},
 		{[]string{"-benchtime", "fast"}, `-benchtime "fast"`},
@@ -120,7 +125,7 @@ func TestGateUsage(t *testing.T) {
 		}
 	}
 	t.Chdir(t.TempDir())
-	if _, errs, code := runOut("gate", "-count", "2"); code != 2 || !strings.Contains(errs, "not a git checkout") {
+	if _, errs, code := runOut("gate", "-count", "4"); code != 2 || !strings.Contains(errs, "not a git checkout") {
 		t.Errorf("outside a checkout: exit %d, %q", code, errs)
 	}
 }

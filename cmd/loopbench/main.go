@@ -148,18 +148,29 @@ func run(args []string, stdout, stderr io.Writer) error {
 // is parsed: the test of the flags' documentation reads them there.
 var flagSetParsed func(*flag.FlagSet)
 
-// parseArgs parses a subcommand's flags and leaves its arguments in fs; a
-// bad flag is a usage error.
+// parseArgs parses a subcommand's flags and leaves its arguments in fs. A
+// bad flag is a usage error of one line, the flag package's, pointing at
+// -h: the flag package would print the whole usage after it, burying it,
+// so it prints nothing here and -h alone prints the usage.
 func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	if flagSetParsed != nil {
 		flagSetParsed(fs)
 	}
+	usage := fs.Usage
+	if usage == nil {
+		usage = func() { fmt.Fprintf(stderr, "usage: loopbench %s [flags]\n\nFlags:\n", fs.Name()); fs.PrintDefaults() }
+	}
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.Usage = usage
 	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		usage()
+		return err
+	case err != nil:
+		return usageError{fmt.Sprintf("%v; run 'loopbench %s -h' for usage", err, fs.Name())}
 	}
 	return nil
 }
@@ -229,6 +240,15 @@ func versionString(bi *debug.BuildInfo) string {
 		goVersion = runtime.Version()
 	}
 	return strings.Join(append(parts, goVersion), " ")
+}
+
+// plural is a count and its noun: "1 round", "2 rounds", "0 rounds".
+// Every count loopbench prints with a noun goes through it.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // buildSetting returns a setting the go command recorded in the binary.

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestList(t *testing.T) {
@@ -80,5 +83,43 @@ func TestVersionString(t *testing.T) {
 	bi.Settings, bi.Main.Version = nil, "(devel)"
 	if got := versionString(bi); got != "loopbench (devel) go1.26.8" {
 		t.Fatalf("without VCS information: %q", got)
+	}
+}
+
+// TestBadFlag: for every subcommand a flag it does not define is one line
+// on stderr, the flag package's error and where the usage is, exit 2 and
+// nothing on stdout; -h still prints the whole usage, exit 0.
+func TestBadFlag(t *testing.T) {
+	for _, name := range slices.Sorted(maps.Keys(commands)) {
+		t.Run(name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			err := run([]string{name, "-bogus"}, &out, &errb)
+			want := "loopbench " + name + ": flag provided but not defined: -bogus; run 'loopbench " + name + " -h' for usage\n"
+			if exitCode(err) != 2 || errb.String() != want || out.Len() != 0 {
+				t.Errorf("%s -bogus: exit %d, stdout %q, stderr %q; want 2 and %q", name, exitCode(err), out.String(), errb.String(), want)
+			}
+			out.Reset()
+			errb.Reset()
+			err = run([]string{name, "-h"}, &out, &errb)
+			if exitCode(err) != 0 || !strings.HasPrefix(errb.String(), "usage: loopbench "+name) || strings.Count(errb.String(), "\n") < 3 {
+				t.Errorf("%s -h: exit %d, stderr %q; want 0 and the usage", name, exitCode(err), errb.String())
+			}
+		})
+	}
+}
+
+// TestPlural: one is singular, every other count plural, in run's plan
+// and interrupt lines too (compare's and gate's are in the golden files).
+func TestPlural(t *testing.T) {
+	for n, want := range map[int]string{0: "0 rounds", 1: "1 round", 2: "2 rounds", 11: "11 rounds"} {
+		if got := plural(n, "round"); got != want {
+			t.Errorf("plural(%d) = %q, want %q", n, got, want)
+		}
+	}
+	if got := plan(1, 1, time.Second); !strings.HasPrefix(got, "1 case × 1 round × 1s") {
+		t.Errorf("plan(1, 1, 1s) = %q", got)
+	}
+	if got := (&interruptedError{done: 0, total: 1}).String(); got != "after 0 of 1 measurement (Ctrl-C)" {
+		t.Errorf("interrupted: %q", got)
 	}
 }

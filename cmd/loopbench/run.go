@@ -53,6 +53,13 @@ interval of the median and its ratio to the default variant. Ctrl-C
 stops after the current case and still reports what was measured, marked
 interrupted in raw.txt and summary.md; a second Ctrl-C exits at once.
 
+Progress goes to stderr: on a terminal a line rewritten at each
+measurement; elsewhere (a CI log) a line every 30 s saying how many
+measurements are done and left, the time elapsed and the time left,
+estimated from what the measurements took so far (setup, calibration
+and timed loops, each case at its own measured cost) and corrected as
+they complete.
+
 Examples:
   loopbench run -quick
   loopbench run -workloads IOChain,Echo -count 10
@@ -170,14 +177,16 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	writeConfig(raw)
 	fmt.Fprintf(raw, "command: loopbench run %s\nseed: %d\n", strings.Join(quoteArgs(rc.args), " "), rc.seed)
 	bench.WriteUnits(raw)
+	stderr = &lockedWriter{w: stderr} // the heartbeat writes beside the run
 	fmt.Fprintln(stderr, "loopbench run: "+plan(len(cases), rc.count, rc.benchtime))
 	if rc.quick && rc.count < 6 {
-		fmt.Fprintf(stderr, "loopbench run: -quick: %d rounds give no confidence intervals (6 are needed); use it to try things, not to decide\n", rc.count)
+		fmt.Fprintf(stderr, "loopbench run: -quick: no confidence intervals from %s (6 are needed); use it to try things, not to decide\n", plural(rc.count, "round"))
 	}
 
 	ctx, stop := interruptContext()
 	defer stop()
-	progress := newProgress(stderr, len(cases)*rc.count)
+	progress := newProgress(stderr, len(cases), rc.count, time.Now)
+	progress.start(newTicks())
 	skip := func(c bench.Case, err error) {
 		fmt.Fprintf(stderr, "loopbench run: skipped %s/%s: %v\n", c.Workload, c.Name(), err)
 	}
@@ -205,19 +214,18 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	return repErr
 }
 
-// wholeRunFactor is how much longer a run takes than its timed loops:
-// each measurement first runs its case at growing b.N until one run
-// lasts -benchtime (as go test does), collects garbage before each, and
-// sets the case up (10⁵ to 10⁶ timers, sockets, child processes). A
-// -quick run of 232 cases × 3 rounds × 100 ms (70 s of timed loops) took
-// 186 s on a quiet 2-core machine: 2.7 times.
-const wholeRunFactor = 2.7
-
-// plan says how much a run will measure and about how long it takes.
+// plan says how much a run will measure. How long it takes is not
+// guessed from the timed loops: each measurement also sets its case up
+// (10⁵ to 10⁶ timers, sockets, child processes), runs it at growing b.N
+// until one run lasts -benchtime and collects garbage: a whole run took
+// 2.7 times its timed loops (-quick, every case) and 10 times (CallSoon
+// and Timers at -count 6 -benchtime 50ms: 4m57s for 30 s of loops). The
+// progress lines estimate it from what the measurements took (see
+// estimator).
 func plan(cases, count int, benchtime time.Duration) string {
 	timed := time.Duration(cases*count) * benchtime
-	return fmt.Sprintf("%d cases × %d rounds × %v: %v of timed loops, about %v in all with calibration and setup",
-		cases, count, benchtime, timed.Round(time.Second), (time.Duration(float64(timed) * wholeRunFactor)).Round(10*time.Second))
+	return fmt.Sprintf("%s × %s × %v: %v of timed loops, plus each case's setup and calibration; the time left is estimated from the measurements as they complete",
+		plural(cases, "case"), plural(count, "round"), benchtime, timed.Round(time.Second))
 }
 
 // readMachine samples the machine's state around each round; tests
@@ -234,10 +242,11 @@ func runRounds(ctx context.Context, rc runConfig, cases []bench.Case, raw io.Wri
 		Busy: func(round int, s machine.Span) {
 			fmt.Fprintf(stderr, "loopbench run: the machine stayed busy for -wait-idle %v (%s): round %d runs anyway\n", rc.waitIdle, s, round+1)
 		},
-		Progress: func(s rounds.Step) { p.step(s.Round, cases[s.Case]) },
+		Progress: func(s rounds.Step) { p.step(s.Round, s.Case, cases[s.Case]) },
 	}
 	res, err := rounds.Run(ctx, cfg, cases, func(_ context.Context, s rounds.Step, c bench.Case) error {
 		res, err := measureCase(c, rc.benchtime)
+		p.measured()
 		if bench.Skippable(err) {
 			if s.Round == 0 {
 				skip(c, err)
@@ -261,7 +270,7 @@ func runRounds(ctx context.Context, rc runConfig, cases []bench.Case, raw io.Wri
 type interruptedError struct{ done, total int }
 
 func (e *interruptedError) String() string {
-	return fmt.Sprintf("after %d of %d measurements (Ctrl-C)", e.done, e.total)
+	return fmt.Sprintf("after %d of %s (Ctrl-C)", e.done, plural(e.total, "measurement"))
 }
 
 func (e *interruptedError) Error() string {

@@ -59,7 +59,7 @@ func TestRunTwinsAreSame(t *testing.T) {
 	var raw bytes.Buffer
 	raw.WriteString("Unit cost/op better=lower\n")
 	rc := runConfig{count: 10, benchtime: time.Nanosecond, seed: 42}
-	if _, err := runRounds(context.Background(), rc, cases, &raw, func(bench.Case, error) {}, newProgress(&bytes.Buffer{}, 30), io.Discard); err != nil {
+	if _, err := runRounds(context.Background(), rc, cases, &raw, func(bench.Case, error) {}, newProgress(&bytes.Buffer{}, len(cases), rc.count, time.Now), io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	set, err := benchdata.Read(&raw, "raw", nil)

@@ -84,6 +84,7 @@ func judge(basePath, headPath string, o verdict.Options, filter *benchproc.Filte
 	if err != nil {
 		return nil, err
 	}
+	sortPairs(m)
 	j := &judgment{m: m, v: verdict.Decide(m.Pairs, o), o: o}
 	for _, s := range sets {
 		if len(s.Malformed) > 0 {
@@ -104,11 +105,11 @@ func (j *judgment) exit() error {
 	}
 	switch {
 	case v.Exit() == verdict.ExitRegression:
-		return exitError{1, fmt.Errorf("%d regressions beyond the minimum effect, listed at the end of the table%s", v.Count(verdict.Regressed), also)}
+		return exitError{1, fmt.Errorf("%s beyond the minimum effect, listed at the end of the table%s", plural(v.Count(verdict.Regressed), "regression"), also)}
 	case j.malformed != nil:
 		return exitError{2, fmt.Errorf("%s (the table covers the lines that could be read)", strings.Join(j.malformed, "; "))}
 	case v.Exit() == verdict.ExitUndecided:
-		return exitError{3, fmt.Errorf("%d comparisons undecided: %s", v.Count(verdict.Undecided), needMessage(v))}
+		return exitError{3, fmt.Errorf("%s undecided: %s", plural(v.Count(verdict.Undecided), "comparison"), needMessage(v))}
 	}
 	return nil
 }
@@ -153,12 +154,12 @@ func needMessage(v *verdict.Verdict) string {
 		parts = append(parts, fmt.Sprintf("%d of exact units whose repeats disagree across the minimum effect", ranges))
 	}
 	if tests > 0 {
-		msg := fmt.Sprintf("too few samples for alpha %g over %d tests", v.Alpha, v.Tests)
+		msg := fmt.Sprintf("too few samples for alpha %g over %s", v.Alpha, plural(v.Tests, "test"))
 		if v.Need > 0 {
 			msg += fmt.Sprintf("; %d per side would do", v.Need)
 		}
 		if v.Unreachable > 0 {
-			msg += fmt.Sprintf("; %d are so tied that no count up to %d would", v.Unreachable, verdict.MaxSamples)
+			msg += fmt.Sprintf("; %s too tied for any count up to %d to decide", plural(v.Unreachable, "test"), verdict.MaxSamples)
 		}
 		parts = append(parts, msg)
 	}
@@ -170,7 +171,7 @@ func needMessage(v *verdict.Verdict) string {
 func malformedSummary(s *benchdata.Set) string {
 	msg := fmt.Sprintf("malformed results: %s", s.Malformed[0])
 	if n := len(s.Malformed); n > 1 {
-		msg += fmt.Sprintf(" (and %d more lines)", n-1)
+		msg += fmt.Sprintf(" (and %s more)", plural(n-1, "line"))
 	}
 	return msg
 }
@@ -195,40 +196,60 @@ func exactlyEqual(c *verdict.Comparison) bool {
 	return c.Exact && c.Status == verdict.Same && c.Delta == 0 && c.Note == "exact"
 }
 
-// printGroup prints the table of group g's comparisons, under the group's
-// name unless it is "", and returns how many it left out as exactly
-// equal.
+// printGroup prints group g's comparisons, under the group's name unless
+// it is "": a table per unit, as benchstat's, its rows in the order
+// sortPairs gave them and a geomean row at the end; it returns how many
+// rows it left out as exactly equal.
 func printGroup(w io.Writer, g string, v *verdict.Verdict) (exactSame int) {
 	if g != "" {
 		fmt.Fprintf(w, "\n%s\n", g)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "benchmark\tunit\tbase\thead\tdelta\tp (Holm level)\tverdict")
+	unit, gm, tables := "", &geomean{}, 0
 	for i := range v.Comparisons {
 		c := &v.Comparisons[i]
 		if c.Group != g {
 			continue
 		}
-		if exactlyEqual(c) {
+		if c.Unit != unit {
+			gm.write(tw, unit)
+			unit, gm = c.Unit, &geomean{}
+		}
+		shown := !exactlyEqual(c)
+		gm.add(c, shown)
+		if !shown {
 			exactSame++
 			continue
 		}
-		scale := benchunit.CommonScale([]float64{c.BaseSum.Center, c.HeadSum.Center}, benchunit.ClassOf(c.Unit))
-		test := c.Rule.String()
-		switch {
-		case c.Rule == verdict.RuleUTest:
-			test = fmt.Sprintf("p=%.3g (%.2g) n=%d+%d", c.P, c.Threshold, len(c.Base), len(c.Head))
-		case c.Rule != verdict.RuleExact:
-			test += fmt.Sprintf(" n=%d+%d", len(c.Base), len(c.Head))
+		if gm.shown == 1 { // the unit's first row: its table's header
+			if tables++; tables > 1 {
+				fmt.Fprintln(tw)
+			}
+			fmt.Fprintln(tw, "benchmark\tunit\tbase\thead\tdelta\tp (Holm level)\tverdict")
 		}
-		status := c.Status.String()
-		if note := rowNote(v, c); note != "" {
-			status += " (" + note + ")"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Unit, formatSum(scale, c.BaseSum, c.Rule), formatSum(scale, c.HeadSum, c.Rule), formatDelta(c.Delta), test, status)
+		printRow(tw, v, c)
 	}
+	gm.write(tw, unit)
 	tw.Flush()
 	return exactSame
+}
+
+// printRow prints one comparison's row.
+func printRow(tw io.Writer, v *verdict.Verdict, c *verdict.Comparison) {
+	count := countUnit(c)
+	scale := cellScale(c.Unit, count, c.BaseSum.Center, c.HeadSum.Center)
+	test := c.Rule.String()
+	switch {
+	case c.Rule == verdict.RuleUTest:
+		test = fmt.Sprintf("p=%.3g (%.2g) n=%d+%d", c.P, c.Threshold, len(c.Base), len(c.Head))
+	case c.Rule != verdict.RuleExact:
+		test += fmt.Sprintf(" n=%d+%d", len(c.Base), len(c.Head))
+	}
+	status := c.Status.String()
+	if note := rowNote(v, c); note != "" {
+		status += " (" + note + ")"
+	}
+	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Unit, formatSum(scale, count, c.BaseSum, c.Rule), formatSum(scale, count, c.HeadSum, c.Rule), formatDelta(c.Delta), test, status)
 }
 
 // rowNote is a row's reason; a test that found no significant change
@@ -255,7 +276,7 @@ func detectableString(v *verdict.Verdict, c *verdict.Comparison) string {
 
 // printTotals prints how the comparisons were made and what they found.
 func printTotals(w io.Writer, v *verdict.Verdict, o verdict.Options, exactSame int) {
-	fmt.Fprintf(w, "\n%d comparisons: %d by U test at family-wise alpha %g (Holm), %d without a test (exact, range or amortised rule)", len(v.Comparisons), v.Tests, v.Alpha, len(v.Comparisons)-v.Tests)
+	fmt.Fprintf(w, "\n%s: %d by U test at family-wise alpha %g (Holm), %d without a test (exact, range or amortised rule)", plural(len(v.Comparisons), "comparison"), v.Tests, v.Alpha, len(v.Comparisons)-v.Tests)
 	if exactSame > 0 {
 		fmt.Fprintf(w, " (%d exactly equal, not shown)", exactSame)
 	}
@@ -321,17 +342,18 @@ func printRegressions(w io.Writer, v *verdict.Verdict) {
 	}
 }
 
-// formatSum is a summary at the scale: for the U test its center and
-// interval; without a test its median, and its range when the values
-// differ.
-func formatSum(scale benchunit.Scaler, s benchmath.Summary, rule verdict.Rule) string {
+// formatSum is a summary at the scale (formatCell): for the U test its
+// center and interval; without a test its median, and its range when the
+// values differ.
+func formatSum(scale benchunit.Scaler, count bool, s benchmath.Summary, rule verdict.Rule) string {
+	f := func(v float64) string { return formatCell(scale, count, v) }
 	switch {
 	case rule == verdict.RuleUTest:
-		return fmt.Sprintf("%s ± %s", scale.Format(s.Center), s.PctRangeString())
+		return fmt.Sprintf("%s ± %s", f(s.Center), s.PctRangeString())
 	case s.Lo == s.Hi:
-		return scale.Format(s.Center)
+		return f(s.Center)
 	}
-	return fmt.Sprintf("%s [%s, %s]", scale.Format(s.Center), scale.Format(s.Lo), scale.Format(s.Hi))
+	return fmt.Sprintf("%s [%s, %s]", f(s.Center), f(s.Lo), f(s.Hi))
 }
 
 // formatDelta is a relative change as a signed percentage.

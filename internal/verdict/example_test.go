@@ -8,8 +8,8 @@ import (
 
 // One sample a side, as go test -bench writes by default: B/op 1 against
 // 2 is setup amortised over b.N, not a regression; one allocation more per
-// op is; the timing passes, and says that no slowdown could have been
-// flagged from one sample.
+// op is; the timing is undecided: one sample a side cannot reach alpha, so
+// no slowdown could have been flagged.
 func ExampleDecide() {
 	v := verdict.Decide([]verdict.Pair{
 		{Name: "X", Unit: "sec/op", Base: []float64{100e-9}, Head: []float64{130e-9}},
@@ -22,7 +22,7 @@ func ExampleDecide() {
 	}
 	fmt.Println("exit", v.Exit())
 	// Output:
-	// sec/op u-test ~ (not significant) detectable +Inf
+	// sec/op u-test undecided (n=1+1 cannot reach p<0.05) detectable +Inf
 	// B/op amortised ~ (amortised: medians within 8 B per op) detectable NaN
 	// allocs/op amortised REGRESSION (amortised: more allocations) detectable NaN
 	// exit 1

@@ -126,7 +126,8 @@ func TestRangeExitCodes(t *testing.T) {
 
 // TestPValueWithinReach: benchmath gives p = 0 for one value against
 // five equal ones, and more than 1 for others; no p below what the sizes
-// can reach (1/3 at 1+5) or above 1 is kept.
+// can reach (1/3 at 1+5) or above 1 is kept, and as 1/3 is above alpha the
+// comparison is undecided.
 func TestPValueWithinReach(t *testing.T) {
 	for _, p := range []Pair{
 		{Name: "A", Unit: "sec/op", Base: []float64{1, 1, 1, 1, 1}, Head: []float64{0.5}},
@@ -134,7 +135,7 @@ func TestPValueWithinReach(t *testing.T) {
 		{Name: "C", Unit: "sec/op", Base: []float64{7}, Head: []float64{5, 5, 5, 5, 5}},
 	} {
 		c := Decide([]Pair{p}, Options{MinEffect: 0.05}).Comparisons[0]
-		if reach := MinP(len(p.Base), len(p.Head)); c.P < reach || c.P > 1 || c.Status != Same {
+		if reach := MinP(len(p.Base), len(p.Head)); c.P < reach || c.P > 1 || c.Status != Undecided {
 			t.Errorf("%s: p = %g (reachable %g), status %v", p.Name, c.P, reach, c.Status)
 		}
 		if r := ReachableP(p.Base, p.Head); r < MinP(len(p.Base), len(p.Head)) || r > 1 {
@@ -163,13 +164,13 @@ func TestUndecidedNoteNamesItsLevel(t *testing.T) {
 }
 
 // TestDefaultPassSaysWhatItCouldDetect: a change past the minimum effect
-// that the samples cannot test passes by default, with no slowdown
-// detectable; with RequireEquivalence it is undecided. With enough
+// that samples too few for alpha cannot test is undecided, with no
+// slowdown detectable, with RequireEquivalence or without. With enough
 // samples Detectable is the shift at which the test starts to flag.
 func TestDefaultPassSaysWhatItCouldDetect(t *testing.T) {
 	one := Pair{Name: "T", Unit: "sec/op", Base: []float64{1e-6}, Head: []float64{1.3e-6}}
 	v := Decide([]Pair{one}, Options{MinEffect: 0.05})
-	if c := &v.Comparisons[0]; c.Status != Same || v.Exit() != ExitPass || !math.IsInf(v.Detectable(c), 1) {
+	if c := &v.Comparisons[0]; c.Status != Undecided || v.Exit() != ExitUndecided || !math.IsInf(v.Detectable(c), 1) {
 		t.Fatalf("1+1 samples: status %v exit %d detectable %g", c.Status, v.Exit(), v.Detectable(c))
 	}
 	if v := Decide([]Pair{one}, Options{MinEffect: 0.05, RequireEquivalence: true}); v.Exit() != ExitUndecided {

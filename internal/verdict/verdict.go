@@ -42,6 +42,10 @@
 //     effect in the unit's worse direction (higher time, lower req/s); a
 //     benchmark's effective minimum is the larger of Options.MinEffect and
 //     its noise floor.
+//   - A test whose sample sizes cannot reach Alpha at all, whatever the
+//     values (MinP above it: 3+3 samples give p >= 0.1), is undecided:
+//     it could not have flagged any change, so it neither passes nor
+//     fails, and the verdict says how many samples per side would do.
 //   - A tested change that is not significant passes, and the verdict
 //     says how large a slowdown the run could have flagged (Detectable):
 //     a pass never claims more than the samples' noise allowed. With
@@ -207,6 +211,8 @@ func Decide(pairs []Pair, o Options) *Verdict {
 			c.decideAmortised(worse, better)
 		case c.Rule == RuleRange:
 			c.decideRange()
+		case !Reachable(len(c.Base), len(c.Head), o.Alpha):
+			c.undecided(v, o.Alpha/float64(max(v.Tests, 1)))
 		case c.Significant && worse:
 			c.Status = Regressed
 		case c.Significant && better:
@@ -369,11 +375,17 @@ func MinP(n1, n2 int) float64 {
 	return min(1, 2*math.Exp(lg(n1)+lg(n2)-lg(n1+n2)))
 }
 
+// Reachable reports whether a U test on samples of n1 and n2 values can
+// give a p-value at or below level at all: MinP(n1, n2) <= level.
+func Reachable(n1, n2 int, level float64) bool {
+	return MinP(n1, n2) <= level*(1+1e-9)
+}
+
 // SamplesFor returns the smallest n for which n samples per side without
 // ties can reach p <= level.
 func SamplesFor(level float64) int {
 	n := 1
-	for MinP(n, n) > level && n < MaxSamples {
+	for !Reachable(n, n, level) && n < MaxSamples {
 		n++
 	}
 	return n
