@@ -45,13 +45,13 @@ figcaption { font-size: .85rem; color: #555; }
 {{range .Checks}}<dt>check</dt><dd>{{.}}</dd>
 {{end}}</dl>
 <p class="note">{{.Note}}</p>
+<p class="note">{{.TestNote}}</p>
 {{range .Sections}}
 <h2 id="{{.ID}}">{{.Title}}</h2>
 <div class="scroll"><table>
 <tr>{{range .Header}}<th{{if .Baseline}} class="baseline"{{end}}>{{.Text}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>
-<p class="note">{{$.TestNote}}</p>
 {{if .SVG}}<figure>{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>{{end}}
 {{end}}
 {{if .Warnings}}<h2>Lines that could not be read</h2><ul>{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}

@@ -109,14 +109,13 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	for _, c := range rep.Checks {
 		fmt.Fprintf(&b, "- %s\n", c)
 	}
-	fmt.Fprintf(&b, "\n%s\n", Note)
+	fmt.Fprintf(&b, "\n%s\n\n%s\n", Note, TestNote)
 	for _, t := range rep.Tables {
 		head := t.Header()
 		fmt.Fprintf(&b, "\n## %s\n\n| %s |\n|%s\n", t.Title(), strings.Join(mdEscape(head), " | "), strings.Repeat("---|", len(head)))
 		for _, r := range t.format(true) {
 			fmt.Fprintf(&b, "| %s |\n", strings.Join(mdEscape(r), " | "))
 		}
-		fmt.Fprintf(&b, "\n%s\n", TestNote)
 	}
 	rep.writeWarnings(&b, 0)
 	_, err := io.WriteString(w, b.String())
