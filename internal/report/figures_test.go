@@ -191,6 +191,15 @@ func TestAllocsBelowOneDrawnAsZero(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	figs, err := rep.Figures()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range figs {
+		if f.Name == "Timers-allocs-op.svg" && !strings.Contains(f.Caption, "y linear from 0") {
+			t.Errorf("caption %q does not say the axis is linear", f.Caption)
+		}
+	}
 	for _, sp := range splots {
 		if _, log := sp.Y.Scale.(plot.LogScale); log || sp.Y.Min != 0 {
 			t.Errorf("Timers allocs/op panel %q: y from %g, log %v; want linear from 0", sp.Title.Text, sp.Y.Min, log)

@@ -166,7 +166,11 @@ func (t *Table) scalingFigure(key string, pal *palette) (Figure, error) {
 	}
 	entries := append([]legendEntry{{name: "colour: " + pal.what() + ", gray: baselines"}}, legend...)
 	svg, err := tile(plots, t.titleIn(ax.unit), entries, 3.2*vg.Inch)
-	caption := fmt.Sprintf("%s, %s against %s: one line per %s, whiskers the 95 %% interval, log-log, every panel on the same axes; the colour is the %s, dashed gray lines are baselines.", t.Workload, ax.unit, ax.xLabel, t.colKind(), pal.what())
+	axes := "log-log"
+	if t.Unit == "allocs/op" {
+		axes = "log x, y linear from 0"
+	}
+	caption := fmt.Sprintf("%s, %s against %s: one line per %s, whiskers the 95 %% interval, %s, every panel on the same axes; the colour is the %s, dashed gray lines are baselines.", t.Workload, ax.unit, ax.xLabel, t.colKind(), axes, pal.what())
 	return Figure{Name: t.FileName(), Caption: caption, SVG: svg, Legend: entryNames(entries)}, err
 }
 
