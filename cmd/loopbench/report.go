@@ -31,7 +31,10 @@ directory DIR:
                a size (pending timers, registered fds, timers from cold),
                else bars with interval whiskers; one series per column;
                where the columns are commits, a trend: a line per
-               variant over the commits, in the order given
+               variant over the commits, in the order given. The panels
+               of a plot share its axes; a colour stands for one value
+               of one key (the legend names it) in every plot but
+               trends; allocs/op below one per op is drawn as zero
   report.html  one self-contained page with every table and plot
   sweeps.svg   when the files hold load sweeps (load -sweep, peers -sweep,
                merge of sweeps): every server at one -percentile against

@@ -20,6 +20,10 @@ func (rep *Report) banners() {
 		switch {
 		case kv.Key == "interrupted":
 			rep.Banners = append(rep.Banners, fmt.Sprintf("Interrupted %s: the last round is incomplete.", kv.Value))
+		case kv.Key == "machine-busy" && rep.busy != nil:
+			if b := busyBanner(rep.busy); b != "" {
+				rep.Banners = append(rep.Banners, b)
+			}
 		case kv.Key == "machine-busy" && strings.Contains(kv.Value, "yes"):
 			rep.Banners = append(rep.Banners, fmt.Sprintf("The machine was busy during this run: %s. Other work's noise is in these figures.", kv.Value))
 		}

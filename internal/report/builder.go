@@ -265,7 +265,8 @@ func varyingFields(keys []benchproc.Key) map[string]bool {
 
 // colLabel names a column by the fields that tell it from the others:
 // "impl=chan", "deque/poll", "heap2ary/cancel=lazy", "side=head
-// ringbuffer"; a configuration key's value as short names it.
+// ringbuffer", "runA" (a file by its run's name); a configuration key's
+// value as short names it.
 func colLabel(c benchproc.Key, varying map[string]bool, short map[string]map[string]string) string {
 	var parts []string
 	for _, f := range c.Projection().FlattenedFields() {
@@ -276,6 +277,8 @@ func colLabel(c benchproc.Key, varying map[string]bool, short map[string]map[str
 		switch f.Name {
 		case "/ready", "/timers", "/selector", MachineKey:
 			parts = append(parts, v)
+		case ".file":
+			parts = append(parts, short[f.Name][v]) // the run's name
 		default:
 			if sv, ok := short[f.Name][v]; ok {
 				v = sv

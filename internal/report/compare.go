@@ -16,7 +16,8 @@ const Alpha = 0.05
 // of the median (benchmath needs 6).
 const MinIntervalRuns = 6
 
-// TestNote explains the ratios and the marks under each table.
+// TestNote explains the ratios and the marks of every table: said once,
+// above the tables.
 const TestNote = "×ratio: to the row's first cell, shown where a Mann-Whitney U test (benchmath, as benchstat) separates the two at p < 0.05, uncorrected per cell; ~: it cannot (too few runs or too much spread), whatever the medians say. This is not compare's rule: compare and gate correct for the number of comparisons and ask for a minimum effect, so a cell marked here can be undecided there."
 
 // compareTo sets c's ratio to ref and whether the U test separates them.

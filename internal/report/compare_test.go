@@ -81,7 +81,7 @@ func TestColumnsNamedByWhatDiffers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := strings.Join(rep.Tables[0].Header(), " | "); h != "case | file=run1 | file=run2" {
+	if h := strings.Join(rep.Tables[0].Header(), " | "); h != "case | run1 | run2" {
 		t.Errorf("header %q", h)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // page is report.html: one page with every table and plot inline, no
@@ -40,18 +39,19 @@ figcaption { font-size: .85rem; color: #555; }
 {{end}}<dl>
 {{range .Config}}<dt>{{.Key}}</dt><dd>{{.Value}}</dd>
 {{end}}{{range .Varying}}<dt>{{.Key}}</dt><dd>{{.Value}} (varies)</dd>
-{{end}}{{range .Machines}}<dt>machine {{.Label}}</dt><dd>{{.Desc}}</dd>
+{{end}}{{if not .Machines}}{{range .Runs}}<dt>run {{.Key}}</dt><dd>{{.Value}}</dd>
+{{end}}{{end}}{{range .Machines}}<dt>machine {{.Label}}</dt><dd>{{.Desc}}</dd>
 {{end}}<dt>results</dt><dd>{{.Results}} benchmark lines from {{.Files}}</dd>
 {{range .Checks}}<dt>check</dt><dd>{{.}}</dd>
 {{end}}</dl>
 <p class="note">{{.Note}}</p>
+<p class="note">{{.TestNote}}</p>
 {{range .Sections}}
 <h2 id="{{.ID}}">{{.Title}}</h2>
 <div class="scroll"><table>
 <tr>{{range .Header}}<th{{if .Baseline}} class="baseline"{{end}}>{{.Text}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>
-<p class="note">{{$.TestNote}}</p>
 {{if .SVG}}<figure>{{.SVG}}<figcaption>{{.Caption}}</figcaption></figure>{{end}}
 {{end}}
 {{if .Warnings}}<h2>Lines that could not be read</h2><ul>{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
@@ -79,7 +79,7 @@ func (rep *Report) WriteHTML(w io.Writer, figs []Figure) error {
 		TestNote string
 		Files    string
 		Sections []section
-	}{Report: rep, Note: Note, TestNote: TestNote, Files: strings.Join(rep.Files, ", ")}
+	}{Report: rep, Note: Note, TestNote: TestNote, Files: rep.sources()}
 	for i, t := range rep.Tables {
 		s := section{ID: fmt.Sprintf("t%d", i), Title: t.Title(), Rows: t.Strings()}
 		for k, h := range t.Header() {

@@ -66,6 +66,11 @@ type Report struct {
 	Banners []string
 	// Checks are the in-run A/A checks that passed.
 	Checks []string
+	// Runs name the input files when there are several: each run's
+	// name (its column's, where the runs are the columns) and its path,
+	// listed unless Machines list each machine's files.
+	Runs []KV
+	busy []KV // each run's machine-busy value, by name
 }
 
 // KV is a configuration pair or a name key and its value.
@@ -225,6 +230,10 @@ func splitProcs(name string) (string, string) {
 func (rep *Report) configDims(results []*benchfmt.Result) []string {
 	values, order := configValues(results)
 	var dims []string
+	files, names := runNames(results)
+	for _, f := range files {
+		rep.Runs = append(rep.Runs, KV{names[f], f})
+	}
 	_, machineSplit := values[MachineKey]
 	for _, k := range order {
 		vals := values[k]
@@ -237,9 +246,9 @@ func (rep *Report) configDims(results []*benchfmt.Result) []string {
 		}
 		if describesRun(k) && len(vals) > 1 {
 			// Of several runs' metadata only whether a machine was busy
-			// heads the report; each raw.txt keeps the rest.
+			// heads the report, per run; each raw.txt keeps the rest.
 			if k == "machine-busy" || k == "interrupted" {
-				rep.Varying = append(rep.Varying, KV{k, strings.Join(shown(vals), " | ")})
+				rep.Varying = append(rep.Varying, KV{k, rep.perRun(k, vals, results)})
 			}
 			continue
 		}
@@ -262,11 +271,26 @@ func (rep *Report) configDims(results []*benchfmt.Result) []string {
 		if split && !describesRun(k) && !(machineSplit && slices.Contains(MachineKeys, k)) {
 			dims = append(dims, k)
 		}
-		if (!strings.HasPrefix(k, ".") || split) && k != MachineKey {
+		if (!strings.HasPrefix(k, ".") || split) && k != MachineKey && k != ".file" {
 			rep.Varying = append(rep.Varying, KV{k, strings.Join(shown(vals), ", ")})
 		}
 	}
 	return dims
+}
+
+// perRun writes a run metadata key's values: per run and named when the
+// results come from several files ("runA: yes (…); runB: no"), else
+// joined by " | ". Each run's machine-busy value is kept for its banner.
+func (rep *Report) perRun(key string, vals []string, results []*benchfmt.Result) string {
+	if rep.Runs == nil {
+		return strings.Join(shown(vals), " | ")
+	}
+	files, names := runNames(results)
+	kvs := runValues(key, results, files, names)
+	if key == "machine-busy" {
+		rep.busy = kvs
+	}
+	return joinRuns(kvs)
 }
 
 // carried counts the results that carry key.

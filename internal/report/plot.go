@@ -22,6 +22,8 @@ type Figure struct {
 	Name    string // file name: "Timers-sec-op.svg"
 	Caption string
 	SVG     []byte
+	// Legend lists the texts of the figure's legend, in order.
+	Legend []string
 }
 
 // sweepKeys are the name keys a scaling curve runs along, in order of
@@ -42,18 +44,21 @@ const maxPanels = 12
 // (trendFigure); a table whose cases sweep a size
 // gets scaling curves on log-log axes, one line per column and one panel
 // per value of its other keys; any other table gets bars per column with
-// their 95 % interval as whiskers, one panel per case.
+// their 95 % interval as whiskers, one panel per case. The panels of a
+// figure share its value axis; a colour means one key's value (the
+// palette's) in every figure but trends.
 func (rep *Report) Figures() ([]Figure, error) {
 	var out []Figure
+	pal := newPalette(rep.Tables)
 	for _, t := range rep.Tables {
 		var f Figure
 		var err error
 		if t.trend() {
 			f, err = t.trendFigure()
 		} else if key := t.sweepKey(); key != "" {
-			f, err = t.scalingFigure(key)
+			f, err = t.scalingFigure(key, pal)
 		} else {
-			f, err = t.barFigure()
+			f, err = t.barFigure(pal)
 		}
 		if err != nil {
 			return out, fmt.Errorf("%s: %w", t.Title(), err)
@@ -70,7 +75,8 @@ func (t *Table) FileName() string {
 }
 
 // sweepKey returns a name key with at least three numeric values across
-// the rows, or "".
+// the rows and at least two in each panel that has it (a panel of one
+// point is no curve: such a table gets bars), or "".
 func (t *Table) sweepKey() string {
 	for _, k := range sweepKeys {
 		vals := map[string]bool{}
@@ -85,11 +91,28 @@ func (t *Table) sweepKey() string {
 				}
 			}
 		}
-		if numeric && len(vals) >= 3 {
+		if numeric && len(vals) >= 3 && !t.onePointPanel(k) {
 			return k
 		}
 	}
 	return ""
+}
+
+// onePointPanel reports whether a panel of a scaling figure along key
+// would hold one value of it.
+func (t *Table) onePointPanel(key string) bool {
+	for _, pn := range t.scalingPanels(key) {
+		xs := map[string]bool{}
+		for _, i := range pn.rows {
+			if v := partValue(t.Rows[i].Parts, key); v != "" {
+				xs[v] = true
+			}
+		}
+		if len(xs) == 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // scale is the axis scale of the table's values and its unit label.
@@ -131,43 +154,69 @@ func legendName(c Col) string {
 }
 
 // scalingFigure draws one panel per value of the rows' other keys, x the
-// sweep key, one line per column, log-log.
-func (t *Table) scalingFigure(key string) (Figure, error) {
-	ax := t.axes(key)
+// sweep key, one line per column, log-log (allocs/op on a linear axis
+// from zero), every panel on the same axes.
+func (t *Table) scalingFigure(key string, pal *palette) (Figure, error) {
+	plots, legend, ax, err := t.scalingPlots(key, pal)
+	if err != nil {
+		return Figure{}, err
+	}
+	if len(plots) == 0 {
+		return t.barFigure(pal)
+	}
+	entries := append([]legendEntry{{name: "colour: " + pal.what() + ", gray: baselines"}}, legend...)
+	svg, err := tile(plots, t.titleIn(ax.unit), entries, 3.2*vg.Inch)
+	axes := "log-log"
+	if t.Unit == "allocs/op" {
+		axes = "log x, y linear from 0"
+	}
+	caption := fmt.Sprintf("%s, %s against %s: one line per %s, whiskers the 95 %% interval, %s, every panel on the same axes; the colour is the %s, dashed gray lines are baselines.", t.Workload, ax.unit, ax.xLabel, t.colKind(), axes, pal.what())
+	return Figure{Name: t.FileName(), Caption: caption, SVG: svg, Legend: entryNames(entries)}, err
+}
+
+// scalingPlots draws the panels of a scaling figure along key on the axes
+// they share, and returns them with the legend of their columns.
+func (t *Table) scalingPlots(key string, pal *palette) ([]*plot.Plot, []legendEntry, scalingAxes, error) {
+	ax := t.axes(key, pal)
+	panels := t.scalingPanels(key)
+	for _, pn := range panels {
+		for j := range t.Cols {
+			t.scalingPoints(pn.rows, j, &ax)
+		}
+	}
 	var plots []*plot.Plot
 	var legend legendSet
-	for _, pn := range t.scalingPanels(key) {
-		p, err := t.scalingPlot(pn, ax, &legend)
+	for _, pn := range panels {
+		p, err := t.scalingPlot(pn, &ax, &legend)
 		if err != nil {
-			return Figure{}, err
+			return nil, nil, ax, err
 		}
 		if p != nil {
 			plots = append(plots, p)
 		}
 	}
-	if len(plots) == 0 {
-		return t.barFigure()
-	}
-	svg, err := tile(plots, t.titleIn(ax.unit), legend.entries, 3.2*vg.Inch)
-	caption := fmt.Sprintf("%s, %s against %s: one line per %s, whiskers the 95 %% interval, log-log; dashed lines are baselines.", t.Workload, ax.unit, ax.xLabel, t.colKind())
-	return Figure{Name: t.FileName(), Caption: caption, SVG: svg}, err
+	return plots, legend.entries, ax, nil
 }
 
 // scalingAxes are what every panel of a scaling figure shares: the sweep
-// key along x and its label, the values' scale and its unit along y.
+// key along x and its label, the values' scale and its unit along y, the
+// columns' styles, and the spans of x and y over every panel.
 type scalingAxes struct {
 	key, xLabel, unit string
 	scale             benchunit.Scaler
+	styles            []seriesStyle
+	x, y              span
 }
 
-// axes returns the axes of the table's scaling figure along key.
-func (t *Table) axes(key string) scalingAxes {
+// axes returns the axes of the table's scaling figure along key, their
+// spans empty.
+func (t *Table) axes(key string, pal *palette) scalingAxes {
 	s, unit := t.scale()
 	xl := xLabels[[2]string{t.Workload, key}]
 	if xl == "" {
 		xl = key
 	}
-	return scalingAxes{key: key, xLabel: xl, unit: unit, scale: s}
+	return scalingAxes{key: key, xLabel: xl, unit: unit, scale: s, styles: t.colStyles(pal)}
 }
 
 // scalingPanel is one panel of a scaling figure: the rows that differ only
@@ -210,24 +259,31 @@ func (l *legendSet) addNamed(name string, thumbs []plot.Thumbnailer) {
 	l.entries = append(l.entries, legendEntry{name, thumbs})
 }
 
-// scalingPlot draws one panel of a scaling figure, a line per column that
-// has a positive value in its rows, and adds the columns it draws to the
-// legend. It returns nil when no column has one.
-func (t *Table) scalingPlot(pn *scalingPanel, ax scalingAxes, legend *legendSet) (*plot.Plot, error) {
+// scalingPlot draws one panel of a scaling figure on the figure's axes,
+// a line per column that has a value in its rows, and adds the columns it
+// draws to the legend. It returns nil when no column has one.
+func (t *Table) scalingPlot(pn *scalingPanel, ax *scalingAxes, legend *legendSet) (*plot.Plot, error) {
 	p := plot.New()
 	setPanelTitle(p, pn.label)
 	p.X.Label.Text = ax.xLabel
-	p.Y.Label.Text = ax.unit + ", " + t.BetterText()
-	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = compactLogTicks{}, compactLogTicks{}
+	p.Y.Label.Text = t.valueLabel(ax.unit)
+	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, compactLogTicks{}
+	// Log axes need positive bounds apart: set them, padded.
+	p.X.Min, p.X.Max = ax.x.padded(1.3)
+	if t.Unit == "allocs/op" {
+		p.Y.Min, p.Y.Max, p.Y.Tick.Marker = 0, max(ax.y.hi*1.1, 1), compactTicks{}
+	} else {
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, compactLogTicks{}
+		p.Y.Min, p.Y.Max = ax.y.padded(1.5)
+	}
 	drawn := false
-	var rx, ry span
 	for j, c := range t.Cols {
-		pts, errs := t.scalingPoints(pn.rows, j, ax, &rx, &ry)
+		scratch := *ax // the spans are the figure's, already set
+		pts, errs := t.scalingPoints(pn.rows, j, &scratch)
 		if len(pts) == 0 {
 			continue
 		}
-		thumbs, err := t.addScalingLine(p, j, pts, errs)
+		thumbs, err := addScalingLine(p, ax.styles[j], pts, errs)
 		if err != nil {
 			return nil, err
 		}
@@ -237,45 +293,41 @@ func (t *Table) scalingPlot(pn *scalingPanel, ax scalingAxes, legend *legendSet)
 	if !drawn {
 		return nil, nil
 	}
-	// Log axes need positive bounds apart: set them, padded.
-	p.X.Min, p.X.Max = rx.padded(1.3)
-	p.Y.Min, p.Y.Max = ry.padded(1.5)
 	return p, nil
 }
 
 // scalingPoints returns column j's points in the given rows, scaled, with
-// their 95 % intervals as error bars, and widens rx and ry to hold them.
-// A row without a positive value and sweep key is left out (log axes).
-func (t *Table) scalingPoints(rows []int, j int, ax scalingAxes, rx, ry *span) (plotter.XYs, plotter.YErrors) {
+// their 95 % intervals as error bars, and widens ax's spans to hold them.
+// A row without a sweep key is left out, and without a positive value
+// too unless it is below one allocation (drawn at zero on a linear axis).
+func (t *Table) scalingPoints(rows []int, j int, ax *scalingAxes) (plotter.XYs, plotter.YErrors) {
 	var pts plotter.XYs
 	var errs plotter.YErrors
 	for _, i := range rows {
 		cell := t.Cell(i, j)
 		x := rowValue(t.Rows[i], ax.key)
-		if cell == nil || cell.Summary.Center <= 0 || x <= 0 {
+		if cell == nil || x <= 0 || (cell.Summary.Center <= 0 && t.Unit != "allocs/op") {
 			continue
 		}
-		f := ax.scale.Factor
-		y := cell.Summary.Center / f
+		y, lo, hi, _ := t.drawn(cell, ax.scale.Factor)
 		pts = append(pts, plotter.XY{X: x, Y: y})
-		lo, hi := clampCI(cell.Summary.Lo/f, y, cell.Summary.Hi/f)
 		errs = append(errs, struct{ Low, High float64 }{y - lo, hi - y})
-		rx.add(x)
-		ry.add(lo)
-		ry.add(hi)
+		ax.x.add(x)
+		if lo > 0 {
+			ax.y.add(lo)
+		}
+		ax.y.add(hi)
 	}
 	return pts, errs
 }
 
-// addScalingLine adds column j's points to p as a line with markers and
-// whiskers in the column's style, and returns the line and markers for
-// the legend.
-func (t *Table) addScalingLine(p *plot.Plot, j int, pts plotter.XYs, errs plotter.YErrors) ([]plot.Thumbnailer, error) {
+// addScalingLine adds a column's points to p as a line with markers and
+// whiskers in its style, and returns the line and markers for the legend.
+func addScalingLine(p *plot.Plot, st seriesStyle, pts plotter.XYs, errs plotter.YErrors) ([]plot.Thumbnailer, error) {
 	line, points, err := plotter.NewLinePoints(pts)
 	if err != nil {
 		return nil, err
 	}
-	st := t.colStyles()[j]
 	line.Color, line.Dashes, points.Color = st.color, st.dashes, st.color
 	points.Shape = st.shape
 	bars, err := plotter.NewYErrorBars(errorXYs{pts, errs})
@@ -332,62 +384,19 @@ type errorXYs struct {
 	plotter.YErrors
 }
 
-// barFigure draws one panel per case: a horizontal bar per column (so
-// that its name reads without turning), its 95 % interval as a whisker,
-// baselines in gray.
-func (t *Table) barFigure() (Figure, error) {
-	rows := min(len(t.Rows), maxPanels)
-	s, unit := t.scale()
-	styles := t.colStyles()
-	var plots []*plot.Plot
-	names := make([]string, len(t.Cols))
-	for j, c := range t.Cols {
-		names[len(t.Cols)-1-j] = legendName(c) // the first column on top
-	}
-	for i := range rows {
-		p := plot.New()
-		setPanelTitle(p, t.Rows[i].Label)
-		p.X.Label.Text = unit + ", " + t.BetterText()
-		for j := range t.Cols {
-			cell := t.Cell(i, j)
-			if cell == nil {
-				continue
-			}
-			y := float64(len(t.Cols) - 1 - j)
-			v := cell.Summary.Center / s.Factor
-			bar, err := plotter.NewBarChart(plotter.Values{v}, vg.Points(11))
-			if err != nil {
-				return Figure{}, err
-			}
-			bar.Color, bar.XMin, bar.Horizontal = styles[j].color, y, true
-			bar.LineStyle.Width = 0
-			lo, hi := clampCI(cell.Summary.Lo/s.Factor, v, cell.Summary.Hi/s.Factor)
-			whisk, err := plotter.NewXErrorBars(xErrorXYs{plotter.XYs{{X: v, Y: y}}, plotter.XErrors{{Low: v - lo, High: hi - v}}})
-			if err != nil {
-				return Figure{}, err
-			}
-			p.Add(bar, whisk)
-		}
-		p.NominalY(names...)
-		p.X.Min = 0
-		p.X.Tick.Marker = compactTicks{}
-		plots = append(plots, p)
-	}
-	height := vg.Length(len(t.Cols))*0.2*vg.Inch + 1.1*vg.Inch
-	svg, err := tile(plots, t.titleIn(unit), nil, height)
-	caption := fmt.Sprintf("%s, %s per %s: bars the median, whiskers the 95 %% interval; gray bars are baselines.", t.Workload, unit, t.colKind())
-	return Figure{Name: t.FileName(), Caption: caption, SVG: svg}, err
-}
-
-type xErrorXYs struct {
-	plotter.XYs
-	plotter.XErrors
-}
-
 // legendEntry is a line of a figure's legend.
 type legendEntry struct {
 	name   string
 	thumbs []plot.Thumbnailer
+}
+
+// entryNames lists the entries' texts.
+func entryNames(entries []legendEntry) []string {
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = e.name
+	}
+	return out
 }
 
 // tile draws plots on one SVG canvas, two panels a row of the given

@@ -23,7 +23,7 @@ func TestEighteenVariantsDistinct(t *testing.T) {
 	}
 	ss = append(ss, series{parts: []KV{{"impl", "chan"}}, baseline: true}, series{parts: []KV{{"impl", "slice"}}, baseline: true})
 	seen := map[string]int{}
-	for i, st := range styles(ss) {
+	for i, st := range styles(ss, false) {
 		k := fmt.Sprintf("%v %T %v", st.color, st.shape, st.dashes)
 		if j, dup := seen[k]; dup {
 			t.Errorf("series %v and %v share the style %s", ss[j].parts, ss[i].parts, k)

@@ -30,7 +30,11 @@ type series struct {
 // selectors are 18 distinct lines); with one varying part, colour and
 // marker both follow it. Baselines are gray and dashed, each with its own
 // marker.
-func styles(ss []series) []seriesStyle {
+//
+// Where the colour is fixed elsewhere (colourFixed: a palette's), the
+// marker follows the part with the most values and the dashes the
+// others, so that the series stay apart without the colour.
+func styles(ss []series, colourFixed bool) []seriesStyle {
 	var loops [][]KV
 	for _, s := range ss {
 		if !s.baseline {
@@ -50,21 +54,32 @@ func styles(ss []series) []seriesStyle {
 		idx := func(k int) int { return keys[k].index(partValue(s.parts, keys[k].key)) }
 		st := seriesStyle{color: plotutil.Color(i), shape: plotutil.Shape(i)}
 		switch {
+		case colourFixed && len(keys) >= 1:
+			st.shape = plotutil.Shape(idx(0))
+			if d := dashIndex(keys[1:], idx, 1); d > 0 {
+				st.dashes = plotutil.Dashes(d)
+			}
 		case len(keys) == 1:
 			st.color, st.shape = plotutil.Color(idx(0)), plotutil.Shape(idx(0))
 		case len(keys) >= 2:
 			st.color, st.shape = plotutil.Color(idx(0)), plotutil.Shape(idx(1))
-			d := 0
-			for k := 2; k < len(keys); k++ {
-				d = d*len(keys[k].values) + idx(k)
-			}
-			if d > 0 {
+			if d := dashIndex(keys[2:], idx, 2); d > 0 {
 				st.dashes = plotutil.Dashes(d)
 			}
 		}
 		out[i] = st
 	}
 	return out
+}
+
+// dashIndex numbers a series' combination of the values of keys (the
+// style keys from index first on): 0, solid, for the first of each.
+func dashIndex(keys []styleKey, idx func(int) int, first int) int {
+	d := 0
+	for k := range keys {
+		d = d*len(keys[k].values) + idx(first+k)
+	}
+	return d
 }
 
 // styleKey is a part that varies among the series, with its values in
@@ -115,11 +130,19 @@ func partValue(parts []KV, key string) string {
 	return ""
 }
 
-// colStyles are the styles of t's columns.
-func (t *Table) colStyles() []seriesStyle {
+// colStyles are the styles of t's columns: the colour the palette's,
+// the marker and dashes by the other parts that vary.
+func (t *Table) colStyles(pal *palette) []seriesStyle {
 	ss := make([]series, len(t.Cols))
 	for j, c := range t.Cols {
-		ss[j] = series{parts: c.Parts, baseline: c.Baseline}
+		parts := slices.DeleteFunc(slices.Clone(c.Parts), func(p KV) bool { return p.Key == pal.key })
+		ss[j] = series{parts: parts, baseline: c.Baseline}
 	}
-	return styles(ss)
+	st := styles(ss, true)
+	for j, c := range t.Cols {
+		if !c.Baseline {
+			st[j].color = pal.colour(c)
+		}
+	}
+	return st
 }

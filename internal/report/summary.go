@@ -102,21 +102,25 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	for _, kv := range rep.Varying {
 		fmt.Fprintf(&b, "- %s: %s (varies)\n", kv.Key, kv.Value)
 	}
+	for _, r := range rep.Runs {
+		if len(rep.Machines) == 0 { // else each machine names its files
+			fmt.Fprintf(&b, "- run %s: %s\n", r.Key, r.Value)
+		}
+	}
 	for _, m := range rep.Machines {
 		fmt.Fprintf(&b, "- machine %s\n", m)
 	}
-	fmt.Fprintf(&b, "- results: %d benchmark lines from %s\n", rep.Results, strings.Join(rep.Files, ", "))
+	fmt.Fprintf(&b, "- results: %d benchmark lines from %s\n", rep.Results, rep.sources())
 	for _, c := range rep.Checks {
 		fmt.Fprintf(&b, "- %s\n", c)
 	}
-	fmt.Fprintf(&b, "\n%s\n", Note)
+	fmt.Fprintf(&b, "\n%s\n\n%s\n", Note, TestNote)
 	for _, t := range rep.Tables {
 		head := t.Header()
 		fmt.Fprintf(&b, "\n## %s\n\n| %s |\n|%s\n", t.Title(), strings.Join(mdEscape(head), " | "), strings.Repeat("---|", len(head)))
 		for _, r := range t.format(true) {
 			fmt.Fprintf(&b, "| %s |\n", strings.Join(mdEscape(r), " | "))
 		}
-		fmt.Fprintf(&b, "\n%s\n", TestNote)
 	}
 	rep.writeWarnings(&b, 0)
 	_, err := io.WriteString(w, b.String())

@@ -59,23 +59,25 @@ func (t *Table) trendFigure() (Figure, error) {
 	for i := range t.Rows {
 		ss[i] = series{parts: labels[i], baseline: partValue(labels[i], "impl") != ""}
 	}
-	st := styles(ss)
+	st := styles(ss, false)
 	names := make([]string, len(t.Cols))
 	for j, c := range t.Cols {
 		names[j] = trendTick(c)
 	}
 	var plots []*plot.Plot
 	var legend legendSet
+	ymax := t.barMax(len(t.Rows), s.Factor) // every panel on one axis
 	for _, pn := range panels {
 		p, err := t.trendPlot(pn, s.Factor, unit, names, st, labels, &legend)
 		if err != nil {
 			return Figure{}, err
 		}
+		p.Y.Max = ymax
 		plots = append(plots, p)
 	}
 	svg, err := tile(plots, t.titleIn(unit), legend.entries, 3.2*vg.Inch)
 	caption := fmt.Sprintf("%s, %s over the commits in the order given: one line per variant, whiskers the 95 %% interval; gray dashed lines are baselines.", t.Workload, unit)
-	return Figure{Name: t.FileName(), Caption: caption, SVG: svg}, err
+	return Figure{Name: t.FileName(), Caption: caption, SVG: svg, Legend: entryNames(legend.entries)}, err
 }
 
 // trendPlot draws one panel of a trend: a line per row of the panel
@@ -83,7 +85,7 @@ func (t *Table) trendFigure() (Figure, error) {
 func (t *Table) trendPlot(pn *scalingPanel, factor float64, unit string, names []string, st []seriesStyle, labels [][]KV, legend *legendSet) (*plot.Plot, error) {
 	p := plot.New()
 	setPanelTitle(p, pn.label)
-	p.Y.Label.Text = unit + ", " + t.BetterText()
+	p.Y.Label.Text = t.valueLabel(unit)
 	p.Y.Min = 0
 	p.Y.Tick.Marker = compactTicks{}
 	p.NominalX(names...)
@@ -97,8 +99,7 @@ func (t *Table) trendPlot(pn *scalingPanel, factor float64, unit string, names [
 			if c == nil {
 				continue
 			}
-			y := c.Summary.Center / factor
-			lo, hi := clampCI(c.Summary.Lo/factor, y, c.Summary.Hi/factor)
+			y, lo, hi, _ := t.drawn(c, factor)
 			pts = append(pts, plotter.XY{X: float64(j), Y: y})
 			errs = append(errs, struct{ Low, High float64 }{y - lo, hi - y})
 		}
