@@ -24,7 +24,11 @@ gate's:
     differs between processes: equal medians are equal; medians or
     smallest values less than one allocation (8 B, one system call) per
     op apart are ~; a whole allocation more per op is a regression, and
-    B/op and syscalls/op count past -min-effect. Never undecided.
+    B/op counts past -min-effect. syscalls/op, which the runtime's timing
+    moves by a stray call a window (one per op in A/As), counts past
+    -min-effect when the sides' ranges of repeats lie more than one call
+    per op apart, or one call apart with instructions/op moved the same
+    way. Never undecided.
   - Units whose Unit line says assume=exact (as gate -metric instructions
     writes) are compared exactly when every value on each side is equal;
     when repeats disagree, on their ranges: a regression when head's

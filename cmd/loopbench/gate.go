@@ -111,7 +111,7 @@ processes it defaults to 1% (their A/A spread reaches 0.97%). The files carry "U
 benchstat read them as exact; gate.txt holds both sides, as for wall
 time. -save FILE keeps head's counts with their iteration counts
 (-save-only FILE counts head alone, no verdict: what a push to main
-saves); -baseline FILE judges head against such a file without building
+saves; its commit and commit-time lines order it for loopbench history); -baseline FILE judges head against such a file without building
 a base, counts head at the baseline's iterations, and refuses one from
 another GOARCH, CPU model, Go, valgrind, method or set of flags.
 valgrind missing is exit 2. Counts see no kernel time and are not

@@ -19,6 +19,9 @@
 //	loopbench report FILE...
 //	                      summary.md, plots and report.html from any
 //	                      benchmark results
+//	loopbench history DIR | FILE...
+//	                      the change points of saved instruction counts
+//	                      over the commits, with a page of plots
 //	loopbench peers [-count N]
 //	                      asyncio, uvloop, libuv, libev and libevent on
 //	                      loopbench's workloads, interleaved with it
@@ -94,6 +97,7 @@ Commands:
   compare   compare two results files; exit 1 on a significant regression
   gate      measure two git revisions interleaved and decide; exit 1 on a regression
   report    summary.md, SVG plots and report.html from results files
+  history   change points in a series of saved instruction counts, one a commit
   peers     asyncio, uvloop, libuv, libev and libevent on the same workloads
   index     a Markdown index of the run directories in results/
   list      print the variants available on this machine
@@ -109,6 +113,7 @@ var commands = map[string]func([]string, io.Writer, io.Writer) error{
 	"compare": runCompare,
 	"gate":    runGate,
 	"report":  runReport,
+	"history": runHistory,
 	"peers":   runPeers,
 	"serve":   runServe,
 	"load":    runLoad,

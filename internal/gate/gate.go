@@ -16,7 +16,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loopbench/loopbench/internal/benchdata"
 	"github.com/loopbench/loopbench/internal/callgrind"
@@ -61,11 +63,14 @@ type Side struct {
 	Name   string // "base" or "head"
 	Rev    string // as given
 	Commit string // the resolved commit, with "-dirty" for a changed working tree
-	Binary string // the test binary
-	Path   string // its results file
-	Runs   int    // rounds measured
-	dir    string // where its binary runs: the package directory
-	err    error  // its build error
+	// CommitTime is the commit's committer date (RFC 3339, UTC; HEAD's
+	// for the working tree): what orders saved counts in a history.
+	CommitTime string
+	Binary     string // the test binary
+	Path       string // its results file
+	Runs       int    // rounds measured
+	dir        string // where its binary runs: the package directory
+	err        error  // its build error
 }
 
 // Result is what a gate run measured.
@@ -181,7 +186,24 @@ func resolveSides(ctx context.Context, cfg Config) (*Result, error) {
 	} else if base.Commit, err = resolve(ctx, cfg.Dir, base.Rev); err != nil {
 		return res, err
 	}
+	for _, s := range []*Side{base, head} {
+		s.CommitTime = commitTime(ctx, cfg.Dir, s.Commit)
+	}
 	return res, nil
+}
+
+// commitTime is commit's committer date in RFC 3339, UTC ("-dirty"
+// stripped: the working tree's commit), or "" when git cannot say.
+func commitTime(ctx context.Context, dir, commit string) string {
+	out, err := git(ctx, dir, "show", "-s", "--format=%ct", strings.TrimSuffix(commit, "-dirty"))
+	if err != nil {
+		return ""
+	}
+	sec, err := strconv.ParseInt(out, 10, 64)
+	if err != nil {
+		return ""
+	}
+	return time.Unix(sec, 0).UTC().Format(time.RFC3339)
 }
 
 // buildSides builds the two sides' test binaries under tmp, once when

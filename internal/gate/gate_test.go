@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loopbench/loopbench/internal/gate/gatetest"
 )
@@ -196,5 +197,23 @@ func TestGateInstructionsMatchesNothing(t *testing.T) {
 	g, _ := os.ReadFile(res.GatePath)
 	if strings.Count(string(g), "BenchmarkWork") != 2 || !strings.Contains(string(g), "side: base\n") || !strings.Contains(string(g), "side: head\n") {
 		t.Fatalf("gate.txt:\n%s", g)
+	}
+}
+
+// TestCommitTime: each side records its commit's committer date, in UTC,
+// the working tree its HEAD's: what orders saved counts in a history.
+func TestCommitTime(t *testing.T) {
+	r := newRepo(t)
+	first := r.CommitWork("100")
+	r.Git("commit", "-q", "--allow-empty", "-m", "later")
+	res, err := resolveSides(context.Background(), r.config(first, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*Side{res.Base, res.Head} {
+		want, _ := time.Parse(time.RFC3339, r.Git("show", "-s", "--format=%cI", strings.TrimSuffix(s.Commit, "-dirty")))
+		if s.CommitTime != want.UTC().Format(time.RFC3339) || !strings.HasSuffix(s.CommitTime, "Z") {
+			t.Errorf("%s: commit-time %q, want %s", s.Name, s.CommitTime, want.UTC())
+		}
 	}
 }

@@ -291,7 +291,11 @@ func writeCounts(s *Side, run [][2]string, rs []callgrind.Result, res *Result) e
 		}
 	}
 	var config []benchfmt.Config
-	for _, kv := range append(run, [2]string{"commit", s.Commit}, [2]string{"side", s.Name}) {
+	side := [][2]string{{"commit", s.Commit}, {"side", s.Name}}
+	if s.CommitTime != "" {
+		side = slices.Insert(side, 1, [2]string{"commit-time", s.CommitTime})
+	}
+	for _, kv := range append(run, side...) {
 		config = append(config, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
 	}
 	for _, r := range rs {

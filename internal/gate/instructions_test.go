@@ -23,7 +23,7 @@ func TestWriteCountsEveryRepeat(t *testing.T) {
 	wide := callgrind.Result{Task: callgrind.Task{Name: "Wide", Iters: [2]int{0, 1000}},
 		PerOp: []callgrind.Counts{{Ir: 70}, {Ir: 70}}, Deterministic: true, Widened: true}
 	res := &Result{}
-	s := &Side{Name: "head", Commit: "c", Path: filepath.Join(dir, "head.txt")}
+	s := &Side{Name: "head", Commit: "c", CommitTime: "2026-11-28T10:00:00Z", Path: filepath.Join(dir, "head.txt")}
 	if err := writeCounts(s, nil, []callgrind.Result{steady, flaky, wide}, res); err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,8 @@ func TestWriteCountsEveryRepeat(t *testing.T) {
 	}
 	text := string(b)
 	if strings.Count(text, "BenchmarkFlaky 100 ") != 3 || strings.Count(text, "BenchmarkWide 1000 ") != 2 || strings.Count(text, "BenchmarkSteady 100 ") != 2 ||
-		!strings.Contains(text, "51 instructions/op") || !strings.Contains(text, "Unit instructions/op assume=exact") {
+		!strings.Contains(text, "51 instructions/op") || !strings.Contains(text, "Unit instructions/op assume=exact") ||
+		!strings.Contains(text, "commit: c\ncommit-time: 2026-11-28T10:00:00Z\nside: head\n") {
 		t.Fatalf("written:\n%s", text)
 	}
 	if len(res.Nondeterministic) != 1 || res.Nondeterministic[0] != (Nondeterministic{"head", "Flaky", 0.02}) {
@@ -119,7 +120,7 @@ func TestWriteSidesKeepsWhatWasMeasured(t *testing.T) {
 // wrote, as a window's count or a difference's two.
 func TestBaselineIters(t *testing.T) {
 	dir := t.TempDir()
-	s := &Side{Name: "head", Commit: "c", Path: filepath.Join(dir, "head.txt")}
+	s := &Side{Name: "head", Commit: "c", CommitTime: "2026-11-28T10:00:00Z", Path: filepath.Join(dir, "head.txt")}
 	rs := []callgrind.Result{
 		{Task: callgrind.Task{Name: "A/p=1000", Iters: [2]int{0, 20000}}, PerOp: []callgrind.Counts{{Ir: 10}, {Ir: 10}}},
 		{Task: callgrind.Task{Name: "B", Iters: callgrind.IterCounts(500)}, PerOp: []callgrind.Counts{{Ir: 10}, {Ir: 10}}},

@@ -11,7 +11,7 @@ import (
 // IdentityKeys name a run, not its setup (seed is the case order's): they are expected to differ
 // between base and head and are not matched, but a file must hold one
 // value of each (several commits in one file are several runs).
-var IdentityKeys = []string{"commit", "side", "command", "date", "seed", "interrupted"}
+var IdentityKeys = []string{"commit", "commit-time", "side", "command", "date", "seed", "interrupted"}
 
 // isIdentity reports whether key names a run: an IdentityKeys key, or the
 // machine's recorded state (machine-busy, machine-rounds...).

@@ -13,9 +13,13 @@
 //     otherwise the smallest values must differ by as much, in the same
 //     direction (the amortised share only ever adds, so each side's
 //     smallest value is nearest its operation's own count). A whole
-//     allocation more per op is a regression; B/op and syscalls/op count
-//     when they also pass the minimum effect (an operation that makes a
-//     thousand system calls is not worse for one more in some of them).
+//     allocation more per op is a regression; B/op counts when it also
+//     passes the minimum effect (an operation that makes a thousand
+//     system calls is not worse for one more in some of them).
+//     syscalls/op, which the runtime's timing moves by a stray call a
+//     window (SyscallNoise), counts when the sides' ranges of repeats lie
+//     more than SyscallNoise apart, or at least one call apart with
+//     instructions/op moved the same way, and past the minimum effect.
 //     Never undecided.
 //   - Other units exact by nature (a Unit line's assume=exact, as
 //     instruction counts) are compared exactly, without a test, when every
@@ -207,6 +211,8 @@ func Decide(pairs []Pair, o Options) *Verdict {
 		switch {
 		case c.Rule == RuleExact:
 			c.decideExact(worse, better)
+		case c.Rule == RuleAmortised && c.Unit == SyscallsUnit:
+			// decideSyscalls, beside the benchmark's instructions/op
 		case c.Rule == RuleAmortised:
 			c.decideAmortised(worse, better)
 		case c.Rule == RuleRange:
@@ -225,6 +231,7 @@ func Decide(pairs []Pair, o Options) *Verdict {
 			c.Note = "not significant"
 		}
 	}
+	v.decideSyscalls()
 	if o.RequireEquivalence {
 		v.requireEquivalence(o.Alpha / float64(max(v.Tests, 1)))
 	}
