@@ -94,6 +94,7 @@ type peersFlags struct {
 	quick     bool
 	noEcho    bool
 	tls       bool
+	syscalls  bool
 	out       string
 	seed      uint64
 	args      []string
@@ -111,6 +112,7 @@ func parsePeers(args []string, stderr io.Writer) (peersFlags, error) {
 	fs.BoolVar(&f.quick, "quick", false, "tiny sizes: a smoke run, not a measurement")
 	fs.BoolVar(&f.noEcho, "no-echo", false, "skip the echo servers")
 	fs.BoolVar(&f.tls, "tls", false, "also measure the echo servers over TLS: round trips and full handshakes")
+	fs.BoolVar(&f.syscalls, "syscalls", false, "also count the echo servers' system calls per request at the fixed rates (perf stat, Linux)")
 	fs.StringVar(&f.out, "out", "", "results directory, new or empty (default results/<date>-<host>-<commit>-peers)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the per-round order (default: from the clock)")
 	f.sweep.register(fs)
@@ -183,6 +185,7 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	r := &peersRun{f: f, ready: ready, w: newResultWriter(raw), stderr: stderr}
 	if !f.noEcho {
 		r.findFloor(ctx, raw)
+		r.setupCost(ctx, raw)
 	}
 	var runErr error
 	if f.sweep.rates != nil {
@@ -200,6 +203,9 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 			return runErr
 		}
 		return errors.New("nothing was measured")
+	}
+	if r.cost != nil {
+		r.cost.printVerdict(stdout)
 	}
 	repErr := writeReport(stdout, stderr, []string{rawPath}, f.out, nil, "loopbench and its peers")
 	if f.sweep.rates != nil {
@@ -230,6 +236,7 @@ type peersRun struct {
 	failures int
 	tls      peersTLS
 	floor    *peers.Peer // the C floor client, nil where it cannot run
+	cost     *serverCost // the server-side rows, nil where they cannot be measured
 }
 
 // peerCase measures one system on one workload, or one echo server, or
@@ -274,6 +281,7 @@ func (r *peersRun) peerCases() []peerCase {
 	if r.f.noEcho {
 		return out
 	}
+	out = append(out, r.costCases()...)
 	out = append(out, r.echoCases()...)
 	return append(out, r.wakeups)
 }
