@@ -84,11 +84,11 @@ func rateString(rate float64) string { return strconv.FormatFloat(rate, 'f', -1,
 func (r *peersRun) setupCost(ctx context.Context, raw io.Writer) {
 	const prefix = "loopbench peers: no server-side rows (server CPU and context switches per request)"
 	switch {
-	case r.floor == nil:
-		fmt.Fprintf(r.stderr, "%s: they are driven by the C floor client, which cannot run here\n", prefix)
-		return
 	case !procstat.Supported:
 		fmt.Fprintf(r.stderr, "%s: %v\n", prefix, procstat.ErrUnsupported)
+		return
+	case r.floor == nil:
+		fmt.Fprintf(r.stderr, "%s: they are driven by the C floor client, which cannot run here\n", prefix)
 		return
 	}
 	c := &serverCost{window: r.f.echoTime, warm: max(r.f.echoTime/4, time.Millisecond)}
