@@ -39,7 +39,6 @@ var costUnits = []string{"server-cpu-ns/req", "server-cs/req", "server-syscalls/
 
 // serverCost is the server-side measurement of a peers run.
 type serverCost struct {
-	ceiling float64        // the floor client's closed-loop req/s against loopbench
 	rates   []float64      // the fixed rates, from the ceiling (costRates)
 	proc    procstat.Proc  // reads the servers' /proc files
 	perf    *procstat.Perf // counts system calls with -syscalls; nil: not counted
@@ -100,7 +99,6 @@ func (r *peersRun) setupCost(ctx context.Context, raw io.Writer) {
 		fmt.Fprintf(r.stderr, "%s: %v\n", prefix, err)
 		return
 	}
-	c.ceiling = ceiling
 	if r.f.syscalls {
 		if c.perf, err = procstat.FindPerf(ctx, exec.LookPath); err != nil {
 			fmt.Fprintf(r.stderr, "loopbench peers: -syscalls: %v\n", err)
