@@ -29,8 +29,8 @@ libraries' Debian packages), built on demand into a cache directory.
 
 The echo servers are compared on the server side first: what each costs
 the machine per answered request at fixed open-loop rates every server
-meets. At a closed loop every server meets the generator's ceiling, so
-req/s there compares clients, not servers.
+meets. At a closed loop the servers (all but the slowest) meet the
+generator's ceiling, so req/s there compares clients more than servers.
 
   ServerCost .../size=1024/conns=50/rate=R
                                   each echo server (loopbench's protocol-,

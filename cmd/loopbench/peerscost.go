@@ -19,9 +19,9 @@ import (
 
 // The server-side rows of peers: what each echo server costs the machine
 // per answered request, at fixed open-loop rates every server meets. At
-// a closed loop every server meets the generator's ceiling, so req/s there
-// compares generators; CPU per request at a rate all of them sustain
-// compares servers.
+// a closed loop the servers (all but the slowest) meet the generator's
+// ceiling, so req/s there compares generators; CPU per request at a rate
+// all of them sustain compares servers.
 //
 // The load is the C floor client's (peers.Floor), pinned to the second
 // CPU as loopbench's generator would be, the server to the first: it is
