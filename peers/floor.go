@@ -22,7 +22,8 @@ const Floor = "cfloor"
 // FloorLoad is one load of the floor client, in load's shapes.
 //
 // The client's line, BenchmarkEchoClient/impl=cfloor/mode=closed|open/
-// size=S/conns=C, carries: answered requests as its count; req/s (answered
+// size=S/conns=C/slack=Nns (the timer slack in force while it ran, read
+// back from the kernel), carries: answered requests as its count; req/s (answered
 // per second of the load); requests (sent), answered, errors (failed
 // connections' requests and answers missing 2 s after the load);
 // cpu-ns/req (the process's user+system CPU per answered request);
@@ -35,6 +36,26 @@ type FloorLoad struct {
 	Conns    int           // connections
 	Rate     float64       // req/s over all connections, open loop; 0: closed loop
 	Duration time.Duration // time requests are sent for (whole ms)
+	// Slack is the client thread's timer slack (prctl PR_SET_TIMERSLACK):
+	// how late Linux may end its timed waits. 0 means 1 ns, what loopbench's
+	// generator sets (cpu.LowerTimerSlack), so that the two pace alike;
+	// Linux's default is 50 µs.
+	Slack time.Duration
+	// Under is a command line the client runs under, its argv following
+	// (perf stat ... --, procstat.Perf.Prefix); none when empty.
+	Under []string
+}
+
+// DefaultSlack is the floor client's timer slack unless FloorLoad says
+// otherwise: loopbench's generator's.
+const DefaultSlack = time.Nanosecond
+
+// slack is l's timer slack in force.
+func (l FloorLoad) slack() time.Duration {
+	if l.Slack == 0 {
+		return DefaultSlack
+	}
+	return l.Slack
 }
 
 // Args returns the floor client's command-line arguments for l.
@@ -43,11 +64,12 @@ func (l FloorLoad) Args() ([]string, error) {
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("floor client: address %q: %v", l.Addr, err)
-	case l.Size < 1 || l.Conns < 1 || l.Rate < 0 || l.Duration < time.Millisecond:
-		return nil, fmt.Errorf("floor client: size %d, conns %d, rate %g, duration %v: want positive sizes, a rate >= 0 and at least 1ms", l.Size, l.Conns, l.Rate, l.Duration)
+	case l.Size < 1 || l.Conns < 1 || l.Rate < 0 || l.Duration < time.Millisecond || l.Slack < 0:
+		return nil, fmt.Errorf("floor client: size %d, conns %d, rate %g, duration %v, slack %v: want positive sizes, a rate >= 0, at least 1ms and a slack >= 0", l.Size, l.Conns, l.Rate, l.Duration, l.Slack)
 	}
 	return []string{"echo-client", host, port, strconv.Itoa(l.Size), strconv.Itoa(l.Conns),
-		strconv.FormatFloat(l.Rate, 'g', -1, 64), strconv.FormatInt(l.Duration.Milliseconds(), 10)}, nil
+		strconv.FormatFloat(l.Rate, 'g', -1, 64), strconv.FormatInt(l.Duration.Milliseconds(), 10),
+		strconv.FormatInt(l.slack().Nanoseconds(), 10)}, nil
 }
 
 // EchoClient runs the floor client p (Find's Floor) on l and returns its
@@ -57,7 +79,7 @@ func (p *Peer) EchoClient(ctx context.Context, l FloorLoad) (*benchfmt.Result, e
 	if err != nil {
 		return nil, err
 	}
-	return p.output(ctx, p.Command(args[0], args[1:]...))
+	return p.outputUnder(ctx, l.Under, p.Command(args[0], args[1:]...))
 }
 
 // Sleep runs the floor's sleeper: count clock_nanosleep calls of wait

@@ -2,6 +2,7 @@ package peers
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,7 +63,7 @@ func TestFloorClient(t *testing.T) {
 	if v["requests"] < 3 || v["answered"] != v["requests"] || v["errors"] != 0 || v["cpu-ns/req"] <= 0 || v["p50-ns"] > v["max-ns"] {
 		t.Errorf("closed loop: %v", v)
 	}
-	if string(res.Name) != "EchoClient/impl=cfloor/mode=closed/size=64/conns=3" {
+	if string(res.Name) != "EchoClient/impl=cfloor/mode=closed/size=64/conns=3/slack=1ns" {
 		t.Errorf("closed loop: name %q", res.Name)
 	}
 
@@ -84,6 +85,35 @@ func TestFloorClient(t *testing.T) {
 	}
 }
 
+// TestFloorClientSlack: the client's timer slack is the generator's,
+// 1 ns, unless the load gives another, and the line names the slack the
+// kernel reports in force while it ran.
+func TestFloorClientSlack(t *testing.T) {
+	p := floor(t)
+	srv, err := echo.ServeGonet("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for _, c := range []struct {
+		slack time.Duration
+		want  string
+	}{{0, "/slack=1ns"}, {50 * time.Microsecond, "/slack=50000ns"}, {3 * time.Nanosecond, "/slack=3ns"}} {
+		l := FloorLoad{Addr: srv.Addr().String(), Size: 16, Conns: 1, Rate: 1000, Duration: 5 * time.Millisecond, Slack: c.slack}
+		args, err := l.Args()
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := p.EchoClient(context.Background(), l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(string(res.Name), c.want) {
+			t.Errorf("slack %v (argument %s): name %q, want it to end in %s", c.slack, args[len(args)-1], res.Name, c.want)
+		}
+	}
+}
+
 // TestFloorClientBadLoad: a load the client cannot run is refused before
 // it starts, naming what is wrong.
 func TestFloorClientBadLoad(t *testing.T) {
@@ -91,6 +121,7 @@ func TestFloorClientBadLoad(t *testing.T) {
 		{Addr: "nohost", Size: 1, Conns: 1, Duration: time.Second},
 		{Addr: "127.0.0.1:1", Size: 0, Conns: 1, Duration: time.Second},
 		{Addr: "127.0.0.1:1", Size: 1, Conns: 1, Rate: -1, Duration: time.Second},
+		{Addr: "127.0.0.1:1", Size: 1, Conns: 1, Duration: time.Second, Slack: -1},
 	} {
 		if _, err := l.Args(); err == nil {
 			t.Errorf("%+v: no error", l)

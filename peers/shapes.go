@@ -91,7 +91,14 @@ func (p *Peer) Run(ctx context.Context, s Shape, target time.Duration) (*benchfm
 // benchmark result; a failure names the command and the first line of
 // its stderr.
 func (p *Peer) output(ctx context.Context, argv []string) (*benchfmt.Result, error) {
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	return p.outputUnder(ctx, nil, argv)
+}
+
+// outputUnder is output with argv run under the command line under (its
+// arguments before argv's).
+func (p *Peer) outputUnder(ctx context.Context, under, argv []string) (*benchfmt.Result, error) {
+	all := append(slices.Clone(under), argv...)
+	cmd := exec.CommandContext(ctx, all[0], all[1:]...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

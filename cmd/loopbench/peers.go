@@ -27,6 +27,38 @@ in an order drawn at random per round. The peers are programs in peers/
 (Python on asyncio.new_event_loop() and uvloop.new_event_loop(); C on the
 libraries' Debian packages), built on demand into a cache directory.
 
+The echo servers are compared on the server side first: what each costs
+the machine per answered request at fixed open-loop rates every server
+meets. At a closed loop the servers (all but the slowest) meet the
+generator's ceiling, so req/s there compares clients more than servers.
+
+  ServerCost .../size=1024/conns=50/rate=R
+                                  each echo server (loopbench's protocol-,
+                                  task- and stream-style servers on the
+                                  default variant, gonet, and the peers'
+                                  asyncio, uvloop, libuv) in its own process
+                                  on CPU 0, driven by the C floor client on
+                                  CPU 1 open loop at R: server-cpu-ns/req
+                                  (its utime+stime from /proc over the
+                                  answered requests), server-cs/req (its
+                                  threads' voluntary and involuntary
+                                  context switches), with req/s, p50-ns and
+                                  p99-ns beside. The rates are a quarter
+                                  and a half of the floor client's
+                                  closed-loop ceiling against loopbench,
+                                  measured first (rounded down to two
+                                  figures; raw.txt and stderr say them). A
+                                  server that does not meet a rate (errors,
+                                  or under 99 % of rate x time answered) is
+                                  said in one line, with no figure
+  ServerSyscalls .../rate=R       with -syscalls, in a window of its own
+                                  under perf stat: server-syscalls/req and
+                                  server-runtime-syscalls/req (futex and
+                                  nanosleep); where perf is missing or
+                                  refused, one line says so
+The output opens with each server's figures against loopbench's
+protocol-style server, judged as compare judges two files.
+
 Workloads (names as loopbench's, /impl=<peer> for the peers):
   CallSoon mode=inflight/w=1000   1000 callbacks re-posting themselves
   CallSoon mode=chain             one in flight, one idle fd watched
@@ -38,7 +70,8 @@ Workloads (names as loopbench's, /impl=<peer> for the peers):
   EchoServer size=1024/conns=N    each server (loopbench's protocol-style
                                   server, gonet, asyncio, uvloop, libuv)
                                   in its own process on CPU 0, measured by
-                                  loopbench load on CPU 1
+                                  loopbench load on CPU 1, closed loop:
+                                  throughput, where the client is the limit
   EchoServer style=tls/...        with -tls: the same over TLS 1.3
                                   (loopbench, gonet on crypto/tls, asyncio
                                   and uvloop with Python's ssl), and
@@ -46,9 +79,11 @@ Workloads (names as loopbench's, /impl=<peer> for the peers):
                                   (ECDSA P-256, X25519) per second
   EchoFloor size=1024/conns=N     beside each plain EchoServer load, the
                                   C floor client (peers/c/floor.c: one
-                                  thread, epoll_pwait2) in the same shape
-                                  against the same server: cpu-ns/req is
-                                  the least a generator costs here
+                                  thread, epoll_pwait2, 1 ns timer slack as
+                                  loopbench's generator: floor-slack in
+                                  raw.txt) in the same shape against the
+                                  same server: cpu-ns/req is the least a
+                                  generator costs here
   Wakeup wait=200us               how late a 200 µs timer fires on
                                   loopbench's default variant, and how
                                   late the floor's clock_nanosleep (1 ns
@@ -73,7 +108,8 @@ knee; sweeps.svg puts the servers on one plot at the corrected p99 and
 sweeps.md tables their knees. Where the C floor client builds, each
 server is then driven by it too, open loop at every rate its sweep ran
 (LoadFloor lines: req/s, p99-ns, lag-p99-ns, cpu-ns/req), after one
-Wakeup measurement: the least a generator is late and costs, same run.
+Wakeup measurement: the least a generator is late and costs, same run;
+and then at the fixed rates, for its ServerCost lines.
 
 Install the peers on Debian:
   apt install python3-uvloop libuv1-dev libev-dev libevent-dev pkg-config gcc
@@ -81,6 +117,7 @@ Install the peers on Debian:
 Examples:
   loopbench peers -count 5
   loopbench peers -quick -count 1 -peers libev,libuv
+  loopbench peers -count 3 -syscalls
   loopbench peers -sweep 2000:400000:x1.4 -slo 1ms
 
 Flags:
@@ -94,6 +131,7 @@ type peersFlags struct {
 	quick     bool
 	noEcho    bool
 	tls       bool
+	syscalls  bool
 	out       string
 	seed      uint64
 	args      []string
@@ -111,6 +149,7 @@ func parsePeers(args []string, stderr io.Writer) (peersFlags, error) {
 	fs.BoolVar(&f.quick, "quick", false, "tiny sizes: a smoke run, not a measurement")
 	fs.BoolVar(&f.noEcho, "no-echo", false, "skip the echo servers")
 	fs.BoolVar(&f.tls, "tls", false, "also measure the echo servers over TLS: round trips and full handshakes")
+	fs.BoolVar(&f.syscalls, "syscalls", false, "also count the echo servers' system calls per request at the fixed rates (perf stat, Linux)")
 	fs.StringVar(&f.out, "out", "", "results directory, new or empty (default results/<date>-<host>-<commit>-peers)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the per-round order (default: from the clock)")
 	f.sweep.register(fs)
@@ -183,6 +222,7 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	r := &peersRun{f: f, ready: ready, w: newResultWriter(raw), stderr: stderr}
 	if !f.noEcho {
 		r.findFloor(ctx, raw)
+		r.setupCost(ctx, raw)
 	}
 	var runErr error
 	if f.sweep.rates != nil {
@@ -200,6 +240,9 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 			return runErr
 		}
 		return errors.New("nothing was measured")
+	}
+	if r.cost != nil {
+		r.cost.printVerdict(stdout)
 	}
 	repErr := writeReport(stdout, stderr, []string{rawPath}, f.out, nil, "loopbench and its peers")
 	if f.sweep.rates != nil {
@@ -230,6 +273,7 @@ type peersRun struct {
 	failures int
 	tls      peersTLS
 	floor    *peers.Peer // the C floor client, nil where it cannot run
+	cost     *serverCost // the server-side rows, nil where they cannot be measured
 }
 
 // peerCase measures one system on one workload, or one echo server, or
@@ -274,6 +318,7 @@ func (r *peersRun) peerCases() []peerCase {
 	if r.f.noEcho {
 		return out
 	}
+	out = append(out, r.costCases()...)
 	out = append(out, r.echoCases()...)
 	return append(out, r.wakeups)
 }

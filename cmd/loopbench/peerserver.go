@@ -49,13 +49,19 @@ func (s echoServer) label() string {
 // second, where there are two; stop ends the server and restores this
 // process's CPUs.
 func startServer(s echoServer, extra []string, stderr io.Writer) (addr string, stop func(), err error) {
+	addr, _, stop, err = startServerProc(s, extra, stderr)
+	return addr, stop, err
+}
+
+// startServerProc is startServer, also returning the serve process's id.
+func startServerProc(s echoServer, extra []string, stderr io.Writer) (addr string, pid int, stop func(), err error) {
 	all, err := cpu.Allowed() // none where pinning is unsupported: server and client unpinned
 	if err != nil && !errors.Is(err, cpu.ErrUnsupported) {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	args := []string{"serve", "-addr", "127.0.0.1:0"}
 	if s.name != "loopbench" {
@@ -70,11 +76,11 @@ func startServer(s echoServer, extra []string, stderr io.Writer) (addr string, s
 	srv.Env = append(os.Environ(), asCLI+"=1")
 	out, err := srv.StdoutPipe()
 	if err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	srv.Stderr = stderr
 	if err := srv.Start(); err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	end := func() {
 		srv.Process.Signal(syscall.SIGTERM)
@@ -90,17 +96,17 @@ func startServer(s echoServer, extra []string, stderr io.Writer) (addr string, s
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil || !strings.HasPrefix(line, "listening on ") {
 		end()
-		return "", nil, fmt.Errorf("the server did not start: %q %v", line, err)
+		return "", 0, nil, fmt.Errorf("the server did not start: %q %v", line, err)
 	}
 	go io.Copy(io.Discard, out)
 	procs := runtime.GOMAXPROCS(0)
 	if len(all) >= 2 {
 		if err := pinSpare(all[1:2]); err != nil {
 			end()
-			return "", nil, err
+			return "", 0, nil, err
 		}
 	}
-	return strings.Fields(line)[2], func() {
+	return strings.Fields(line)[2], srv.Process.Pid, func() {
 		end()
 		if len(all) >= 2 {
 			cpu.Pin(all)

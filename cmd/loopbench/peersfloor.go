@@ -25,7 +25,7 @@ func (r *peersRun) findFloor(ctx context.Context, raw io.Writer) {
 		return
 	}
 	r.floor = ready[0]
-	fmt.Fprintf(raw, "peer-%s: %s\nUnit cpu-ns/req better=lower\nUnit lag-p99-ns better=lower\n", r.floor.Name, r.floor.Version(ctx))
+	fmt.Fprintf(raw, "peer-%s: %s\nfloor-slack: %v\nUnit cpu-ns/req better=lower\nUnit lag-p99-ns better=lower\n", r.floor.Name, r.floor.Version(ctx), peers.DefaultSlack)
 }
 
 // echoVariant names the echo server name in a benchmark: loopbench's

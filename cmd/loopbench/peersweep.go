@@ -128,7 +128,7 @@ func (r *peersRun) sweepConfig(s echoServer, addr string) load.SweepConfig {
 
 // sweepOne sweeps one server, in its own process.
 func (r *peersRun) sweepOne(ctx context.Context, s echoServer) (load.Sweep, error) {
-	addr, stop, err := startServer(s, nil, r.stderr)
+	addr, pid, stop, err := startServerProc(s, nil, r.stderr)
 	if err != nil {
 		return load.Sweep{}, err
 	}
@@ -139,5 +139,6 @@ func (r *peersRun) sweepOne(ctx context.Context, s echoServer) (load.Sweep, erro
 		fmt.Fprintf(r.stderr, "%s: %.0f req/s offered, %.0f achieved, p99 %v: %v\n", s.label(), st.Result.Offered, st.Result.Achieved, loadresult.Sig3(st.Result.Corrected.P99), st.Verdict)
 	})
 	r.floorSweep(ctx, s, addr, len(sw.Steps))
+	r.costOn(ctx, s, addr, pid)
 	return sw, err
 }

@@ -4,7 +4,7 @@
  * (epoll_wait in whole milliseconds on a kernel without it). Linux only.
  *
  *   cfloor version
- *   cfloor echo-client HOST PORT SIZE CONNS RATE DURATION_MS
+ *   cfloor echo-client HOST PORT SIZE CONNS RATE DURATION_MS [SLACK_NS]
  *       RATE 0: closed loop, each connection sends its next request when
  *       the answer to the last is read whole. RATE > 0: open loop, request
  *       i due at start + i/RATE on connection i % CONNS, its send time
@@ -12,7 +12,9 @@
  *       are late, and latency counts from the intended send time
  *       (coordinated omission corrected). After DURATION_MS no request is
  *       sent; answers are awaited up to 2 s more, those missing count as
- *       errors.
+ *       errors. The thread's timer slack is set to SLACK_NS, 1 ns unless
+ *       given (loopbench's generator's; Linux's default is 50 us), and the
+ *       slack in force is read back into the line's name (slack=1ns).
  *   cfloor sleep WAIT_NS COUNT
  *       the machine's wake-up floor: COUNT clock_nanosleep calls to an
  *       absolute CLOCK_MONOTONIC deadline WAIT_NS ahead, timer slack 1 ns.
@@ -121,6 +123,7 @@ static long nconns, size;
 static char *wbuf, *rbuf;
 static samples lat, lag;
 static long sent, answered, errors;
+static unsigned long slack; /* the timer slack in force, ns */
 
 static int dial(const char *host, const char *port) {
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *ai;
@@ -222,11 +225,23 @@ static long in_flight(void) {
 	return n;
 }
 
+/* set_slack sets the thread's timer slack to ns and reads back the slack in
+ * force into slack. */
+static void set_slack(long ns) {
+	if (prctl(PR_SET_TIMERSLACK, (unsigned long)ns, 0, 0, 0))
+		die("prctl(PR_SET_TIMERSLACK) failed");
+	int got = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	if (got < 0)
+		die("prctl(PR_GET_TIMERSLACK) failed");
+	slack = (unsigned long)got;
+}
+
 /* open_conns parses echo-client's arguments into size, nconns, *rate and
- * *dur, and connects. */
+ * *dur, sets the timer slack, and connects. */
 static void open_conns(int argc, char **argv, double *rate, ns_t *dur) {
-	if (argc != 8)
-		die("usage: cfloor echo-client HOST PORT SIZE CONNS RATE DURATION_MS");
+	if (argc != 8 && argc != 9)
+		die("usage: cfloor echo-client HOST PORT SIZE CONNS RATE DURATION_MS [SLACK_NS]");
+	set_slack(argc == 9 ? arg_int(argc, argv, 8, "SLACK_NS: want a positive count") : 1);
 	size = arg_int(argc, argv, 4, "SIZE: want a positive byte count");
 	nconns = arg_int(argc, argv, 5, "CONNS: want a positive count");
 	*rate = strtod(argv[6], NULL);
@@ -253,9 +268,9 @@ static void print_client(double rate, ns_t dur, ns_t took, double cpu) {
 	qsort(lat.v, lat.n, sizeof *lat.v, cmp_ns);
 	qsort(lag.v, lag.n, sizeof *lag.v, cmp_ns);
 	long n = answered ? answered : 1;
-	printf("BenchmarkEchoClient/impl=cfloor/mode=%s/size=%ld/conns=%ld %ld %.17g ns/op %.17g req/s %ld requests %ld answered %ld errors "
+	printf("BenchmarkEchoClient/impl=cfloor/mode=%s/size=%ld/conns=%ld/slack=%luns %ld %.17g ns/op %.17g req/s %ld requests %ld answered %ld errors "
 	       "%.17g cpu-ns/req %.17g p50-ns %.17g p90-ns %.17g p99-ns %.17g p99.9-ns %.17g max-ns %.17g lag-p50-ns %.17g lag-p99-ns\n",
-	       rate > 0 ? "open" : "closed", size, nconns, n, (double)took / n, answered / (dur / 1e9), sent, answered, errors,
+	       rate > 0 ? "open" : "closed", size, nconns, slack, n, (double)took / n, answered / (dur / 1e9), sent, answered, errors,
 	       cpu / n, pct(&lat, .5), pct(&lat, .9), pct(&lat, .99), pct(&lat, .999), pct(&lat, 1), pct(&lag, .5), pct(&lag, .99));
 }
 

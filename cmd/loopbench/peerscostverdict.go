@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/loopbench/loopbench/internal/verdict"
+)
+
+// costPairs are the server-side figures of every server but loopbench's
+// protocol-style one (base) against it (head), a group per server, a pair
+// per rate and unit.
+func (c *serverCost) costPairs() []verdict.Pair {
+	const base = "loopbench"
+	var pairs []verdict.Pair
+	for _, label := range c.labels {
+		if label == base {
+			continue
+		}
+		for _, rate := range c.rates {
+			for _, unit := range costUnits {
+				p := verdict.Pair{Group: label + " against " + base, Name: "ServerCost/rate=" + rateString(rate), Unit: unit, Better: -1}
+				for _, s := range c.samples {
+					if s.rate != rate || s.unit != unit {
+						continue
+					}
+					switch s.label {
+					case base:
+						p.Base = append(p.Base, s.value)
+					case label:
+						p.Head = append(p.Head, s.value)
+					}
+				}
+				if len(p.Base) > 0 && len(p.Head) > 0 {
+					pairs = append(pairs, p)
+				}
+			}
+		}
+	}
+	return pairs
+}
+
+// printVerdict prints the same-run ratios of the server-side figures,
+// each server against loopbench's protocol-style server, as compare
+// judges two files: compare's verdict (package verdict) and its table.
+func (c *serverCost) printVerdict(w io.Writer) {
+	pairs := c.costPairs()
+	if len(pairs) == 0 {
+		return
+	}
+	o := verdict.Options{Alpha: 0.05, MinEffect: 0.05}
+	v := verdict.Decide(pairs, o)
+	fmt.Fprintf(w, "Server cost per answered request at %s req/s over %d connections of %d B, same run: each server (head) against loopbench's protocol-style server (base), judged as compare judges; REGRESSION means the server costs more than loopbench, improved that it costs less.\n",
+		joinRates(c.rates), costConns, costSize)
+	exactSame := 0
+	seen := map[string]bool{}
+	for _, p := range pairs {
+		if !seen[p.Group] {
+			seen[p.Group] = true
+			exactSame += printGroup(w, p.Group, v)
+		}
+	}
+	printTotals(w, v, o, exactSame)
+	fmt.Fprintln(w)
+}
+
+// joinRates prints rates as "17000 and 35000".
+func joinRates(rates []float64) string {
+	s := ""
+	for i, r := range rates {
+		if i > 0 {
+			s += " and "
+		}
+		s += rateString(r)
+	}
+	return s
+}
