@@ -41,6 +41,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/loopbench/loopbench/internal/loadresult"
 	"io"
 	"os"
 	"os/signal"
@@ -247,14 +248,9 @@ func versionString(bi *debug.BuildInfo) string {
 	return strings.Join(append(parts, goVersion), " ")
 }
 
-// plural is a count and its noun: "1 round", "2 rounds", "0 rounds".
-// Every count loopbench prints with a noun goes through it.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+// plural is a count and its noun: "1 round", "2 rounds", "0 rounds"
+// (loadresult.Plural, the one rule every output counts with).
+func plural(n int, noun string) string { return loadresult.Plural(n, noun) }
 
 // buildSetting returns a setting the go command recorded in the binary.
 func buildSetting(key string) string {
