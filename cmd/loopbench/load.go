@@ -18,10 +18,16 @@ import (
 )
 
 const loadUsage = `usage: loopbench load -addr host:port [flags]
+       loopbench load -url http://host:port/path [flags]
 
 Sends request/response round trips of -size bytes over -conns TCP
 connections (-udp: datagrams over connected UDP sockets) to an echo
-server (loopbench serve, gonet, or any other). With
+server (loopbench serve, gonet, or any other). With -proto http (or
+-url) the requests are HTTP/1.1 over keep-alive connections (-method,
+-path, -header, -body; https:// and -tls for HTTPS), one in flight per
+connection as wrk2 sends them, and each response is read by its framing
+(Content-Length, chunked, or to the close); a status outside 2xx is an
+error named by its code, and a closed connection is dialled again. With
 -rate R it keeps a fixed schedule of R requests per second and measures
 latency from each request's intended send time (coordinated omission
 corrected, as wrk2), with the uncorrected figure next to it; -rate 0 is a
@@ -116,6 +122,7 @@ benchfmt output carries it as a config line); 2 a usage error, or an
 Examples:
   loopbench load -addr 127.0.0.1:9000 -conns 10 -rate 20000 -duration 10s
   loopbench load -addr 127.0.0.1:9000 -count 10 -format benchfmt > load.txt
+  loopbench load -url http://127.0.0.1:8080/index.html -conns 10 -rate 5000
   loopbench load -addr 127.0.0.1:9000 -conns 10 -sweep 2000:400000:x1.4 -slo 1ms -report sweep/
   loopbench load -addr server:9000 -rate 20000 -start-at 2026-11-23T10:00:00Z -out gen1.json
   loopbench merge gen1.json gen2.json gen3.json
@@ -150,7 +157,7 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.Usage = func() { fmt.Fprint(stderr, loadUsage); fs.PrintDefaults() }
 	var f loadFlags
 	c := &f.cfg
-	fs.StringVar(&c.Addr, "addr", "", "address of the echo server (required)")
+	fs.StringVar(&c.Addr, "addr", "", "address of the server (required, unless -url)")
 	fs.StringVar(&c.Label, "label", "", "names the run in benchfmt and JSON output (default: the address)")
 	fs.IntVar(&c.Conns, "conns", 10, "connections")
 	fs.IntVar(&c.Size, "size", 1024, "message size in bytes (at least 8)")
@@ -170,16 +177,20 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.StringVar(&f.startAt, "start-at", "", "start sending at this wall-clock instant (RFC 3339), connections opened before: give N generators the same one")
 	fs.BoolVar(&f.udp, "udp", false, "send each request as one datagram over UDP (a connected socket per connection; a lost datagram is a timeout)")
 	tlsf := addLoadTLSFlags(fs)
+	httpf := addLoadHTTPFlags(fs)
 	fs.StringVar(&f.sweep, "sweep", "", "open-loop steps of rising rate: 2000,4000,8000 or 2000:400000:x1.4 (see above)")
 	fs.DurationVar(&f.slo, "slo", 0, "the corrected p99 a sweep's step must stay within (default 1ms with -sweep); a run without -sweep is judged against it only when given")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return f, err
 	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if err := httpf.apply(&f, tlsf, set); err != nil {
+		return f, err
+	}
 	if err := tlsf.apply(&f); err != nil {
 		return f, err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	if err := f.check(set); err != nil {
 		return f, err
 	}
@@ -197,7 +208,7 @@ func (f *loadFlags) check(set map[string]bool) error {
 	c := &f.cfg
 	switch {
 	case c.Addr == "":
-		return usageError{"-addr is required"}
+		return usageError{"-addr (or -url) is required"}
 	case f.format != "table" && f.format != "benchfmt" && f.format != "json":
 		return usageError{fmt.Sprintf("-format %q: want table, benchfmt or json", f.format)}
 	case f.count < 1:

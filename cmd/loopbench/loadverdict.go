@@ -80,7 +80,10 @@ func errorsWhy(rep loadresult.Result) string {
 // notEcho says, when the server's answers did not match its requests or
 // no answer ever came, that load speaks an echo protocol; "" otherwise.
 func notEcho(rep loadresult.Result) string {
-	const echo = "load speaks loopbench's echo protocol (the server sends each request's bytes back: loopbench serve, gonet or any echo server)"
+	const echo = "load speaks loopbench's echo protocol (the server sends each request's bytes back: loopbench serve, gonet or any echo server; -proto http speaks HTTP/1.1)"
+	if rep.Proto != "" {
+		return ""
+	}
 	timedOut := rep.Answered == 0 && len(rep.ErrorTexts) > 0
 	for _, e := range rep.ErrorTexts {
 		if e.Text == load.NotEchoText {

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"errors"
 	"io"
 	"strconv"
 )
@@ -18,6 +19,10 @@ type HTTP struct {
 	Head    bool // the method is HEAD: responses carry no body
 }
 
+// errOutOfStep is bytes past a response, or with no request outstanding:
+// more than one response to a request.
+var errOutOfStep = errors.New("http: bytes past the response to the request in flight")
+
 // StatusError is a response whose status is not 2xx.
 type StatusError int
 
@@ -28,7 +33,7 @@ func (e StatusError) Error() string { return "HTTP status " + strconv.Itoa(int(e
 func (c *conn) receivedHTTP(data []byte, arrived int64) {
 	c.w.work++
 	if c.state != inflight {
-		c.broken = errMismatch // bytes with no request outstanding
+		c.broken = errOutOfStep // bytes with no request outstanding
 		c.drop()
 		return
 	}
@@ -38,7 +43,7 @@ func (c *conn) receivedHTTP(data []byte, arrived int64) {
 	case err != nil:
 		c.fail(err)
 	case done && n < len(data):
-		c.broken = errMismatch
+		c.broken = errOutOfStep
 		c.answerHTTP(arrived)
 	case done:
 		c.answerHTTP(arrived)

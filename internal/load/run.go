@@ -23,6 +23,9 @@ func Run(ctx context.Context, cfg Config) (loadresult.Result, error) {
 	}
 	cfg = cfg.withDefaults()
 	rep := loadresult.Result{Label: cfg.Label, Addr: cfg.Addr, Conns: cfg.Conns, Size: cfg.Size, Duration: cfg.Duration, PacingMethod: PacingMethod}
+	if cfg.HTTP != nil {
+		rep.Proto = "http"
+	}
 	run, err := newShared(cfg)
 	if err != nil {
 		return rep, err

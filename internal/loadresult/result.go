@@ -48,6 +48,9 @@ type Result struct {
 	// send time.
 	CPUs, Loops  int
 	PacingMethod string
+	// Proto is what the run spoke: "" for loopbench's echo protocol,
+	// "http" for HTTP/1.1.
+	Proto string
 	// Step is the index of the step in a sweep, nil for a single run;
 	// SLO and MaxErrors are the sweep's criteria.
 	Step      *int
