@@ -146,14 +146,18 @@ func TestBaselineIters(t *testing.T) {
 }
 
 // TestKnown: a listing is sized natively only when some benchmark has no
-// iteration count yet.
+// iteration count yet, under its package's name where benchmarks are
+// named with their package.
 func TestKnown(t *testing.T) {
-	iters := map[string]int{"A": 100, "B": 20}
-	if !known([]callgrind.Listed{{Name: "A", Iters: 1}, {Name: "B", Iters: 1}}, iters) {
+	iters := map[string]int{"A": 100, "B": 20, "example.com/p.C": 3}
+	if !known([]callgrind.Listed{{Name: "A", Iters: 1}, {Name: "B", Iters: 1}}, iters, "") {
 		t.Error("every name known: not known")
 	}
-	if known([]callgrind.Listed{{Name: "A", Iters: 1}, {Name: "C", Iters: 1}}, iters) {
+	if known([]callgrind.Listed{{Name: "A", Iters: 1}, {Name: "C", Iters: 1}}, iters, "") {
 		t.Error("C has no count: known")
+	}
+	if !known([]callgrind.Listed{{Name: "C", Iters: 1}}, iters, "example.com/p") || known([]callgrind.Listed{{Name: "C", Iters: 1}}, iters, "example.com/q") {
+		t.Error("C of example.com/p: known only there")
 	}
 }
 
@@ -182,7 +186,8 @@ func TestListTasksOnce(t *testing.T) {
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	base, head := &Side{Name: "base", Binary: bin, dir: dir}, &Side{Name: "head", Binary: bin, dir: dir}
+	bins := []*binary{{pkg: ".", path: bin, dir: dir}}
+	base, head := &Side{Name: "base", Binary: bin, bins: bins}, &Side{Name: "head", Binary: bin, bins: bins}
 	res := &Result{Base: base, Head: head}
 	tasks, owner, method, err := listTasks(t.Context(), Config{Bench: ".", Benchtime: "20ms"}, []*Side{base, head}, res)
 	if err != nil {
