@@ -350,7 +350,7 @@ func writeCounts(s *Side, run [][2]string, rs []callgrind.Result, res *Result) e
 		}
 		config := config
 		if pkg := res.qualify(r.Binary.Path, ""); pkg != "" {
-			config = append(config[:len(config):len(config)], benchfmt.Config{Key: "pkg", Value: []byte(pkg)})
+			config = append(config[:len(config):len(config)], benchfmt.Config{Key: "pkg", Value: []byte(pkg), File: true})
 		}
 		for _, m := range r.PerOp {
 			vals := []benchfmt.Value{{Value: m.Ir, Unit: "instructions/op"}, {Value: m.EstCycles(), Unit: "est-cycles/op"}}

@@ -203,3 +203,31 @@ func TestListTasksOnce(t *testing.T) {
 		t.Errorf("not counted %v, want %v", res.NotCounted, want)
 	}
 }
+
+// TestWriteCountsNamesPackages: where more than one package is gated,
+// each result is written under its package's pkg line and the reports
+// name it with its package; a baseline read back keys its iterations so.
+func TestWriteCountsNamesPackages(t *testing.T) {
+	dir := t.TempDir()
+	res := &Result{pkgOf: map[string]string{"a.test": "example.com/m/a", "b.test": "example.com/m/b"}}
+	of := func(bin string, ir float64, det bool) callgrind.Result {
+		return callgrind.Result{Task: callgrind.Task{Binary: callgrind.Binary{Path: bin}, Name: "X", Iters: [2]int{0, 10}},
+			PerOp: []callgrind.Counts{{Ir: ir}, {Ir: ir}}, Deterministic: det}
+	}
+	s := &Side{Name: "head", Commit: "c", Path: filepath.Join(dir, "head.txt")}
+	if err := writeCounts(s, nil, []callgrind.Result{of("a.test", 100, true), of("b.test", 200, false)}, res); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(s.Path)
+	a, b := strings.Index(string(text), "pkg: example.com/m/a\n"), strings.Index(string(text), "pkg: example.com/m/b\n")
+	if a < 0 || b < a || strings.Count(string(text), "BenchmarkX 10 ") != 4 {
+		t.Fatalf("written:\n%s", text)
+	}
+	if len(res.Nondeterministic) != 1 || res.Nondeterministic[0].Name != "example.com/m/b.X" {
+		t.Errorf("reported %+v", res.Nondeterministic)
+	}
+	iters, err := baselineIters(s.Path)
+	if err != nil || len(iters) != 2 || iters["example.com/m/a.X"] != 10 || iters["example.com/m/b.X"] != 10 {
+		t.Errorf("baseline iterations %v %v", iters, err)
+	}
+}
