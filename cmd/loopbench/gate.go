@@ -27,16 +27,22 @@ Measures the benchmarks of two revisions of a Go module and decides
 whether head regressed against base. Run it inside a git checkout; REV is
 anything git rev-parse takes; -head defaults to the working tree (with its
 uncommitted changes), -base to HEAD~1; both may name one revision (an A/A
-run). It works on any Go module's benchmarks (-pkg), not only loopbench's.
+run). It works on any Go module's benchmarks, not only loopbench's:
+without -pkg it gates the module's packages whose benchmarks -bench
+matches, as go test -bench over ./... would (./bench in loopbench's own
+module), each benchmark named with its package where there are several;
+a -pkg that does not exist is exit 2. A shallow clone lacks the history
+the revisions need: CI checkouts need fetch-depth: 0.
 
-It builds the package's test binary at each revision once (go test -c
+It builds each package's test binary at each revision once (go test -c
 -pgo=off, in a temporary git worktree), then runs -count rounds: in each
 round both binaries run the benchmarks once (-test.bench, -test.count=1,
 -test.benchtime, -test.benchmem), whole processes, in an order drawn at
 random per round from -seed, so the machine's drift hits both sides alike.
 It writes DIR/base.txt and DIR/head.txt (one side each) and DIR/gate.txt
 (both, in the order they ran, under "side" and "commit" lines: benchstat
--col side DIR/gate.txt pivots it), then prints compare's verdict on them
+-col side DIR/gate.txt pivots it; DIR is -out, by default a new directory
+under the temporary directory), then prints compare's verdict on them
 (see loopbench compare -h): a U test per benchmark and unit, the
 family-wise error held at -alpha over the run (Holm), a change counted only
 past -min-effect or the benchmark's -floor; allocs/op and B/op by their
@@ -59,20 +65,21 @@ rounds show by chance in 1 A/A run of 20). It needs -count 8 or more and
 writes nothing after an undecided run.
 
 -metric instructions counts instead of timing, under valgrind's
-callgrind (GOMAXPROCS=1 GOGC=off
-GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off,
+callgrind (GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off,
 --cache-sim=yes --collect-systime=nsec, simulated caches pinned to
 --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64 so counts compare
-between runners). A binary whose harness issues loopbench's client
-requests (./bench) is counted by windows: callgrind starts with
-instrumentation off, each benchmark's timed b.N loop alone is counted
-and dumped, up to 24 benchmarks share a process, and per op is the
-window's count over N (n, what go test runs natively in -benchtime,
-default 2ms here with the work the window counts, rounded down to 1, 2
-or 5 x 10^k). Any other module's
-benchmarks are counted by the difference of two processes per benchmark,
-at n/10 and n/10+n iterations (n in -benchtime, default 20ms there),
-over n. The header says which method a run used. Per op:
+between runners). Benchmarks are counted by windows: the binaries are
+built with an overlay of the toolchain's testing package (go test -c
+-overlay, patched at gate time from $GOROOT/src/testing/benchmark.go), or
+loopbench's harness (./bench) issues the same client requests; callgrind
+starts with instrumentation off, each benchmark's timed loop alone (b.N
+or b.Loop, while its timer runs) is counted and dumped, up to 24
+benchmarks share a process, and per op is the window's count over N (n,
+what go test runs natively in -benchtime, default 2ms here, rounded down
+to 1, 2 or 5 x 10^k). Where the toolchain does not take the patch (one
+line says so, naming its Go version), benchmarks are counted by the
+difference of two processes per benchmark, at n/10 and n/10+n
+iterations (n in -benchtime, default 20ms there), over n. The header says which method a run used. Per op:
 instructions/op, est-cycles/op (L1 hits + 5 x last-level hits + 35 x
 memory accesses of the cache model, as iai-callgrind), syscalls/op
 (those Go code made through the syscall packages, where the repeats
@@ -165,12 +172,12 @@ func parseGate(args []string, stderr io.Writer) (gateFlags, error) {
 	var g gateFlags
 	fs.StringVar(&g.base, "base", "", "base revision (default HEAD~1)")
 	fs.StringVar(&g.head, "head", "", "head revision (default: the working tree)")
-	fs.StringVar(&g.pkg, "pkg", "./bench", "package whose benchmarks to run")
+	fs.StringVar(&g.pkg, "pkg", "", "package whose benchmarks to run (default: the module's packages whose benchmarks -bench matches, as go test -bench over ./... would; ./bench in loopbench's module)")
 	fs.StringVar(&g.bench, "bench", ".", "benchmarks to run (-test.bench regexp)")
 	fs.IntVar(&g.count, "count", 10, "rounds; each runs both binaries once (with -min-count: the most rounds)")
 	fs.IntVar(&g.minCount, "min-count", 0, "sequential: decide first after this many rounds, again at each doubling up to -count, and stop once every benchmark is decided (0: -count fixed rounds)")
 	fs.StringVar(&g.benchtime, "benchtime", "", "-test.benchtime of each run, a duration or Nx (default 100ms for -metric wall, 2ms windows or 20ms by the difference of two processes for instructions)")
-	fs.StringVar(&g.out, "out", "", "output directory (default results/gate-<date>-<base>-<head>, never overwritten)")
+	fs.StringVar(&g.out, "out", "", "output directory (default a new gate-<date>-<base>-<head> under the temporary directory, never overwritten: nothing is written into the checkout)")
 	fs.Uint64Var(&g.seed, "seed", 0, "seed of the per-round order (default: from the clock; the output records it)")
 	fs.BoolVar(&g.aa, "aa", false, "calibrate: run the head binary against itself")
 	fs.StringVar(&g.writeFloor, "write-floor", "", "with -aa: write noise floors to this file")
@@ -266,7 +273,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	}
 	out := g.out
 	if out == "" {
-		out = gateOutDir(dir, g)
+		out = gateOutDir(os.TempDir(), g)
 	} else if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
 		return usageError{fmt.Sprintf("-out %s exists and is not empty: name a new directory", out)}
 	}
@@ -353,8 +360,8 @@ func short(commit string) string {
 	return commit
 }
 
-// gateOutDir is a new directory under results/ named after the date and
-// the revisions: a second gate never overwrites the first.
+// gateOutDir is a new directory under dir named after the date and the
+// revisions: a second gate never overwrites the first.
 func gateOutDir(dir string, g gateFlags) string {
 	name := func(rev, def string) string {
 		if rev == "" {
@@ -366,7 +373,7 @@ func gateOutDir(dir string, g gateFlags) string {
 	if g.aa {
 		base = "gate-" + time.Now().UTC().Format("2006-01-02") + "-aa-" + name(g.head, "worktree")
 	}
-	return newDir(filepath.Join(dir, "results", base))
+	return newDir(filepath.Join(dir, base))
 }
 
 // gateMachine is the machine's configuration for the gate's files: run's,

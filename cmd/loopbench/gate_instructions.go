@@ -149,9 +149,9 @@ func (f *instrFlags) header(w io.Writer, g gateFlags, res *gate.Result) {
 	}
 	fmt.Fprintf(w, "gate: base %s (%s) vs head %s (%s), instructions under callgrind of -bench %q (%s), counts sized by -benchtime %s, %d repeats (up to %d where they disagree)\n",
 		baseName(res, g), short(res.Base.Commit), orTree(res.Head.Rev), short(res.Head.Commit), g.bench, set, benchtime, f.repeat, f.maxRepeat)
-	how := "each benchmark's timed loop, by the harness's client requests (--instr-atstart=no)"
+	how := "each benchmark's timed loop, by client requests of its harness or of the testing package patched by the gate's overlay (--instr-atstart=no)"
 	if res.Method == gate.MethodDifference {
-		how = "the difference of two processes per benchmark (the binary issues no client requests)"
+		how = "the difference of two processes per benchmark (a binary issues no client requests)"
 	}
 	fmt.Fprintf(w, "counted: %s; simulated caches %s\n", how, strings.Join(callgrind.Flags[3:], " "))
 	fmt.Fprintf(w, "files: %s, %s, %s\n\n", res.Base.Path, res.Head.Path, res.GatePath)

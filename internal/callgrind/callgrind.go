@@ -11,19 +11,20 @@
 //
 // (fixed simulated caches, so est-cycles compare between runners) with
 // GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off
-// (callgrind asserts on Go's preemption signal, and cannot decode the
-// RDTSCP the runtime reads the clock with where the CPU has it; one P and no collector keep the process's path
-// the same run to run). Two methods:
+// (callgrind asserts on Go's preemption signal, and valgrind does not
+// decode RDTSCP; one P and no collector keep the process's path the same
+// run to run). Two methods:
 //
 //   - Windows, for a binary whose harness brackets each benchmark's timed
-//     loop with client requests (loopbench's bench.Counted, HasWindows):
-//     callgrind starts with instrumentation off (--instr-atstart=no), the
+//     loop with client requests (loopbench's bench.Counted, HasWindows),
+//     or whose testing package does, patched by the gate's overlay
+//     (package overlay, HasTestingWindows): callgrind starts with instrumentation off (--instr-atstart=no), the
 //     harness counts only what the benchmark's timer times and dumps it
 //     under the benchmark's name and N; per op is the window's count over
 //     N. Init, setup and the b.N = 1 pass run uninstrumented, and several
 //     benchmarks of one N share a process, one dump each.
-//   - The difference of two processes, for any other module's benchmarks,
-//     unchanged: a process per benchmark at two iteration counts, per op
+//   - The difference of two processes, for a binary without windows (a
+//     toolchain the overlay does not fit): a process per benchmark at two iteration counts, per op
 //     the difference of their counts over the difference of the counts,
 //     so the process's start, the setup and the b.N = 1 run cancel out.
 //

@@ -27,10 +27,10 @@ var cpu atomic.Int64
 // costs, which a loaded machine stretches far less than wall time.
 func ProcessCPU() time.Duration { return time.Duration(cpu.Load()) }
 
-// Env is the environment a counted process runs in.
-// cpu.rdtscp=off keeps the runtime's cputicks off RDTSCP, which
-// valgrind 3.19 cannot decode: where the CPU it emulates has the
-// instruction (on AMD EPYC hosts), every process dies of SIGILL.
+// Env is the environment a counted process runs in. cpu.rdtscp=off:
+// the runtime reads the time stamp counter with RDTSCP where the CPU has
+// it (cputicks, when a runtime lock sleeps), an instruction valgrind
+// 3.19 does not decode (SIGILL, in some processes and not others).
 var Env = []string{"GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off"}
 
 // Flags are callgrind's flags. The simulated caches are fixed (32 KiB
@@ -67,8 +67,14 @@ type Binary struct {
 	Path, Dir string
 	Args      []string // more flags for every run (-test.short)
 	// Window says the binary's harness counts each benchmark's timed
-	// loop in a window (HasWindows).
+	// loop in a window (HasWindows), or its testing package does
+	// (Testing).
 	Window bool
+	// Testing says the windows are counted by the binary's testing
+	// package, patched by the gate's overlay (HasTestingWindows), which
+	// valgrind.TestingWindowsEnv turns on, not the harness's
+	// valgrind.WindowsEnv.
+	Testing bool
 }
 
 // Listed is a benchmark found by List: its full name (without
@@ -159,6 +165,8 @@ func (b Binary) run(ctx context.Context, prefix []string, pattern, benchtime str
 	cmd.Dir = b.Dir
 	cmd.Env = append(os.Environ(), Env...)
 	switch {
+	case slices.Contains(prefix, WindowFlag) && b.Testing:
+		cmd.Env = append(cmd.Env, valgrind.TestingWindowsEnv+"=1")
 	case slices.Contains(prefix, WindowFlag):
 		cmd.Env = append(cmd.Env, valgrind.WindowsEnv+"=1")
 	case prefix == nil && b.Window: // a listing that sizes windows

@@ -27,10 +27,22 @@ const windowSymbol = "github.com/loopbench/loopbench/internal/valgrind.clientReq
 // (GOGC=off), which bounds it.
 var GroupSize = 24
 
+// testingSymbol is in a test binary built with the gate's overlay of the
+// testing package (package overlay).
+const testingSymbol = "testing.lbClientRequest"
+
 // HasWindows says the binary's harness counts windows: it issues
-// loopbench's client requests. Any other binary is counted by the
-// difference of two processes.
-func HasWindows(path string) bool {
+// loopbench's client requests. A binary without them is counted by its
+// testing package's windows (HasTestingWindows), else by the difference
+// of two processes.
+func HasWindows(path string) bool { return hasSymbol(path, windowSymbol) }
+
+// HasTestingWindows says the binary's testing package counts windows:
+// it was built with the gate's overlay.
+func HasTestingWindows(path string) bool { return hasSymbol(path, testingSymbol) }
+
+// hasSymbol says the ELF binary at path defines the Go function sym.
+func hasSymbol(path, sym string) bool {
 	f, err := elf.Open(path)
 	if err != nil {
 		return false
@@ -41,7 +53,7 @@ func HasWindows(path string) bool {
 		return false
 	}
 	for _, s := range syms {
-		if s.Name == windowSymbol || s.Name == windowSymbol+".abi0" {
+		if s.Name == sym || s.Name == sym+".abi0" {
 			return true
 		}
 	}

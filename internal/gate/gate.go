@@ -22,15 +22,19 @@ import (
 
 	"github.com/loopbench/loopbench/internal/benchdata"
 	"github.com/loopbench/loopbench/internal/callgrind"
+	"github.com/loopbench/loopbench/internal/overlay"
 )
 
 // Config is a gate run.
 type Config struct {
-	Dir       string // where the gate runs: inside the git checkout
-	Base      string // revision; "" means HEAD~1
-	Head      string // revision; "" means the working tree
-	AA        bool   // calibration: the head binary against itself
-	Pkg       string // the package of the benchmarks, relative to Dir
+	Dir  string // where the gate runs: inside the git checkout
+	Base string // revision; "" means HEAD~1
+	Head string // revision; "" means the working tree
+	AA   bool   // calibration: the head binary against itself
+	// Pkg is the package of the benchmarks, relative to Dir; "" gates
+	// those of the module's packages whose benchmarks -bench matches
+	// (./bench in loopbench's own module).
+	Pkg       string
 	Bench     string // -test.bench regexp
 	Count     int    // rounds
 	Benchtime string // -test.benchtime
@@ -56,6 +60,9 @@ type Config struct {
 	// Stop, when not nil, is asked after each round whether the rounds so
 	// far decide: a sequential gate stops there.
 	Stop func(rounds int) bool
+	// toolchain, when not nil, stands for overlay.Current: the toolchain
+	// whose testing package the instructions metric patches.
+	toolchain func(dir string) (overlay.Toolchain, error)
 }
 
 // Side is one side of the gate.
@@ -66,11 +73,11 @@ type Side struct {
 	// CommitTime is the commit's committer date (RFC 3339, UTC; HEAD's
 	// for the working tree): what orders saved counts in a history.
 	CommitTime string
-	Binary     string // the test binary
+	Binary     string // the test binary (of the first package)
 	Path       string // its results file
 	Runs       int    // rounds measured
-	dir        string // where its binary runs: the package directory
-	err        error  // its build error
+	bins       []*binary
+	err        error // its build error
 }
 
 // Result is what a gate run measured.
@@ -96,6 +103,9 @@ type Result struct {
 	// Method is how the instructions metric counted: MethodWindow or
 	// MethodDifference.
 	Method string
+	// pkgOf is the import path of each test binary where more than one
+	// package is gated: benchmarks are then named with their package.
+	pkgOf map[string]string
 }
 
 // Error is a failure of the gate itself (not a verdict): bad input, a
@@ -211,15 +221,20 @@ func commitTime(ctx context.Context, dir, commit string) string {
 // a side that failed keeps its error.
 func buildSides(ctx context.Context, cfg Config, res *Result, top, rel, tmp string) error {
 	base, head := res.Base, res.Head
-	head.build(ctx, cfg, top, rel, tmp)
+	notes := []string{head.build(ctx, cfg, top, rel, tmp)}
 	switch {
 	case cfg.AA:
-		base.Binary, base.dir, base.err = head.Binary, head.dir, head.err
+		base.Binary, base.bins, base.err = head.Binary, head.bins, head.err
 	case base.Commit == head.Commit && head.Rev != "":
 		// One revision twice: its two builds would be the same bytes.
-		base.Binary, base.dir, base.err = head.Binary, head.dir, head.err
+		base.Binary, base.bins, base.err = head.Binary, head.bins, head.err
 	default:
-		base.build(ctx, cfg, top, rel, tmp)
+		notes = append(notes, base.build(ctx, cfg, top, rel, tmp))
+	}
+	for i, n := range notes {
+		if n != "" && (i == 0 || n != notes[0]) {
+			fmt.Fprintf(cfg.Log, "gate: %s\n", n)
+		}
 	}
 	if base.err != nil && head.err != nil {
 		return errorf("%v; %v", base.err, head.err)
@@ -262,7 +277,7 @@ func measureInstructions(ctx context.Context, cfg Config, res *Result, failed *S
 	}
 	res.Rounds = 1
 	if matchedNothing(res, cfg) {
-		return errorf("-bench %q matches no benchmark in %s at any level (none listed under -test.benchtime %s)", cfg.Bench, cfg.Pkg, cfg.Benchtime)
+		return errorf("-bench %q matches no benchmark in %s at any level (none listed under -test.benchtime %s)", cfg.Bench, res.Head.packages(), cfg.Benchtime)
 	}
 	if err := writeGateFile(res); err != nil {
 		return err
@@ -357,71 +372,59 @@ func resolve(ctx context.Context, dir, rev string) (string, error) {
 	}
 	c, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
 	if err != nil {
+		if shallow, _ := git(ctx, dir, "rev-parse", "--is-shallow-repository"); shallow == "true" {
+			return "", errorf("unknown revision %q: this is a shallow clone, without the history the gate needs; fetch it (git fetch --unshallow), and check out with fetch-depth: 0 in CI (actions/checkout)", rev)
+		}
 		return "", errorf("unknown revision %q", rev)
 	}
 	return c, nil
 }
 
-// build builds the side's test binary: in the working tree for head "",
-// else in a temporary worktree at its commit.
-func (s *Side) build(ctx context.Context, cfg Config, top, rel, tmp string) {
-	src := filepath.Join(top, rel)
-	if s.Rev != "" || s.Name == "base" {
-		wt := filepath.Join(tmp, s.Name)
-		if _, err := git(ctx, top, "worktree", "add", "--detach", wt, s.Commit); err != nil {
-			s.err = errorf("%s: git worktree add %s: %v", s.Name, s.Rev, err)
-			return
-		}
-		src = filepath.Join(wt, rel)
-	}
-	s.Binary = filepath.Join(tmp, s.Name+".test")
-	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-pgo=off", "-o", s.Binary, cfg.Pkg)
-	cmd.Dir = src
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		s.err = errorf("build of %s at %s (%s) failed: %s", cfg.Pkg, s.Name, s.Rev, firstLines(out, err))
-		fmt.Fprintf(cfg.Log, "%s", out)
-		return
-	}
-	if _, err := os.Stat(s.Binary); err != nil {
-		s.err = errorf("%s at %s (%s) has no test files", cfg.Pkg, s.Name, s.Rev)
-		return
-	}
-	list := exec.CommandContext(ctx, "go", "list", "-f", "{{.Dir}}", cfg.Pkg)
-	list.Dir = src
-	dir, err := list.Output()
-	if err != nil {
-		s.err = errorf("go list %s at %s (%s): %v", cfg.Pkg, s.Name, s.Rev, err)
-		return
-	}
-	s.dir = strings.TrimSpace(string(dir))
-}
-
-// checkBenchmarks fails when the binary has no benchmark the -bench
-// pattern's first level matches.
+// checkBenchmarks fails when no binary of the side has a benchmark the
+// -bench pattern's first level matches; binaries without one, among the
+// packages found without -pkg, are dropped.
 func (s *Side) checkBenchmarks(ctx context.Context, cfg Config) error {
 	first := topLevel(cfg.Bench)
 	if _, err := regexp.Compile(first); err != nil {
 		return errorf("-bench %q: %v", cfg.Bench, err)
 	}
-	cmd := exec.CommandContext(ctx, s.Binary, "-test.list", first)
-	cmd.Dir = s.dir
+	var keep []*binary
+	var miss error
+	for _, b := range s.bins {
+		err := b.checkBenchmarks(ctx, cfg, first, s.Name)
+		if err == nil {
+			keep = append(keep, b)
+		} else if miss == nil || cfg.Pkg != "" {
+			miss = err
+		}
+	}
+	if len(keep) == 0 {
+		return miss
+	}
+	s.bins, s.Binary = keep, keep[0].path
+	return nil
+}
+
+// checkBenchmarks fails when b has no benchmark first matches.
+func (b *binary) checkBenchmarks(ctx context.Context, cfg Config, first, side string) error {
+	cmd := exec.CommandContext(ctx, b.path, "-test.list", first)
+	cmd.Dir = b.dir
 	out, err := cmd.Output()
 	if err != nil {
-		return errorf("%s: listing the benchmarks: %v", s.Name, err)
+		return errorf("%s: listing the benchmarks: %v", side, err)
 	}
 	for _, line := range strings.Split(string(out), "\n") {
 		if strings.HasPrefix(line, "Benchmark") {
 			return nil
 		}
 	}
-	cmd = exec.CommandContext(ctx, s.Binary, "-test.list", ".")
-	cmd.Dir = s.dir
+	cmd = exec.CommandContext(ctx, b.path, "-test.list", ".")
+	cmd.Dir = b.dir
 	all, _ := cmd.Output()
 	if !bytes.Contains(all, []byte("Benchmark")) {
-		return errorf("%s has no benchmarks (at %s)", cfg.Pkg, s.Name)
+		return errorf("%s has no benchmarks (at %s)", b.pkg, side)
 	}
-	return errorf("-bench %q matches no benchmark in %s (at %s)", cfg.Bench, cfg.Pkg, s.Name)
+	return errorf("-bench %q matches no benchmark in %s (at %s)", cfg.Bench, b.pkg, side)
 }
 
 // topLevel returns the part of a -test.bench pattern that matches

@@ -93,6 +93,7 @@ func TestGateBadInput(t *testing.T) {
 		{"not a checkout", func(c *Config) { c.Dir = t.TempDir() }, "not a git checkout"},
 		{"unknown revision", func(c *Config) { c.Base = "no-such-branch" }, `unknown revision "no-such-branch"`},
 		{"no benchmarks", func(c *Config) { c.Pkg = "./nobench" }, "./nobench has no benchmarks"},
+		{"no such package", func(c *Config) { c.Pkg = "./nosuch" }, "-pkg ./nosuch: no such package at head"},
 		{"bench matches nothing", func(c *Config) { c.Bench = "Nothing" }, `-bench "Nothing" matches no benchmark`},
 		{"sub-benchmark matches nothing", func(c *Config) { c.Bench = "Work/none" }, `-bench "Work/none" matched no benchmark`},
 	}

@@ -119,27 +119,18 @@ func writeSides(cfg Config, run [][2]string, sides []*Side, results []callgrind.
 
 // listTasks lists each measured side's benchmarks natively for the
 // benchtime and returns them as tasks with their sides, and the method
-// that counts them: windows when every measured side's binary has them.
-// A benchmark both sides have is counted at the same iteration counts on
-// both: the saved baseline's, else those of head's listing. Those a
-// side's harness skipped go to res.NotCounted.
+// that counts them: windows when every measured binary has them (its
+// harness's or its testing package's). A benchmark both sides have is
+// counted at the same iteration counts on both: the saved baseline's,
+// else those of head's listing. Those a harness skipped go to
+// res.NotCounted. Where more than one package is gated, benchmarks are
+// named with their package (res.pkgOf).
 func listTasks(ctx context.Context, cfg Config, sides []*Side, res *Result) ([]callgrind.Task, []*Side, string, error) {
 	iters, err := baselineIters(cfg.Baseline)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	bins := map[*Side]callgrind.Binary{}
-	window := true
-	for _, s := range sides {
-		if !measured(cfg, s) {
-			continue
-		}
-		b := callgrind.Binary{Path: s.Binary, Dir: s.dir, Window: callgrind.HasWindows(s.Binary)}
-		if cfg.Short {
-			b.Args = []string{"-test.short"}
-		}
-		bins[s], window = b, window && b.Window
-	}
+	bins, window := measuredBinaries(cfg, sides, res)
 	method := MethodDifference
 	if window {
 		method = MethodWindow
@@ -147,54 +138,99 @@ func listTasks(ctx context.Context, cfg Config, sides []*Side, res *Result) ([]c
 	// Head first; an A/A gate's one binary is listed once.
 	listed := map[string][]callgrind.Listed{} // by binary
 	for i := len(sides) - 1; i >= 0; i-- {
-		b, ok := bins[sides[i]]
-		if !ok {
-			continue
-		}
-		if _, ok := listed[b.Path]; ok {
-			continue
-		}
-		b.Window = window
-		ls, skipped, err := list(ctx, b, cfg, iters)
-		if err != nil {
-			return nil, nil, "", errorf("%s: listing the benchmarks: %v", sides[i].Name, err)
-		}
-		for _, sk := range skipped {
-			if !slices.ContainsFunc(res.NotCounted, func(x callgrind.Skipped) bool { return x.Name == sk.Name }) {
-				res.NotCounted = append(res.NotCounted, sk)
+		for _, b := range bins[sides[i]] {
+			if _, ok := listed[b.Path]; ok {
+				continue
 			}
-		}
-		for _, l := range ls {
-			if _, ok := iters[l.Name]; !ok {
-				iters[l.Name] = l.Iters
+			b.Window = window
+			ls, skipped, err := list(ctx, b, cfg, iters, res.qualify(b.Path, ""))
+			if err != nil {
+				return nil, nil, "", errorf("%s: listing the benchmarks: %v", sides[i].Name, err)
 			}
+			for _, sk := range skipped {
+				sk.Name = res.qualify(b.Path, sk.Name)
+				if !slices.ContainsFunc(res.NotCounted, func(x callgrind.Skipped) bool { return x.Name == sk.Name }) {
+					res.NotCounted = append(res.NotCounted, sk)
+				}
+			}
+			for _, l := range ls {
+				if k := res.qualify(b.Path, l.Name); iters[k] == 0 {
+					iters[k] = l.Iters
+				}
+			}
+			listed[b.Path] = ls
 		}
-		listed[b.Path] = ls
 	}
 	var tasks []callgrind.Task
 	var owner []*Side
 	for _, s := range sides {
-		b, ok := bins[s]
-		if !ok {
-			continue
-		}
-		b.Window = window
-		for _, l := range listed[b.Path] {
-			tasks = append(tasks, callgrind.Task{Binary: b, Name: l.Name, Iters: taskIters(window, iters[l.Name])})
-			owner = append(owner, s)
+		for _, b := range bins[s] {
+			b.Window = window
+			for _, l := range listed[b.Path] {
+				tasks = append(tasks, callgrind.Task{Binary: b, Name: l.Name, Iters: taskIters(window, iters[res.qualify(b.Path, l.Name)])})
+				owner = append(owner, s)
+			}
 		}
 	}
 	return tasks, owner, method, nil
+}
+
+// measuredBinaries are the test binaries of each measured side and
+// whether every one of them counts windows: by its harness, or by its
+// testing package when it has no harness of its own. Where they are of
+// more than one package, res.pkgOf maps each binary to its package.
+func measuredBinaries(cfg Config, sides []*Side, res *Result) (map[*Side][]callgrind.Binary, bool) {
+	bins := map[*Side][]callgrind.Binary{}
+	window := true
+	pkgs := map[string]string{} // import path by binary
+	for _, s := range sides {
+		if !measured(cfg, s) {
+			continue
+		}
+		for _, sb := range s.bins {
+			b := callgrind.Binary{Path: sb.path, Dir: sb.dir, Window: callgrind.HasWindows(sb.path)}
+			if !b.Window && callgrind.HasTestingWindows(sb.path) {
+				b.Window, b.Testing = true, true
+			}
+			if cfg.Short {
+				b.Args = []string{"-test.short"}
+			}
+			bins[s], window = append(bins[s], b), window && b.Window
+			pkgs[sb.path] = sb.importPath
+		}
+	}
+	distinct := map[string]bool{}
+	for _, p := range pkgs {
+		distinct[p] = true
+	}
+	if len(distinct) > 1 {
+		res.pkgOf = pkgs
+	}
+	return bins, window
+}
+
+// qualify names benchmark name of the binary at path with its package,
+// "import/path.Name", where more than one package is gated (just the
+// package for ""); else it is name.
+func (r *Result) qualify(path, name string) string {
+	pkg, ok := r.pkgOf[path]
+	switch {
+	case !ok:
+		return name
+	case name == "":
+		return pkg
+	}
+	return pkg + "." + name
 }
 
 // list lists b's benchmarks matching cfg.Bench. When iters (a saved
 // baseline's, or the other side's listing) already hold the iteration
 // counts of all of them, one iteration each (-benchtime 1x) is enough to
 // learn their names; else they run natively for cfg.Benchtime.
-func list(ctx context.Context, b callgrind.Binary, cfg Config, iters map[string]int) ([]callgrind.Listed, []callgrind.Skipped, error) {
+func list(ctx context.Context, b callgrind.Binary, cfg Config, iters map[string]int, pkg string) ([]callgrind.Listed, []callgrind.Skipped, error) {
 	if len(iters) > 0 {
 		ls, skipped, err := b.List(ctx, cfg.Bench, "1x")
-		if err != nil || known(ls, iters) {
+		if err != nil || known(ls, iters, pkg) {
 			return ls, skipped, err
 		}
 	}
@@ -210,10 +246,16 @@ func benchtime(cfg Config, window bool) string {
 	return cfg.Benchtime
 }
 
-// known says iters holds the iteration counts of every benchmark of ls.
-func known(ls []callgrind.Listed, iters map[string]int) bool {
+// known says iters holds the iteration counts of every benchmark of ls,
+// of package pkg where benchmarks are named with their package ("" where
+// not).
+func known(ls []callgrind.Listed, iters map[string]int, pkg string) bool {
 	for _, l := range ls {
-		if _, ok := iters[l.Name]; !ok {
+		k := l.Name
+		if pkg != "" {
+			k = pkg + "." + k
+		}
+		if _, ok := iters[k]; !ok {
 			return false
 		}
 	}
@@ -248,7 +290,11 @@ func baselineIters(path string) (map[string]int, error) {
 		return nil, errorf("-baseline: %v", err)
 	}
 	for _, res := range s.Raw {
-		iters[string(res.Name.Full())] = res.Iters
+		name := string(res.Name.Full())
+		if pkg := res.GetConfig("pkg"); pkg != "" {
+			name = pkg + "." + name
+		}
+		iters[name] = res.Iters
 	}
 	return iters, nil
 }
@@ -299,11 +345,16 @@ func writeCounts(s *Side, run [][2]string, rs []callgrind.Result, res *Result) e
 		config = append(config, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
 	}
 	for _, r := range rs {
+		name := res.qualify(r.Binary.Path, r.Name)
 		if r.Widened && s.Name == "head" {
-			res.Widened = append(res.Widened, Widened{r.Name, r.Iters[1]})
+			res.Widened = append(res.Widened, Widened{name, r.Iters[1]})
 		}
 		if !r.Deterministic {
-			res.Nondeterministic = append(res.Nondeterministic, Nondeterministic{s.Name, r.Name, r.Spread})
+			res.Nondeterministic = append(res.Nondeterministic, Nondeterministic{s.Name, name, r.Spread})
+		}
+		config := config
+		if pkg := res.qualify(r.Binary.Path, ""); pkg != "" {
+			config = append(config[:len(config):len(config)], benchfmt.Config{Key: "pkg", Value: []byte(pkg), File: true})
 		}
 		for _, m := range r.PerOp {
 			vals := []benchfmt.Value{{Value: m.Ir, Unit: "instructions/op"}, {Value: m.EstCycles(), Unit: "est-cycles/op"}}

@@ -147,14 +147,18 @@ func TestBaselineIters(t *testing.T) {
 }
 
 // TestKnown: a listing is sized natively only when some benchmark has no
-// iteration count yet.
+// iteration count yet, under its package's name where benchmarks are
+// named with their package.
 func TestKnown(t *testing.T) {
-	iters := map[string]int{"A": 100, "B": 20}
-	if !known([]callgrind.Listed{{Name: "A", Iters: 1}, {Name: "B", Iters: 1}}, iters) {
+	iters := map[string]int{"A": 100, "B": 20, "example.com/p.C": 3}
+	if !known([]callgrind.Listed{{Name: "A", Iters: 1}, {Name: "B", Iters: 1}}, iters, "") {
 		t.Error("every name known: not known")
 	}
-	if known([]callgrind.Listed{{Name: "A", Iters: 1}, {Name: "C", Iters: 1}}, iters) {
+	if known([]callgrind.Listed{{Name: "A", Iters: 1}, {Name: "C", Iters: 1}}, iters, "") {
 		t.Error("C has no count: known")
+	}
+	if !known([]callgrind.Listed{{Name: "C", Iters: 1}}, iters, "example.com/p") || known([]callgrind.Listed{{Name: "C", Iters: 1}}, iters, "example.com/q") {
+		t.Error("C of example.com/p: known only there")
 	}
 }
 
@@ -183,7 +187,8 @@ func TestListTasksOnce(t *testing.T) {
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	base, head := &Side{Name: "base", Binary: bin, dir: dir}, &Side{Name: "head", Binary: bin, dir: dir}
+	bins := []*binary{{pkg: ".", path: bin, dir: dir}}
+	base, head := &Side{Name: "base", Binary: bin, bins: bins}, &Side{Name: "head", Binary: bin, bins: bins}
 	res := &Result{Base: base, Head: head}
 	tasks, owner, method, err := listTasks(t.Context(), Config{Bench: ".", Benchtime: "20ms"}, []*Side{base, head}, res)
 	if err != nil {
@@ -197,5 +202,33 @@ func TestListTasksOnce(t *testing.T) {
 	}
 	if want := []callgrind.Skipped{{Name: "Skip", Reason: "not countable: here"}}; len(res.NotCounted) != 1 || res.NotCounted[0] != want[0] {
 		t.Errorf("not counted %v, want %v", res.NotCounted, want)
+	}
+}
+
+// TestWriteCountsNamesPackages: where more than one package is gated,
+// each result is written under its package's pkg line and the reports
+// name it with its package; a baseline read back keys its iterations so.
+func TestWriteCountsNamesPackages(t *testing.T) {
+	dir := t.TempDir()
+	res := &Result{pkgOf: map[string]string{"a.test": "example.com/m/a", "b.test": "example.com/m/b"}}
+	of := func(bin string, ir float64, det bool) callgrind.Result {
+		return callgrind.Result{Task: callgrind.Task{Binary: callgrind.Binary{Path: bin}, Name: "X", Iters: [2]int{0, 10}},
+			PerOp: []callgrind.Counts{{Ir: ir}, {Ir: ir}}, Deterministic: det}
+	}
+	s := &Side{Name: "head", Commit: "c", Path: filepath.Join(dir, "head.txt")}
+	if err := writeCounts(s, nil, []callgrind.Result{of("a.test", 100, true), of("b.test", 200, false)}, res); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(s.Path)
+	a, b := strings.Index(string(text), "pkg: example.com/m/a\n"), strings.Index(string(text), "pkg: example.com/m/b\n")
+	if a < 0 || b < a || strings.Count(string(text), "BenchmarkX 10 ") != 4 {
+		t.Fatalf("written:\n%s", text)
+	}
+	if len(res.Nondeterministic) != 1 || res.Nondeterministic[0].Name != "example.com/m/b.X" {
+		t.Errorf("reported %+v", res.Nondeterministic)
+	}
+	iters, err := baselineIters(s.Path)
+	if err != nil || len(iters) != 2 || iters["example.com/m/a.X"] != 10 || iters["example.com/m/b.X"] != 10 {
+		t.Errorf("baseline iterations %v %v", iters, err)
 	}
 }

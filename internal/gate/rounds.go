@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strings"
 
 	"github.com/loopbench/loopbench/internal/rounds"
 )
@@ -46,7 +47,7 @@ func runSide(ctx context.Context, cfg Config, files *files, round int, s *Side) 
 		return err
 	}
 	if !bytes.Contains(out, []byte("\nBenchmark")) && !bytes.HasPrefix(out, []byte("Benchmark")) {
-		return errorf("-bench %q matched no benchmark in %s at %s", cfg.Bench, cfg.Pkg, s.Name)
+		return errorf("-bench %q matched no benchmark in %s at %s", cfg.Bench, s.packages(), s.Name)
 	}
 	if err := files.write(s, out); err != nil {
 		return err
@@ -61,16 +62,30 @@ func interrupted(cfg Config, res *Result) error {
 	return errorf("interrupted after %d of %d rounds: base ran %d times, head %d; the files hold what was measured", res.Rounds, cfg.Count, res.Base.Runs, res.Head.Runs)
 }
 
-// runOnce runs the side's benchmarks once and returns their output.
+// runOnce runs the side's benchmarks once, each package's binary in
+// turn, and returns their output.
 func (s *Side) runOnce(ctx context.Context, cfg Config) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, s.Binary, "-test.run=^$", "-test.bench="+cfg.Bench, "-test.count=1",
-		"-test.benchtime="+cfg.Benchtime, "-test.benchmem")
-	cmd.Dir = s.dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return out, errorf("%s (%s): the benchmarks failed: %s", s.Name, s.Rev, firstLines(append(out, stderr.Bytes()...), err))
+	var all []byte
+	for _, b := range s.bins {
+		cmd := exec.CommandContext(ctx, b.path, "-test.run=^$", "-test.bench="+cfg.Bench, "-test.count=1",
+			"-test.benchtime="+cfg.Benchtime, "-test.benchmem")
+		cmd.Dir = b.dir
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		all = append(all, out...)
+		if err != nil {
+			return all, errorf("%s (%s): the benchmarks of %s failed: %s", s.Name, s.Rev, b.pkg, firstLines(append(out, stderr.Bytes()...), err))
+		}
 	}
-	return out, nil
+	return all, nil
+}
+
+// packages names the side's packages, for a message.
+func (s *Side) packages() string {
+	var names []string
+	for _, b := range s.bins {
+		names = append(names, b.pkg)
+	}
+	return strings.Join(names, ", ")
 }
