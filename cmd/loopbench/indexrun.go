@@ -243,16 +243,17 @@ func (e *runEntry) fromName() {
 	}
 }
 
-// readRuns reads every directory of dir, newest first (by date, then by
-// name; undated ones last), and finds where docs cite each.
-func readRuns(dir string, docs []doc) ([]runEntry, error) {
+// readRuns reads every directory of dir that keep chooses (all when keep
+// is nil), newest first (by date, then by name; undated ones last), and
+// finds where docs cite each.
+func readRuns(dir string, docs []doc, keep func(string) bool) ([]runEntry, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
 	var runs []runEntry
 	for _, f := range entries {
-		if f.IsDir() && !strings.HasPrefix(f.Name(), ".") {
+		if f.IsDir() && !strings.HasPrefix(f.Name(), ".") && (keep == nil || keep(f.Name())) {
 			e := readRunDir(filepath.Join(dir, f.Name()))
 			e.cited = citationsOf(docs, e.name)
 			runs = append(runs, e)
