@@ -161,7 +161,11 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	stderr = &lockedWriter{w: stderr} // the servers' stderr goes there too
 	ctx, stop := interruptContext()
 	defer stop()
-	ready, skipped := peers.Find(ctx, f.names, peers.CacheDir())
+	names := f.names
+	if f.sweep.rates != nil {
+		names = sweepable(names, stderr)
+	}
+	ready, skipped := peers.Find(ctx, names, peers.CacheDir())
 	for _, s := range skipped {
 		fmt.Fprintf(stderr, "loopbench peers: skipped %s\n", s)
 	}
