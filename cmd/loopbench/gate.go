@@ -241,7 +241,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	} else if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
 		return usageError{fmt.Sprintf("-out %s exists and is not empty: name a new directory", out)}
 	}
-	ctx, stop := interruptContext()
+	ctx, stop := interruptContext(measuring)
 	defer stop()
 	cfg := gate.Config{Dir: dir, Base: g.base, Head: g.head, AA: g.aa, Pkg: g.pkg, Bench: g.bench, Count: g.count,
 		Benchtime: g.benchtime, Seed: g.seed, Out: out, Machine: gateMachine(), Log: gateLog(stderr)}

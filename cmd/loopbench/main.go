@@ -244,19 +244,30 @@ func buildSetting(key string) string {
 }
 
 // interruptContext is the context of a long command: done on the first
-// Ctrl-C or SIGTERM, which it acknowledges on stderr; a second one exits
-// at once (status 130). Tests replace it to interrupt a command at a
-// chosen moment.
-var interruptContext = func() (context.Context, context.CancelFunc) {
+// Ctrl-C or SIGTERM, which it acknowledges on stderr, saying what the
+// command does now (doing: measuring or serving, the constants below); a
+// second one exits at once (status 130). Tests replace it to interrupt a
+// command at a chosen moment.
+var interruptContext = func(doing string) (context.Context, context.CancelFunc) {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	ctx, cancel := watchInterrupts(sigs, os.Stderr, os.Exit)
+	ctx, cancel := watchInterrupts(sigs, os.Stderr, os.Exit, doing)
 	return ctx, func() { signal.Stop(sigs); cancel() }
 }
 
+// What a command does at the first interrupt, as interruptContext says it.
+const (
+	// measuring: run, peers, load and gate stop measuring and report.
+	measuring = "finishing the current measurement and writing what was measured"
+	// serving: serve stops its server (a loop's or gonet's listener and
+	// connections closed, a peer's server sent SIGTERM).
+	serving = "stopping the server and closing its connections"
+)
+
 // watchInterrupts cancels the context at the first signal on sigs, saying
-// so on stderr, and calls exit(130) at the second.
-func watchInterrupts(sigs <-chan os.Signal, stderr io.Writer, exit func(int)) (context.Context, context.CancelFunc) {
+// on stderr what the command does now (doing), and calls exit(130) at the
+// second.
+func watchInterrupts(sigs <-chan os.Signal, stderr io.Writer, exit func(int), doing string) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	go func() {
@@ -265,7 +276,7 @@ func watchInterrupts(sigs <-chan os.Signal, stderr io.Writer, exit func(int)) (c
 		case <-stopped:
 			return
 		}
-		fmt.Fprintln(stderr, "loopbench: interrupt seen: finishing the current measurement and writing what was measured; interrupt again to exit at once")
+		fmt.Fprintf(stderr, "loopbench: interrupt seen: %s; interrupt again to exit at once\n", doing)
 		cancel()
 		select {
 		case <-sigs:

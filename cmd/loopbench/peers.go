@@ -159,7 +159,7 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	stderr = &lockedWriter{w: stderr} // the servers' stderr goes there too
-	ctx, stop := interruptContext()
+	ctx, stop := interruptContext(measuring)
 	defer stop()
 	names := f.names
 	if f.sweep.rates != nil {

@@ -147,7 +147,7 @@ func TestPeersSweepSkipReason(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	saved := interruptContext
-	interruptContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	interruptContext = func(string) (context.Context, context.CancelFunc) { return ctx, cancel }
 	t.Cleanup(func() { interruptContext = saved })
 	errs := &cancelOnWrite{cancel: cancel}
 	var out bytes.Buffer

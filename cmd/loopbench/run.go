@@ -175,7 +175,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "loopbench run: -quick: %d rounds give no confidence intervals (6 are needed); use it to try things, not to decide\n", rc.count)
 	}
 
-	ctx, stop := interruptContext()
+	ctx, stop := interruptContext(measuring)
 	defer stop()
 	progress := newProgress(stderr, len(cases)*rc.count)
 	skip := func(c bench.Case, err error) {

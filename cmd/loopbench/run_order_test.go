@@ -112,7 +112,7 @@ func TestInterrupts(t *testing.T) {
 	var errb syncBuffer
 	errb.mu = new(sync.Mutex)
 	exited := make(chan int, 1)
-	ctx, stop := watchInterrupts(sigs, &errb, func(code int) { exited <- code })
+	ctx, stop := watchInterrupts(sigs, &errb, func(code int) { exited <- code }, measuring)
 	defer stop()
 	sigs <- os.Interrupt
 	<-ctx.Done()
@@ -138,7 +138,7 @@ func TestRunMarksInterrupt(t *testing.T) {
 	}
 	t.Cleanup(func() { measure = bench.Measure })
 	saved := interruptContext
-	interruptContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	interruptContext = func(string) (context.Context, context.CancelFunc) { return ctx, cancel }
 	t.Cleanup(func() { interruptContext = saved })
 	dir := t.TempDir()
 	var out, errb bytes.Buffer

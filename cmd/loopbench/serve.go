@@ -104,7 +104,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := interruptContext()
+	ctx, stop := interruptContext(serving)
 	defer stop()
 	if *duration > 0 {
 		var cancel context.CancelFunc
