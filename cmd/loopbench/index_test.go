@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopbench/loopbench/internal/gate/gatetest"
 )
 
 // TestResultsIndex keeps results/README.md the index of the committed
@@ -69,25 +71,14 @@ func trackedRuns(root string) (func(name string) bool, error) {
 // tracks: a run directory left untracked beside them (as run writes one)
 // changes nothing, while the index of everything would list it.
 func TestResultsIndexTracked(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("needs git")
-	}
-	root := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	r := gatetest.New(t)
+	root := r.Dir
 	committed, untracked := "2026-01-02-hosta-aaaaaaa", "2026-01-05-hostb-bbbbbbb"
 	writeFiles(t, root, map[string]string{
 		"README.md":                         "# Project\n",
 		"results/" + committed + "/raw.txt": "commit: aaaaaaa\nBenchmarkX-2\t1\t5 ns/op\n",
 	})
-	git("init", "-q")
-	git("add", ".")
-	git("commit", "-q", "-m", "a run")
+	r.Commit("a run")
 	dir, docs := filepath.Join(root, "results"), []string{"README.md"}
 	before, err := buildIndex(dir, docs, nil)
 	if err != nil {

@@ -4,7 +4,7 @@
 //
 //	loopbench run [-quick] [-count N] [-variants …] [-workloads …]
 //	                      run the workloads on the variants, interleaved,
-//	                      and write results/<date>-<host>/{raw.txt,summary.md}
+//	                      and write results/<date>-<host>-<commit>/{raw.txt,...}
 //	loopbench serve [-variant V | -impl gonet] [-style protocol|task] [-addr A]
 //	                      an echo server, until interrupted or -duration
 //	loopbench load -addr A [-conns N] [-rate R] [-duration D] [-format F]
@@ -214,10 +214,7 @@ func versionString(bi *debug.BuildInfo) string {
 	if bi.Main.Version != "" {
 		parts[1] = bi.Main.Version
 	}
-	settings := map[string]string{}
-	for _, s := range bi.Settings {
-		settings[s.Key] = s.Value
-	}
+	settings := buildSettings(bi)
 	if rev := settings["vcs.revision"]; rev != "" {
 		parts = append(parts, rev)
 		if settings["vcs.modified"] == "true" {
@@ -231,16 +228,16 @@ func versionString(bi *debug.BuildInfo) string {
 	return strings.Join(append(parts, goVersion), " ")
 }
 
-// buildSetting returns a setting the go command recorded in the binary.
-func buildSetting(key string) string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
+// buildSettings returns the settings the go command recorded in a build
+// (vcs.revision, vcs.modified...); none for nil.
+func buildSettings(bi *debug.BuildInfo) map[string]string {
+	settings := map[string]string{}
+	if bi != nil {
 		for _, s := range bi.Settings {
-			if s.Key == key {
-				return s.Value
-			}
+			settings[s.Key] = s.Value
 		}
 	}
-	return ""
+	return settings
 }
 
 // interruptContext is the context of a long command: done on the first
