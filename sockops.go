@@ -166,10 +166,10 @@ func (l *Loop) waitReady(f *Future, fd int, write bool, op func() (v any, done b
 }
 
 // completeFuture completes the pending future f with v, or with err if
-// that is not nil.
+// that is not nil (as connectionError wraps it).
 func completeFuture(f *Future, v any, err error) {
 	if err != nil {
-		f.SetException(err)
+		f.SetException(connectionError(err))
 	} else {
 		f.SetResult(v)
 	}
