@@ -155,7 +155,7 @@ func writeRunEntry(w io.Writer, r runEntry) {
 		files = append(files, fmt.Sprintf("[%s](%s/%s)", f, r.name, f))
 	}
 	if r.plots > 0 {
-		files = append(files, fmt.Sprintf("%d SVG plots", r.plots))
+		files = append(files, plural(r.plots, "SVG plot"))
 	}
 	if len(files) > 0 {
 		item("files", strings.Join(files, ", "))

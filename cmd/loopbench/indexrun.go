@@ -201,7 +201,7 @@ func (e *runEntry) describeLoad(all []loadresult.Result) {
 		}
 		gens = appendNew(gens, r.Name)
 		cpus = appendNew(cpus, fmt.Sprint(r.CPUs))
-		labels = appendNew(labels, fmt.Sprintf("%s at %s, %d conns, %d-byte messages", r.Label, r.Addr, r.Conns, r.Size))
+		labels = appendNew(labels, fmt.Sprintf("%s at %s, %s, %d-byte messages", r.Label, r.Addr, plural(r.Conns, "conn"), r.Size))
 		lo, hi = min(lo, r.Offered), max(hi, r.Offered)
 		if r.Step != nil {
 			steps = max(steps, *r.Step+1)
@@ -212,7 +212,7 @@ func (e *runEntry) describeLoad(all []loadresult.Result) {
 	e.cores = strings.Join(cpus, ", ") + " usable CPUs per generator"
 	shape := fmt.Sprintf("load: %s of %s; %s", plural(len(all), "result"), plural(len(gens), "generator"), strings.Join(labels, "; "))
 	if steps > 0 {
-		shape += fmt.Sprintf("; a sweep of %d steps", steps)
+		shape += "; a sweep of " + plural(steps, "step")
 	}
 	if hi > 0 {
 		shape += fmt.Sprintf("; offered %s per generator", rateRange(lo, hi))

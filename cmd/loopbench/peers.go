@@ -215,7 +215,7 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 		return runErr
 	}
 	if r.failures > 0 {
-		return fmt.Errorf("%d peer runs failed (reported above); the report covers the rest", r.failures)
+		return fmt.Errorf("%s failed (reported above); the report covers the rest", plural(r.failures, "peer run"))
 	}
 	return repErr
 }

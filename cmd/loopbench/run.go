@@ -172,7 +172,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	bench.WriteUnits(raw)
 	fmt.Fprintln(stderr, "loopbench run: "+plan(len(cases), rc.count, rc.benchtime))
 	if rc.quick && rc.count < 6 {
-		fmt.Fprintf(stderr, "loopbench run: -quick: %d rounds give no confidence intervals (6 are needed); use it to try things, not to decide\n", rc.count)
+		give := map[bool]string{true: "gives", false: "give"}[rc.count == 1]
+		fmt.Fprintf(stderr, "loopbench run: -quick: %s %s no confidence intervals (6 are needed); use it to try things, not to decide\n", plural(rc.count, "round"), give)
 	}
 
 	ctx, stop := interruptContext(measuring)
@@ -216,8 +217,8 @@ const wholeRunFactor = 2.7
 // plan says how much a run will measure and about how long it takes.
 func plan(cases, count int, benchtime time.Duration) string {
 	timed := time.Duration(cases*count) * benchtime
-	return fmt.Sprintf("%d cases × %d rounds × %v: %v of timed loops, about %v in all with calibration and setup",
-		cases, count, benchtime, timed.Round(time.Second), (time.Duration(float64(timed) * wholeRunFactor)).Round(10*time.Second))
+	return fmt.Sprintf("%s × %s × %v: %v of timed loops, about %v in all with calibration and setup",
+		plural(cases, "case"), plural(count, "round"), benchtime, timed.Round(time.Second), (time.Duration(float64(timed) * wholeRunFactor)).Round(10*time.Second))
 }
 
 // readMachine samples the machine's state around each round; tests
@@ -261,7 +262,7 @@ func runRounds(ctx context.Context, rc runConfig, cases []bench.Case, raw io.Wri
 type interruptedError struct{ done, total int }
 
 func (e *interruptedError) String() string {
-	return fmt.Sprintf("after %d of %d measurements (Ctrl-C)", e.done, e.total)
+	return fmt.Sprintf("after %d of %s (Ctrl-C)", e.done, plural(e.total, "measurement"))
 }
 
 func (e *interruptedError) Error() string {

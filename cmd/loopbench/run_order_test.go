@@ -188,3 +188,17 @@ func TestColdFireHasNoSecOp(t *testing.T) {
 		t.Fatalf("line %q", line)
 	}
 }
+
+// TestSingularCounts: counts of one are printed in the singular.
+func TestSingularCounts(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{plan(1, 1, 100*time.Millisecond), "1 case × 1 round × 100ms: "},
+		{plan(2, 3, 100*time.Millisecond), "2 cases × 3 rounds × 100ms: "},
+		{(&interruptedError{0, 1}).String(), "after 0 of 1 measurement (Ctrl-C)"},
+		{(&interruptedError{1, 2}).String(), "after 1 of 2 measurements (Ctrl-C)"},
+	} {
+		if !strings.HasPrefix(c.got, c.want) {
+			t.Errorf("%q, want it to start with %q", c.got, c.want)
+		}
+	}
+}

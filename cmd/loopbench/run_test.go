@@ -111,7 +111,7 @@ func TestRunPlan(t *testing.T) {
 	}
 	stubMeasure(t)
 	_, errs, code := runOut("run", "-count", "1", "-benchtime", "5ms", "-workloads", "ReadyQueue", "-out", filepath.Join(t.TempDir(), "p"))
-	if code != 0 || !strings.Contains(errs, "2 cases × 1 rounds × 5ms") {
+	if code != 0 || !strings.Contains(errs, "2 cases × 1 round × 5ms") {
 		t.Errorf("exit %d, stderr %q: no plan", code, errs)
 	}
 }
