@@ -155,8 +155,10 @@
 //     exception: a Write after WriteEOF returns ErrTransportClosed
 //     (RuntimeError), Drain on a connection already lost
 //     ErrConnectionLost (ConnectionResetError), a second reader
-//     ErrReadInProgress (RuntimeError), a broken pipe syscall.EPIPE
-//     (BrokenPipeError).
+//     ErrReadInProgress (RuntimeError), a broken pipe or a reset an
+//     error that matches both ErrConnectionLost and syscall.EPIPE
+//     (BrokenPipeError) or ECONNRESET (ConnectionResetError), as both
+//     are asyncio's ConnectionError.
 //   - A stream whose connection broke (SetException) still gives what
 //     it had buffered, then the error, where asyncio raises at once and
 //     the data is lost (a reset peer: asyncio's read raises

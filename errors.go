@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 )
 
 // Errors returned (or panicked with, see the package doc) by the loop.
@@ -15,6 +16,30 @@ var (
 	ErrStoppedBeforeDone = errors.New("loopbench: loop stopped before the future completed")
 	ErrTimeout           = errors.New("loopbench: timeout") // a WaitFor or WithTimeout deadline passed (asyncio's TimeoutError)
 )
+
+// ErrConnectionLost says that a connection is gone. Drain returns it,
+// wrapped, once the connection is lost (asyncio raises
+// ConnectionResetError). An error that says the peer broke the connection
+// (a broken pipe or a reset: syscall.EPIPE, ECONNRESET, ECONNABORTED) wraps
+// it too, beside the errno, wherever the loop returns one: Write, Drain,
+// the read side's error, ConnectionLost's and PipeConnectionLost's, and
+// the Sock* operations. errors.Is then matches both ErrConnectionLost and
+// the errno, as asyncio's BrokenPipeError and ConnectionResetError are
+// both ConnectionError.
+var ErrConnectionLost = errors.New("loopbench: connection lost")
+
+// connectionError is err, wrapped to match ErrConnectionLost too when it
+// says the peer broke the connection; any other error (nil included) is
+// returned as it is.
+func connectionError(err error) error {
+	switch {
+	case err == nil || errors.Is(err, ErrConnectionLost):
+		return err
+	case errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED):
+		return fmt.Errorf("%w: %w", ErrConnectionLost, err)
+	}
+	return err
+}
 
 // closedError is what the scheduling calls panic with after Close.
 func closedError(op string) error {

@@ -3,6 +3,9 @@ package loopbench_test
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
 
 	"github.com/loopbench/loopbench"
 )
@@ -105,4 +108,40 @@ func ExampleProcessOptions() {
 	// Output:
 	// loopbench: separator not found in the first 10 bytes, more than the stream's limit
 	// "0123456789;" <nil>
+}
+
+// A write to a peer that has closed fails with an error that is both
+// ErrConnectionLost and the errno (syscall.EPIPE here, ECONNRESET after a
+// reset), as asyncio's BrokenPipeError and ConnectionResetError are both
+// ConnectionError. A Unix socket shows the broken pipe at the first write.
+func ExampleErrConnectionLost() {
+	dir, err := os.MkdirTemp("", "lb")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	loopbench.Run(loopbench.Config{}, func(t *loopbench.Task) (any, error) {
+		srv, err := loopbench.StartServer(t.Loop(), "unix", filepath.Join(dir, "s"), func(t *loopbench.Task, r *loopbench.StreamReader, w *loopbench.StreamWriter) {
+			w.Close()
+		})
+		if err != nil {
+			return nil, err
+		}
+		defer srv.Close()
+		r, w, err := loopbench.OpenConnection(t, "unix", srv.Addr().String())
+		if err != nil {
+			return nil, err
+		}
+		defer w.Close()
+		_, err = r.Read(t, 10) // the server closed
+		fmt.Println(err)
+		err = w.Write([]byte("late"))
+		fmt.Println(err)
+		fmt.Println(errors.Is(err, loopbench.ErrConnectionLost), errors.Is(err, syscall.EPIPE))
+		return nil, nil
+	})
+	// Output:
+	// EOF
+	// loopbench: connection lost: write: broken pipe
+	// true true
 }

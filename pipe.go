@@ -163,6 +163,7 @@ func (p *PipeTransport) send(b []byte, _ *sock.Addr) (int, error) {
 }
 
 func (p *PipeTransport) writeFailed(err error) error {
+	err = connectionError(err)
 	p.lost(err)
 	return err
 }
@@ -216,11 +217,13 @@ func (p *PipeTransport) Close() {
 }
 
 // lost closes the pipe's descriptor and reports the pipe's end to the
-// process's protocol on the next iteration.
+// process's protocol on the next iteration, with err as connectionError
+// wraps it.
 func (p *PipeTransport) lost(err error) {
 	if p.closed {
 		return
 	}
+	err = connectionError(err)
 	p.closing, p.closed = true, true
 	if (p.reading && !p.paused) || p.watched {
 		p.loop().RemoveReader(p.fd)

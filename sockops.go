@@ -94,10 +94,10 @@ func (l *Loop) sockConnect(fd int, a sock.Addr) *Future {
 }
 
 // completeFuture completes the pending future f with v, or with err if
-// that is not nil.
+// that is not nil (as connectionError wraps it).
 func completeFuture(f *Future, v any, err error) {
 	if err != nil {
-		f.SetException(err)
+		f.SetException(connectionError(err))
 	} else {
 		f.SetResult(v)
 	}

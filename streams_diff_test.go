@@ -104,10 +104,10 @@ func asyncioException(err error) string {
 		return fmt.Sprintf("LimitOverrunError consumed=%d", over.Consumed)
 	}
 	switch {
+	case errors.Is(err, syscall.EPIPE): // a lost connection's too
+		return "BrokenPipeError"
 	case errors.Is(err, loopbench.ErrConnectionLost), errors.Is(err, syscall.ECONNRESET):
 		return "ConnectionResetError"
-	case errors.Is(err, syscall.EPIPE):
-		return "BrokenPipeError"
 	case errors.Is(err, loopbench.ErrReadInProgress):
 		return "RuntimeError"
 	case errors.Is(err, loopbench.ErrTransportClosed):

@@ -6,10 +6,6 @@ import (
 	"net"
 )
 
-// ErrConnectionLost is returned, wrapped, by Drain once the connection is
-// gone (asyncio raises ConnectionResetError).
-var ErrConnectionLost = errors.New("loopbench: connection lost")
-
 // writeTransport is what a StreamWriter writes through: a socket's
 // Transport, or a subprocess's standard input pipe.
 type writeTransport interface {
@@ -66,10 +62,13 @@ func (f *flow) wakeAll() {
 // the loss's error, nil for a clean close, as asyncio's _drain_helper.
 func (f *flow) drain(t *Task) error {
 	if f.lost {
-		if f.lostErr != nil {
-			return fmt.Errorf("%w: %w", ErrConnectionLost, f.lostErr)
+		switch {
+		case f.lostErr == nil:
+			return ErrConnectionLost
+		case errors.Is(f.lostErr, ErrConnectionLost):
+			return f.lostErr
 		}
-		return ErrConnectionLost
+		return fmt.Errorf("%w: %w", ErrConnectionLost, f.lostErr)
 	}
 	for f.paused {
 		w := f.loop.CreateFuture()

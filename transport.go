@@ -269,8 +269,9 @@ func (t *Transport) finishClose() {
 // ConnectionLost(nil).
 func (t *Transport) Abort() { t.forceClose(nil) }
 
-// fatal ends the transport on an I/O error: ConnectionLost gets err.
-func (t *Transport) fatal(err error) { t.forceClose(err) }
+// fatal ends the transport on an I/O error: ConnectionLost gets err (as
+// connectionError wraps it).
+func (t *Transport) fatal(err error) { t.forceClose(connectionError(err)) }
 
 func (t *Transport) forceClose(err error) {
 	if t.lost || t.loop.IsClosed() {
@@ -329,6 +330,7 @@ func (t *Transport) send(b []byte, _ *sock.Addr) (int, error) {
 }
 
 func (t *Transport) writeFailed(err error) error {
+	err = connectionError(err)
 	t.fatal(err)
 	return err
 }

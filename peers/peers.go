@@ -57,8 +57,9 @@ var specs = map[string]spec{
 
 // Peer is a peer ready to run.
 type Peer struct {
-	Name string
-	argv []string // the program and its leading arguments
+	Name   string
+	argv   []string // the program and its leading arguments
+	python string   // the Python peers' interpreter
 }
 
 // Command returns the command line of one run of workload with args.
@@ -78,7 +79,7 @@ func (s Skip) String() string { return s.Name + ": " + s.Reason }
 func Find(ctx context.Context, names []string, cacheDir string) ([]*Peer, []Skip) {
 	var ready []*Peer
 	var skipped []Skip
-	py := pythons(ctx)
+	py := pythons()
 	for _, name := range names {
 		sp, ok := specs[name]
 		switch {
@@ -105,11 +106,17 @@ func Find(ctx context.Context, names []string, cacheDir string) ([]*Peer, []Skip
 	return ready, skipped
 }
 
-// pythons lists the Python interpreters to try: the one on PATH, then the
-// system's (Debian's python3-uvloop installs for the latter).
-func pythons(ctx context.Context) []string {
+// pythonCandidates are the Python interpreters the Python peers try, in
+// order: the one on PATH (which may be a pyenv or virtualenv Python
+// without uvloop), then the system's (Debian's python3-uvloop installs
+// for it).
+var pythonCandidates = []string{"python3", "/usr/bin/python3"}
+
+// pythons lists the interpreters of pythonCandidates found here, each
+// once (by the file it resolves to).
+func pythons() []string {
 	var out []string
-	for _, c := range []string{"python3", "/usr/bin/python3"} {
+	for _, c := range pythonCandidates {
 		path, err := exec.LookPath(c)
 		if err != nil {
 			continue
@@ -130,7 +137,8 @@ func pythons(ctx context.Context) []string {
 
 // findPython picks the first interpreter with the peer's module,
 // preferring one that has uvloop, so that asyncio and uvloop run on the
-// same Python.
+// same Python. Where none has it, the reason names the interpreters
+// tried.
 func findPython(ctx context.Context, name string, sp spec, interps []string, cacheDir string) (*Peer, error) {
 	if len(interps) == 0 {
 		return nil, fmt.Errorf("no python3 (Debian: apt install python3%s)", map[bool]string{true: " python3-uvloop", false: ""}[name == "uvloop"])
@@ -142,7 +150,7 @@ func findPython(ctx context.Context, name string, sp spec, interps []string, cac
 		}
 	}
 	if len(has) == 0 {
-		return nil, fmt.Errorf("no python3 here has the %s module (Debian: apt install %s)", sp.module, sp.debian)
+		return nil, fmt.Errorf("no python3 here has the %s module (tried %s; Debian: apt install %s)", sp.module, strings.Join(interps, ", "), sp.debian)
 	}
 	chosen := has[0]
 	for _, py := range has {
@@ -155,7 +163,7 @@ func findPython(ctx context.Context, name string, sp spec, interps []string, cac
 	if err != nil {
 		return nil, err
 	}
-	return &Peer{Name: name, argv: []string{chosen, script, name}}, nil
+	return &Peer{Name: name, argv: []string{chosen, script, name}, python: chosen}, nil
 }
 
 // materialize writes an embedded source into the cache, under a name
@@ -285,14 +293,19 @@ func CacheDir() string {
 }
 
 // Version returns the peer's version line: "libuv 1.44.2", "uvloop 0.17.0
-// on Python 3.11.2".
+// on Python 3.11.2 at /usr/bin/python3.11" (a Python peer's names the
+// interpreter that runs it).
 func (p *Peer) Version(ctx context.Context) string {
 	argv := p.Command("version")
 	out, err := exec.CommandContext(ctx, argv[0], argv[1:]...).Output()
-	if err != nil {
-		return "unknown"
+	v := strings.TrimSpace(string(out))
+	if err != nil || v == "" {
+		v = "unknown"
 	}
-	return strings.TrimSpace(string(out))
+	if p.python != "" {
+		v += " at " + p.python
+	}
+	return v
 }
 
 // EchoServer returns the command of the peer's echo server on host:port,

@@ -21,7 +21,9 @@ import (
 // interruptAfter makes the next command's interrupt context end after d.
 func interruptAfter(t *testing.T, d time.Duration) {
 	saved := interruptContext
-	interruptContext = func() (context.Context, context.CancelFunc) { return context.WithTimeout(context.Background(), d) }
+	interruptContext = func(string) (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.Background(), d)
+	}
 	t.Cleanup(func() { interruptContext = saved })
 }
 

@@ -277,7 +277,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	} else if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
 		return usageError{fmt.Sprintf("-out %s exists and is not empty: name a new directory", out)}
 	}
-	ctx, stop := interruptContext()
+	ctx, stop := interruptContext(measuring)
 	defer stop()
 	stderr = &lockedWriter{w: stderr}
 	ticks, stopTicks := newTicks()

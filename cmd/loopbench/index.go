@@ -41,11 +41,15 @@ Examples:
 Flags:
 `
 
+// indexDocs are the documents whose citations the index lists, by
+// default.
+const indexDocs = "README.md,docs/*.md"
+
 func runIndex(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("index", flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprint(stderr, indexUsage); fs.PrintDefaults() }
 	out := fs.String("out", "", "write the index to this file (default: stdout)")
-	docsFlag := fs.String("docs", "README.md,docs/*.md", "comma-separated glob patterns of the documents that cite runs, relative to DIR's parent")
+	docsFlag := fs.String("docs", indexDocs, "comma-separated glob patterns of the documents that cite runs, relative to DIR's parent")
 	if err := parseArgs(fs, args, stderr); err != nil {
 		return err
 	}
@@ -56,7 +60,7 @@ func runIndex(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() == 1 {
 		dir = fs.Arg(0)
 	}
-	md, err := buildIndex(dir, strings.Split(*docsFlag, ","))
+	md, err := buildIndex(dir, strings.Split(*docsFlag, ","), nil)
 	if err != nil {
 		return err
 	}
@@ -68,8 +72,10 @@ func runIndex(args []string, stdout, stderr io.Writer) error {
 }
 
 // buildIndex reads the runs of dir and the documents patterns match, and
-// returns the index.
-func buildIndex(dir string, patterns []string) ([]byte, error) {
+// returns the index. keep, when not nil, chooses the directories of dir
+// the index lists, by name (the runs git tracks, for the committed
+// index's test).
+func buildIndex(dir string, patterns []string, keep func(name string) bool) ([]byte, error) {
 	fi, err := os.Stat(dir)
 	switch {
 	case err != nil:
@@ -88,7 +94,7 @@ func buildIndex(dir string, patterns []string) ([]byte, error) {
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
-	runs, err := readRuns(dir, docs)
+	runs, err := readRuns(dir, docs, keep)
 	if err != nil {
 		return nil, usageError{fmt.Sprintf("%s: %v", dir, err)}
 	}
@@ -149,7 +155,7 @@ func writeRunEntry(w io.Writer, r runEntry) {
 		files = append(files, fmt.Sprintf("[%s](%s/%s)", f, r.name, f))
 	}
 	if r.plots > 0 {
-		files = append(files, fmt.Sprintf("%d SVG plots", r.plots))
+		files = append(files, plural(r.plots, "SVG plot"))
 	}
 	if len(files) > 0 {
 		item("files", strings.Join(files, ", "))

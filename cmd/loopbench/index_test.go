@@ -2,25 +2,37 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopbench/loopbench/internal/gate/gatetest"
 )
 
 // TestResultsIndex keeps results/README.md the index of the committed
-// runs: it generates the index and fails when the file differs (-update
-// rewrites it).
+// runs: it generates the index of the runs git tracks and fails when the
+// file differs (-update rewrites it). A run not committed (as run
+// -quick leaves in a fresh clone) is not judged; outside a git checkout
+// the test is skipped.
 func TestResultsIndex(t *testing.T) {
-	dir := filepath.Join("..", "..", "results")
-	var out, errb bytes.Buffer
-	if err := run([]string{"index", dir}, &out, &errb); err != nil {
-		t.Fatalf("index %s: %v\n%s", dir, err, errb.String())
+	root := filepath.Join("..", "..")
+	tracked, err := trackedRuns(root)
+	if err != nil {
+		t.Skipf("judges the runs git tracks, and git cannot list them here: %v", err)
+	}
+	dir := filepath.Join(root, "results")
+	out, err := buildIndex(dir, strings.Split(indexDocs, ","), tracked)
+	if err != nil {
+		t.Fatalf("index %s: %v", dir, err)
 	}
 	path := filepath.Join(dir, "README.md")
 	if *update {
-		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(path, out, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -29,8 +41,67 @@ func TestResultsIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.String() != string(want) {
+	if string(out) != string(want) {
 		t.Errorf("%s is stale: regenerate it with go run ./cmd/loopbench index -out results/README.md results (or this test's -update), and read the diff", path)
+	}
+}
+
+// trackedRuns returns whether a directory of root's results directory
+// holds a file git tracks, by the directory's name.
+func trackedRuns(root string) (func(name string) bool, error) {
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--", "results").Output()
+	if err != nil {
+		if ee, ok := errors.AsType[*exec.ExitError](err); ok {
+			err = fmt.Errorf("%v: %s", err, strings.TrimSpace(string(ee.Stderr)))
+		}
+		return nil, err
+	}
+	dirs := map[string]bool{}
+	for _, f := range strings.Split(string(out), "\x00") {
+		if rest, ok := strings.CutPrefix(f, "results/"); ok {
+			if name, _, ok := strings.Cut(rest, "/"); ok {
+				dirs[name] = true
+			}
+		}
+	}
+	return func(name string) bool { return dirs[name] }, nil
+}
+
+// TestResultsIndexTracked: the committed index's test judges the runs git
+// tracks: a run directory left untracked beside them (as run writes one)
+// changes nothing, while the index of everything would list it.
+func TestResultsIndexTracked(t *testing.T) {
+	r := gatetest.New(t)
+	root := r.Dir
+	committed, untracked := "2026-01-02-hosta-aaaaaaa", "2026-01-05-hostb-bbbbbbb"
+	writeFiles(t, root, map[string]string{
+		"README.md":                         "# Project\n",
+		"results/" + committed + "/raw.txt": "commit: aaaaaaa\nBenchmarkX-2\t1\t5 ns/op\n",
+	})
+	r.Commit("a run")
+	dir, docs := filepath.Join(root, "results"), []string{"README.md"}
+	before, err := buildIndex(dir, docs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, root, map[string]string{"results/" + untracked + "/raw.txt": "commit: bbbbbbb\nBenchmarkX-2\t1\t6 ns/op\n"})
+	tracked, err := trackedRuns(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged, err := buildIndex(dir, docs, tracked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(judged) != string(before) {
+		t.Errorf("an untracked run changed the judged index:\n%s\nwant\n%s", judged, before)
+	}
+	all, err := buildIndex(dir, docs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(all), untracked) || !strings.Contains(string(judged), committed) {
+		t.Errorf("the index of everything does not list %s, or the judged one misses %s:\n%s", untracked, committed, all)
 	}
 }
 

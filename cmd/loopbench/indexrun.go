@@ -201,7 +201,7 @@ func (e *runEntry) describeLoad(all []loadresult.Result) {
 		}
 		gens = appendNew(gens, r.Name)
 		cpus = appendNew(cpus, fmt.Sprint(r.CPUs))
-		labels = appendNew(labels, fmt.Sprintf("%s at %s, %d conns, %d-byte messages", r.Label, r.Addr, r.Conns, r.Size))
+		labels = appendNew(labels, fmt.Sprintf("%s at %s, %s, %d-byte messages", r.Label, r.Addr, plural(r.Conns, "conn"), r.Size))
 		lo, hi = min(lo, r.Offered), max(hi, r.Offered)
 		if r.Step != nil {
 			steps = max(steps, *r.Step+1)
@@ -212,7 +212,7 @@ func (e *runEntry) describeLoad(all []loadresult.Result) {
 	e.cores = strings.Join(cpus, ", ") + " usable CPUs per generator"
 	shape := fmt.Sprintf("load: %s of %s; %s", loadresult.Plural(len(all), "result"), loadresult.Plural(len(gens), "generator"), strings.Join(labels, "; "))
 	if steps > 0 {
-		shape += fmt.Sprintf("; a sweep of %d steps", steps)
+		shape += "; a sweep of " + plural(steps, "step")
 	}
 	if hi > 0 {
 		shape += fmt.Sprintf("; offered %s per generator", rateRange(lo, hi))
@@ -243,16 +243,17 @@ func (e *runEntry) fromName() {
 	}
 }
 
-// readRuns reads every directory of dir, newest first (by date, then by
-// name; undated ones last), and finds where docs cite each.
-func readRuns(dir string, docs []doc) ([]runEntry, error) {
+// readRuns reads every directory of dir that keep chooses (all when keep
+// is nil), newest first (by date, then by name; undated ones last), and
+// finds where docs cite each.
+func readRuns(dir string, docs []doc, keep func(string) bool) ([]runEntry, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
 	var runs []runEntry
 	for _, f := range entries {
-		if f.IsDir() && !strings.HasPrefix(f.Name(), ".") {
+		if f.IsDir() && !strings.HasPrefix(f.Name(), ".") && (keep == nil || keep(f.Name())) {
 			e := readRunDir(filepath.Join(dir, f.Name()))
 			e.cited = citationsOf(docs, e.name)
 			runs = append(runs, e)

@@ -286,7 +286,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	if f.rates != nil {
 		return runSweep(f, outs, stdout, stderr)
 	}
-	ctx, stop := interruptContext()
+	ctx, stop := interruptContext(measuring)
 	defer stop()
 	var reps []loadresult.Result
 	for range f.count {

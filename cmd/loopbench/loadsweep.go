@@ -17,7 +17,7 @@ import (
 
 // runSweep runs load -sweep and writes its outputs.
 func runSweep(f loadFlags, outs *loadOutputs, stdout, stderr io.Writer) error {
-	ctx, stop := interruptContext()
+	ctx, stop := interruptContext(measuring)
 	defer stop()
 	sc := f.sweepConfig()
 	if !sc.StartAt.IsZero() {

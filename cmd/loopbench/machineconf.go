@@ -5,7 +5,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/loopbench/loopbench/internal/machine"
@@ -56,15 +58,79 @@ func cpuModel() string {
 	return "unknown"
 }
 
-// commit is the source revision: from the build info when go recorded
-// it, else from git, else unknown.
+// modulePath is loopbench's module.
+const modulePath = "github.com/loopbench/loopbench"
+
+// commit is the revision of loopbench's source this binary was built
+// from (see commitOf), never that of the directory it runs in.
 func commit() string {
-	if rev := buildSetting("vcs.revision"); rev != "" {
+	bi, _ := debug.ReadBuildInfo()
+	_, source, _, _ := runtime.Caller(0)
+	return commitOf(bi, source)
+}
+
+// commitOf is the revision a build recorded (vcs.revision, with
+// "-modified" when vcs.modified says the tree had changes); for a build
+// that recorded none (go test, -buildvcs=false), the checkout's that
+// holds source, the path of a file compiled into the build, when that
+// checkout is loopbench's own (sourceCommit); else "unknown".
+func commitOf(bi *debug.BuildInfo, source string) string {
+	s := buildSettings(bi)
+	if rev := s["vcs.revision"]; rev != "" {
+		if s["vcs.modified"] == "true" {
+			rev += "-modified"
+		}
 		return rev
 	}
-	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
-	if err != nil {
-		return "unknown"
+	if rev := sourceCommit(source); rev != "" {
+		return rev
 	}
-	return strings.TrimSpace(string(out))
+	return "unknown"
+}
+
+// sourceCommit is the HEAD of the git checkout that holds source, with
+// "-modified" when a tracked file has changed, provided that the
+// checkout's top directory holds loopbench's go.mod: a copy of the source
+// inside another repository has no commit of loopbench's. It is "" when
+// source names no directory (a -trimpath build) or git cannot tell.
+func sourceCommit(source string) string {
+	if !filepath.IsAbs(source) {
+		return ""
+	}
+	top, err := gitOutput(filepath.Dir(source), "rev-parse", "--show-toplevel")
+	if err != nil {
+		return ""
+	}
+	mod, err := os.ReadFile(filepath.Join(top, "go.mod"))
+	if err != nil || moduleOf(mod) != modulePath {
+		return ""
+	}
+	rev, err := gitOutput(top, "rev-parse", "--verify", "HEAD")
+	if err != nil {
+		return ""
+	}
+	status, err := gitOutput(top, "status", "--porcelain", "--untracked-files=no")
+	if err != nil {
+		return ""
+	}
+	if status != "" {
+		rev += "-modified"
+	}
+	return rev
+}
+
+// gitOutput runs git in dir and returns its output, trimmed.
+func gitOutput(dir string, args ...string) (string, error) {
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).Output()
+	return strings.TrimSpace(string(out)), err
+}
+
+// moduleOf is the module path a go.mod declares.
+func moduleOf(gomod []byte) string {
+	for _, line := range strings.Split(string(gomod), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`)
+		}
+	}
+	return ""
 }

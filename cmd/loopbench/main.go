@@ -4,7 +4,7 @@
 //
 //	loopbench run [-quick] [-count N] [-variants …] [-workloads …]
 //	                      run the workloads on the variants, interleaved,
-//	                      and write results/<date>-<host>/{raw.txt,summary.md}
+//	                      and write results/<date>-<host>-<commit>/{raw.txt,...}
 //	loopbench serve [-variant V | -impl gonet] [-style protocol|task] [-addr A]
 //	                      an echo server, until interrupted or -duration
 //	loopbench load -addr A [-conns N] [-rate R] [-duration D] [-format F]
@@ -231,10 +231,7 @@ func versionString(bi *debug.BuildInfo) string {
 	if bi.Main.Version != "" {
 		parts[1] = bi.Main.Version
 	}
-	settings := map[string]string{}
-	for _, s := range bi.Settings {
-		settings[s.Key] = s.Value
-	}
+	settings := buildSettings(bi)
 	if rev := settings["vcs.revision"]; rev != "" {
 		parts = append(parts, rev)
 		if settings["vcs.modified"] == "true" {
@@ -252,32 +249,43 @@ func versionString(bi *debug.BuildInfo) string {
 // (loadresult.Plural, the one rule every output counts with).
 func plural(n int, noun string) string { return loadresult.Plural(n, noun) }
 
-// buildSetting returns a setting the go command recorded in the binary.
-func buildSetting(key string) string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
+// buildSettings returns the settings the go command recorded in a build
+// (vcs.revision, vcs.modified...); none for nil.
+func buildSettings(bi *debug.BuildInfo) map[string]string {
+	settings := map[string]string{}
+	if bi != nil {
 		for _, s := range bi.Settings {
-			if s.Key == key {
-				return s.Value
-			}
+			settings[s.Key] = s.Value
 		}
 	}
-	return ""
+	return settings
 }
 
 // interruptContext is the context of a long command: done on the first
-// Ctrl-C or SIGTERM, which it acknowledges on stderr; a second one exits
-// at once (status 130). Tests replace it to interrupt a command at a
-// chosen moment.
-var interruptContext = func() (context.Context, context.CancelFunc) {
+// Ctrl-C or SIGTERM, which it acknowledges on stderr, saying what the
+// command does now (doing: measuring or serving, the constants below); a
+// second one exits at once (status 130). Tests replace it to interrupt a
+// command at a chosen moment.
+var interruptContext = func(doing string) (context.Context, context.CancelFunc) {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	ctx, cancel := watchInterrupts(sigs, os.Stderr, os.Exit)
+	ctx, cancel := watchInterrupts(sigs, os.Stderr, os.Exit, doing)
 	return ctx, func() { signal.Stop(sigs); cancel() }
 }
 
+// What a command does at the first interrupt, as interruptContext says it.
+const (
+	// measuring: run, peers, load and gate stop measuring and report.
+	measuring = "finishing the current measurement and writing what was measured"
+	// serving: serve stops its server (a loop's or gonet's listener and
+	// connections closed, a peer's server sent SIGTERM).
+	serving = "stopping the server and closing its connections"
+)
+
 // watchInterrupts cancels the context at the first signal on sigs, saying
-// so on stderr, and calls exit(130) at the second.
-func watchInterrupts(sigs <-chan os.Signal, stderr io.Writer, exit func(int)) (context.Context, context.CancelFunc) {
+// on stderr what the command does now (doing), and calls exit(130) at the
+// second.
+func watchInterrupts(sigs <-chan os.Signal, stderr io.Writer, exit func(int), doing string) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	go func() {
@@ -286,7 +294,7 @@ func watchInterrupts(sigs <-chan os.Signal, stderr io.Writer, exit func(int)) (c
 		case <-stopped:
 			return
 		}
-		fmt.Fprintln(stderr, "loopbench: interrupt seen: finishing the current measurement and writing what was measured; interrupt again to exit at once")
+		fmt.Fprintf(stderr, "loopbench: interrupt seen: %s; interrupt again to exit at once\n", doing)
 		cancel()
 		select {
 		case <-sigs:

@@ -198,9 +198,13 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	stderr = &lockedWriter{w: stderr} // the servers' stderr goes there too
-	ctx, stop := interruptContext()
+	ctx, stop := interruptContext(measuring)
 	defer stop()
-	ready, skipped := peers.Find(ctx, f.names, peers.CacheDir())
+	names := f.names
+	if f.sweep.rates != nil {
+		names = sweepable(names, stderr)
+	}
+	ready, skipped := peers.Find(ctx, names, peers.CacheDir())
 	for _, s := range skipped {
 		fmt.Fprintf(stderr, "loopbench peers: skipped %s\n", s)
 	}
@@ -254,7 +258,7 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 		return runErr
 	}
 	if r.failures > 0 {
-		return fmt.Errorf("%d peer runs failed (reported above); the report covers the rest", r.failures)
+		return fmt.Errorf("%s failed (reported above); the report covers the rest", plural(r.failures, "peer run"))
 	}
 	return repErr
 }

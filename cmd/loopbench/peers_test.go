@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,7 +82,8 @@ func TestPeersQuick(t *testing.T) {
 
 // TestPeersSweepQuick runs peers -sweep at tiny steps: loopbench's three
 // server styles, gonet and each echo peer installed here (a missing one is
-// skipped in one line naming its package) are swept in their own
+// skipped in one line naming its package; libev, which has no echo
+// server, is skipped for that, installed or not) are swept in their own
 // processes, and the report draws them together with their knees.
 func TestPeersSweepQuick(t *testing.T) {
 	dir := peersTest(t)
@@ -129,4 +132,39 @@ func TestPeersSweepSpinUsage(t *testing.T) {
 			t.Errorf("%v: exit %d %q, want one line with %q", c.args, code, errs, c.want)
 		}
 	}
+}
+
+// TestPeersSweepSkipReason: a peer without an echo server is skipped for
+// that reason whether or not it is installed. Here no C peer can build
+// (CC is a compiler that finds no library, as where libev-dev is not
+// installed), and the run is interrupted at its first skip line.
+func TestPeersSweepSkipReason(t *testing.T) {
+	cc := filepath.Join(t.TempDir(), "cc")
+	if err := os.WriteFile(cc, []byte("#!/bin/sh\necho 'fatal error: cannot find -lev' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CC", cc)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	saved := interruptContext
+	interruptContext = func(string) (context.Context, context.CancelFunc) { return ctx, cancel }
+	t.Cleanup(func() { interruptContext = saved })
+	errs := &cancelOnWrite{cancel: cancel}
+	var out bytes.Buffer
+	run([]string{"peers", "-quick", "-sweep", "100", "-peers", "libev", "-out", filepath.Join(t.TempDir(), "out")}, &out, errs)
+	want := "loopbench peers: skipped libev: it has no echo server to sweep\n"
+	if !strings.HasPrefix(errs.String(), want) || strings.Count(errs.String(), "skipped libev") != 1 {
+		t.Errorf("stderr does not start with %q alone for libev:\n%s", want, errs)
+	}
+}
+
+// cancelOnWrite is a stderr that cancels a run at its first line.
+type cancelOnWrite struct {
+	bytes.Buffer
+	cancel context.CancelFunc
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	w.cancel()
+	return w.Buffer.Write(p)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"slices"
 	"time"
 
@@ -71,16 +72,28 @@ func (p *peersSweep) check(f *peersFlags, set map[string]bool) error {
 	return nil
 }
 
+// sweepable returns the names of the peers that have an echo server to
+// sweep, and says of each other one that it is skipped: known from its
+// name, this comes before any peer is looked for, so that the reason is
+// the same whether or not the peer is installed.
+func sweepable(names []string, stderr io.Writer) []string {
+	var out []string
+	for _, name := range names {
+		if slices.Contains(peers.EchoServers, name) {
+			out = append(out, name)
+		} else {
+			fmt.Fprintf(stderr, "loopbench peers: skipped %s: it has no echo server to sweep\n", name)
+		}
+	}
+	return out
+}
+
 // sweepServers are the echo servers a sweep runs: loopbench's three
-// styles, gonet, and the ready peers that have one.
+// styles, gonet, and the ready peers (each has one: see sweepable).
 func (r *peersRun) sweepServers() []echoServer {
 	servers := []echoServer{{name: "loopbench"}, {name: "loopbench", style: "task"}, {name: "loopbench", style: "stream"}, {name: "gonet"}}
 	for _, p := range r.ready {
-		if slices.Contains(peers.EchoServers, p.Name) {
-			servers = append(servers, echoServer{name: p.Name})
-		} else {
-			fmt.Fprintf(r.stderr, "loopbench peers: skipped %s: it has no echo server to sweep\n", p.Name)
-		}
+		servers = append(servers, echoServer{name: p.Name})
 	}
 	return servers
 }

@@ -180,10 +180,11 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	stderr = &lockedWriter{w: stderr} // the heartbeat writes beside the run
 	fmt.Fprintln(stderr, "loopbench run: "+plan(len(cases), rc.count, rc.benchtime))
 	if rc.quick && rc.count < 6 {
-		fmt.Fprintf(stderr, "loopbench run: -quick: no confidence intervals from %s (6 are needed); use it to try things, not to decide\n", plural(rc.count, "round"))
+		give := map[bool]string{true: "gives", false: "give"}[rc.count == 1]
+		fmt.Fprintf(stderr, "loopbench run: -quick: %s %s no confidence intervals (6 are needed); use it to try things, not to decide\n", plural(rc.count, "round"), give)
 	}
 
-	ctx, stop := interruptContext()
+	ctx, stop := interruptContext(measuring)
 	defer stop()
 	progress := newProgress(stderr, len(cases), rc.count, time.Now)
 	progress.start(newTicks())

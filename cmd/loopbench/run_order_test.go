@@ -112,7 +112,7 @@ func TestInterrupts(t *testing.T) {
 	var errb syncBuffer
 	errb.mu = new(sync.Mutex)
 	exited := make(chan int, 1)
-	ctx, stop := watchInterrupts(sigs, &errb, func(code int) { exited <- code })
+	ctx, stop := watchInterrupts(sigs, &errb, func(code int) { exited <- code }, measuring)
 	defer stop()
 	sigs <- os.Interrupt
 	<-ctx.Done()
@@ -138,7 +138,7 @@ func TestRunMarksInterrupt(t *testing.T) {
 	}
 	t.Cleanup(func() { measure = bench.Measure })
 	saved := interruptContext
-	interruptContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	interruptContext = func(string) (context.Context, context.CancelFunc) { return ctx, cancel }
 	t.Cleanup(func() { interruptContext = saved })
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
@@ -186,5 +186,19 @@ func TestColdFireHasNoSecOp(t *testing.T) {
 	line := b.String()
 	if strings.Contains(line, "ns/op") || !strings.Contains(line, "491.123456 cpu-ns/timer") || !strings.Contains(line, "allocs/op") {
 		t.Fatalf("line %q", line)
+	}
+}
+
+// TestSingularCounts: counts of one are printed in the singular.
+func TestSingularCounts(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{plan(1, 1, 100*time.Millisecond), "1 case × 1 round × 100ms: "},
+		{plan(2, 3, 100*time.Millisecond), "2 cases × 3 rounds × 100ms: "},
+		{(&interruptedError{0, 1}).String(), "after 0 of 1 measurement (Ctrl-C)"},
+		{(&interruptedError{1, 2}).String(), "after 1 of 2 measurements (Ctrl-C)"},
+	} {
+		if !strings.HasPrefix(c.got, c.want) {
+			t.Errorf("%q, want it to start with %q", c.got, c.want)
+		}
 	}
 }

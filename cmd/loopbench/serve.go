@@ -104,7 +104,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := interruptContext()
+	ctx, stop := interruptContext(serving)
 	defer stop()
 	if *duration > 0 {
 		var cancel context.CancelFunc
@@ -214,7 +214,7 @@ func serveLoop(ctx context.Context, cfg loopbench.Config, sc serveChoice, addr s
 	if sc.work != nil {
 		note += fmt.Sprintf(", %v of work a request", sc.work.D)
 		if sc.work.Size > 0 {
-			note += fmt.Sprintf(" of %d bytes", sc.work.Size)
+			note += " of " + plural(sc.work.Size, "byte")
 		}
 	}
 	fmt.Fprintf(stdout, "listening on %s (%v, %s style%s)\n", a, l.Config(), sc.style, note)

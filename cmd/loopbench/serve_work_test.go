@@ -2,9 +2,13 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"io"
 	"net"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -67,4 +71,27 @@ func roundTrips(addr string, n, size int) error {
 		}
 	}
 	return nil
+}
+
+// TestServeInterrupt: serve answers an interrupt by saying that it stops
+// its server, not that it finishes a measurement, and exits 0 once the
+// server (a loop's, gonet's) is stopped.
+func TestServeInterrupt(t *testing.T) {
+	for _, args := range [][]string{{}, {"-impl", "gonet"}} {
+		var errb syncBuffer
+		errb.mu = new(sync.Mutex)
+		saved := interruptContext
+		interruptContext = func(doing string) (context.Context, context.CancelFunc) {
+			sigs := make(chan os.Signal, 1)
+			sigs <- os.Interrupt
+			return watchInterrupts(sigs, &errb, func(int) { t.Error("exited") }, doing)
+		}
+		var out bytes.Buffer
+		err := run(append([]string{"serve", "-addr", "127.0.0.1:0"}, args...), &out, io.Discard)
+		interruptContext = saved
+		want := "loopbench: interrupt seen: stopping the server and closing its connections; interrupt again to exit at once\n"
+		if err != nil || errb.String() != want || !strings.HasPrefix(out.String(), "listening on ") {
+			t.Errorf("serve %v: %v, stdout %q, stderr %q, want %q", args, err, out.String(), errb.String(), want)
+		}
+	}
 }

@@ -255,14 +255,15 @@ func newLostRecorder() *lostRecorder {
 }
 
 // testPeerReset: a client that resets its connection (SO_LINGER 0) makes
-// ConnectionLost report ECONNRESET; nothing panics and the loop goes on.
+// ConnectionLost report ECONNRESET, as ErrConnectionLost too; nothing
+// panics and the loop goes on.
 func testPeerReset(t *testing.T, l *loopbench.Loop) {
 	r := newLostRecorder()
 	s := startServer(t, l, r)
 	whileClient(t, l, func() error { return echoAndClose(s.Addr().String(), []byte("ping"), true) })
 	got, err := complete(t, l, futureOf(l, r.lost))
-	if lost, _ := got.(error); err != nil || !errors.Is(lost, syscall.ECONNRESET) {
-		t.Fatalf("ConnectionLost(%v), want ECONNRESET", got)
+	if lost, _ := got.(error); err != nil || !errors.Is(lost, syscall.ECONNRESET) || !errors.Is(lost, loopbench.ErrConnectionLost) {
+		t.Fatalf("ConnectionLost(%v), want ECONNRESET and ErrConnectionLost", got)
 	}
 }
 

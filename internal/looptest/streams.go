@@ -26,6 +26,8 @@ func RunStreams(t *testing.T, cfg loopbench.Config) {
 		{"UnknownHostName", testUnknownHost},
 		{"ReadUntilSeparators", testReadUntilSeparators},
 		{"LimitOption", testStreamLimitOption},
+		{"DrainAfterReset", testDrainAfterReset},
+		{"WriteAfterPeerClosed", testWriteAfterPeerClosed},
 	})
 }
 
