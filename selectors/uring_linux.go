@@ -44,6 +44,7 @@ type uringSel struct {
 	rm       []uint64 // user_data of polls to remove in the next Select
 	inflight uint32   // requests submitted (or pushed) whose completion is not reaped
 	enters   uint64   // io_uring_enter calls made, for the tests
+	rewaits  uint64   // of which waits again after an interrupted one
 	arg      uringGeteventsArg
 	ts       kernelTimespec
 }
@@ -246,11 +247,15 @@ func (s *uringSel) wait(d time.Duration) (int, error) {
 	switch {
 	case e == unix.ETIME || e == unix.EBUSY:
 		return 0, nil
+	case e == unix.EINTR:
+		s.rewaits++
+		return 0, e
 	case e != 0:
 		return 0, e
 	case s.ready() || d == 0 || (d > 0 && time.Since(start) >= d):
 		return 0, nil
 	}
+	s.rewaits++
 	return 0, unix.EINTR
 }
 

@@ -71,7 +71,8 @@ type uringGeteventsArg struct {
 	ts        uint64
 }
 
-// The layouts are the kernel's: a size that differs fails to compile.
+// The layouts are the kernel's: a size or an offset of a 64-bit field
+// that differs fails to compile.
 var (
 	_ [120 - unsafe.Sizeof(uringParams{})]byte
 	_ [unsafe.Sizeof(uringParams{}) - 120]byte
@@ -79,6 +80,15 @@ var (
 	_ [unsafe.Sizeof(uringSQE{}) - 64]byte
 	_ [16 - unsafe.Sizeof(uringCQE{})]byte
 	_ [24 - unsafe.Sizeof(uringGeteventsArg{})]byte
+	_ [unsafe.Sizeof(uringGeteventsArg{}) - 24]byte
+	_ [unsafe.Offsetof(uringParams{}.sqOff) - 40]byte
+	_ [40 - unsafe.Offsetof(uringParams{}.sqOff)]byte
+	_ [unsafe.Offsetof(uringParams{}.cqOff) - 80]byte
+	_ [80 - unsafe.Offsetof(uringParams{}.cqOff)]byte
+	_ [unsafe.Offsetof(uringSQE{}.userData) - 32]byte
+	_ [32 - unsafe.Offsetof(uringSQE{}.userData)]byte
+	_ [unsafe.Offsetof(uringGeteventsArg{}.ts) - 16]byte
+	_ [16 - unsafe.Offsetof(uringGeteventsArg{}.ts)]byte
 )
 
 const (
