@@ -113,6 +113,7 @@ var (
 	ErrRegistered    = errors.New("fd is already registered")
 	ErrNotRegistered = errors.New("fd is not registered")
 	ErrBadEvents     = errors.New("events must be a non-empty set of Read and Write")
+	ErrUnavailable   = errors.New("is not available here")
 	ErrFdTooLarge    = errors.New("fd is too large for select (at or above FD_SETSIZE); use " + backends[0].name + " or poll")
 )
 
@@ -140,7 +141,7 @@ func find(name string) (backend, error) {
 			continue
 		}
 		if err := b.refused(); err != nil {
-			return b, fmt.Errorf("selectors: %s is not available here: %w", name, err)
+			return b, fmt.Errorf("selectors: %s %w: %w", name, ErrUnavailable, err)
 		}
 		return b, nil
 	}

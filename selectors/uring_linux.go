@@ -119,6 +119,11 @@ func (s *uringSel) Modify(fd int, ev Events) error {
 	return nil
 }
 
+// Unregister removes fd's poll at once, not in the next Select: a poll
+// request holds a reference to its file, and the caller may close the fd
+// next, expecting the file (a listening socket, a connection) to be
+// released as it is with epoll. The removal completes on the thread that
+// armed the poll, in the return from this call when that is the caller's.
 func (s *uringSel) Unregister(fd int) error {
 	if err := s.check("unregister", fd, 0, true); err != nil {
 		return err
@@ -126,7 +131,23 @@ func (s *uringSel) Unregister(fd int) error {
 	s.unarm(fd)
 	s.st[fd] = uringIdle
 	s.drop(fd)
+	if err := s.removeNow(); err != nil {
+		return s.errorf("unregister", fd, err)
+	}
 	return nil
+}
+
+// removeNow submits the queued removals, and no other request.
+func (s *uringSel) removeNow() error {
+	if len(s.rm) == 0 {
+		return nil
+	}
+	for _, ud := range s.rm {
+		s.pushSQE(uringOpPollRemove, -1, ud, 0, 0)
+	}
+	s.rm = s.rm[:0]
+	s.ring.publish()
+	return s.submitNow()
 }
 
 func (s *uringSel) Select(timeout time.Duration, buf []Event) ([]Event, error) {
@@ -298,10 +319,20 @@ func (s *uringSel) reap(buf []Event) []Event {
 	return buf
 }
 
+// Close removes every poll before it closes the ring, for the reason
+// Unregister gives: closing the ring cancels its requests too, but in the
+// background.
 func (s *uringSel) Close() error {
 	if s.closed {
 		return nil
 	}
 	s.closed = true
-	return s.ring.close()
+	for fd := range s.st {
+		s.unarm(fd)
+	}
+	err := s.removeNow()
+	if cerr := s.ring.close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -379,3 +379,48 @@ func TestErrorsAsRegistered(t *testing.T) {
 		}
 	}
 }
+
+// TestUringUnregisterReleasesFile: a poll request holds its file, so
+// Unregister removes it at once; a listening socket unregistered and then
+// closed refuses connections, as with epoll. (The removal completes on
+// the thread that armed the poll: the test keeps to one thread.)
+func TestUringUnregisterReleasesFile(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	s := openUring(t)
+	for _, name := range []string{"unregister", "close"} {
+		ln, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loopback := &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}
+		if err := unix.Bind(ln, loopback); err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Listen(ln, 8); err != nil {
+			t.Fatal(err)
+		}
+		sa, _ := unix.Getsockname(ln)
+		if err := s.Register(ln, Read); err != nil {
+			t.Fatal(err)
+		}
+		if evs := selectSorted(t, s, 0); len(evs) != 0 { // arms the poll
+			t.Fatalf("Select = %v", evs)
+		}
+		if name == "close" {
+			s.Close() // the selector's Close releases it too
+		} else if err := s.Unregister(ln); err != nil {
+			t.Fatal(err)
+		}
+		unix.Close(ln)
+		c, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = unix.Connect(c, sa)
+		unix.Close(c)
+		if err != unix.ECONNREFUSED {
+			t.Fatalf("after %s and close, connect to the listener: %v; want ECONNREFUSED", name, err)
+		}
+	}
+}
