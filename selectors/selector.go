@@ -159,6 +159,18 @@ func Names() []string {
 	return names
 }
 
+// Unavailable returns, for each backend of this system that the kernel
+// refuses here, the line saying why (the error Available returns).
+func Unavailable() []error {
+	var errs []error
+	for _, b := range backends {
+		if _, err := find(b.name); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
 // Default is the name of the preferred backend here.
 func Default() string { return backends[0].name }
 
