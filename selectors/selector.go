@@ -16,7 +16,10 @@
 //   - Select waits up to timeout (negative: forever; 0: poll) and appends the
 //     ready fds to buf[:0], each with the registered events that are ready.
 //     It is level-triggered: an fd stays ready until it is drained. Errors
-//     and hang-ups report as whatever the fd was registered for.
+//     and hang-ups report as whatever the fd was registered for. (uring
+//     learns of readiness on the thread that armed the fd's poll: a
+//     zero-timeout Select made after the goroutine changed threads may
+//     see a new readiness one call later than the others; see uringSel.)
 //   - Timeouts are as fine as the system call allows, and Resolution says
 //     how fine: nanoseconds for epoll (epoll_pwait2), uring (io_uring_enter's
 //     timespec), kqueue (its timespec) and poll where ppoll exists (Linux, OpenBSD), microseconds for select

@@ -31,6 +31,16 @@ import (
 // nanosecond timeout). A zero-timeout Select with nothing to submit reads
 // the completion ring and makes no call at all.
 //
+// A poll completes in the task work of the thread that armed it, which
+// the kernel runs when that thread next returns from a system call or is
+// interrupted: a write made on the thread that runs Select is seen by the
+// next zero-timeout Select at once, as epoll sees it, but when the
+// goroutine moved to another thread since the poll was armed, that Select
+// may see it one call later (a waiting Select sees it when it comes). A
+// caller that needs epoll's order exactly keeps its goroutine on one
+// thread (runtime.LockOSThread), as the differential test against
+// asyncio does.
+//
 // The completion ring is kept larger than the requests in flight, so no
 // completion overflows: when a Select's requests would not fit, the
 // backend opens a larger ring, and arms every registration again there
