@@ -1,6 +1,7 @@
 package loopbench
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -66,6 +67,9 @@ func (c Config) normalized() Config {
 // its callers prefix the package's name.
 func (c Config) validate() error {
 	n := c.normalized()
+	if err := selectors.Available(n.Selector); errors.Is(err, selectors.ErrUnavailable) {
+		return err // a selector this system refuses, and why
+	}
 	for _, f := range []struct {
 		what, got string
 		valid     []string

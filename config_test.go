@@ -5,12 +5,18 @@ import (
 	"testing"
 
 	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/selectors"
 )
 
 func TestVariants(t *testing.T) {
 	vs := loopbench.Variants()
-	if len(vs) != 18 {
-		t.Fatalf("%d variants, want 2 ready x 3 timers x 3 selectors", len(vs))
+	want := 24 // 2 ready x 3 timers x 4 selectors: epoll, uring, poll, select
+	if err := selectors.Available("uring"); err != nil {
+		t.Logf("uring absent: %v", err)
+		want = 18
+	}
+	if len(vs) != want {
+		t.Fatalf("%d variants, want %d: 2 ready x 3 timers x %v", len(vs), want, selectors.Names())
 	}
 	if got := vs[0].String(); got != "ready=ringbuffer/timers=heap4ary/selector=epoll" {
 		t.Fatalf("first variant %q, want the default", got)

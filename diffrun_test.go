@@ -3,6 +3,7 @@ package loopbench_test
 import (
 	"encoding/json"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/loopbench/loopbench"
@@ -61,8 +62,15 @@ func (r diffRun[S]) run(t *testing.T) {
 	}
 }
 
-// replayOn replays s on a new loop of cfg under the driver.
+// replayOn replays s on a new loop of cfg under the driver, on one OS
+// thread from the loop's creation to its close: the uring selector's
+// polls complete on the thread that armed them, so one thread makes a
+// send visible to the next zero-timeout select at once, as it is with
+// epoll (and the loop's coroutines must be created under the lock they
+// run under).
 func (r diffRun[S]) replayOn(t *testing.T, cfg loopbench.Config, s *S) []string {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	l, err := loopbench.New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@
 //
 //	ready queue  ringbuffer (default), deque            impl/ringbuffer, impl/deque
 //	timer queue  heap4ary (default), heap2ary, wheel    impl/heap4ary, impl/heap2ary, impl/wheel
-//	selector     epoll (default), poll, select          selectors
+//	selector     epoll (default), uring, poll, select   selectors
 //
 // is a working loop; Variants lists them and Config.String names them
 // ("ready=ringbuffer/timers=heap4ary/selector=epoll"), which is also the
@@ -32,7 +32,8 @@
 // skipping cancelled ones; what they schedule runs next iteration.
 //
 // The select timeout is kept to the nanosecond where the system can wait
-// that finely (epoll_pwait2, ppoll, kqueue; select in microseconds) and
+// that finely (epoll_pwait2, io_uring_enter, ppoll, kqueue; select in
+// microseconds) and
 // rounded up where it cannot, never down: a 200 µs timer fires near
 // 200 µs, not after a millisecond as in asyncio, libuv and libev, whose
 // selectors wait in whole milliseconds, and the iteration that wakes finds

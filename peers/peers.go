@@ -1,7 +1,9 @@
 // Package peers holds the programs that run loopbench's workloads on
 // other event loops, in the same shapes, and finds, builds and runs them:
-// asyncio and uvloop (python/peer.py, one script on both loops) and libuv,
-// libev and libevent (c/*.c). Each program prints Go benchmark lines named
+// asyncio and uvloop (python/peer.py, one script on both loops), libuv,
+// libev and libevent (c/*.c), and liburing (c/liburing.c: not a loop, the
+// anchor of io_uring's poll requests under libevent's bench.c, beside
+// loopbench's uring selector). Each program prints Go benchmark lines named
 // as loopbench's own (BenchmarkTimers/impl=libev/op=cold-fire/k=100000),
 // so that its results land in the same benchfmt file as loopbench's.
 // Beside them, the floor client (c/floor.c, Floor) drives an echo server as
@@ -26,13 +28,18 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/loopbench/loopbench/selectors"
 )
 
 //go:embed c/*.c c/*.h python/*.py
 var sources embed.FS
 
 // Names are the peers, in the order reports list them.
-var Names = []string{"asyncio", "uvloop", "libuv", "libev", "libevent"}
+var Names = []string{"asyncio", "uvloop", "libuv", "libev", "libevent", "liburing"}
+
+// loops are the peers that are event loops, with timers: all but liburing.
+var loops = Names[:5]
 
 // spec describes how to get a peer running.
 type spec struct {
@@ -43,7 +50,8 @@ type spec struct {
 	pkg      string // C: its pkg-config name; "" when it ships none
 	fallback []string
 	debian   string // the Debian package that provides it
-	linux    bool   // C: the program builds on Linux only
+	linux    string // C: what Linux has that the program needs ("": it builds elsewhere too)
+	uring    bool   // it needs a kernel that allows io_uring
 }
 
 var specs = map[string]spec{
@@ -52,7 +60,8 @@ var specs = map[string]spec{
 	"libuv":    {source: "libuv.c", header: "uv.h", pkg: "libuv", debian: "libuv1-dev"},
 	"libev":    {source: "libev.c", header: "ev.h", fallback: []string{"-lev"}, debian: "libev-dev"},
 	"libevent": {source: "libevent.c", header: "event2/event.h", pkg: "libevent", debian: "libevent-dev"},
-	Floor:      {source: "floor.c", header: "sys/epoll.h", linux: true, debian: "gcc"},
+	"liburing": {source: "liburing.c", header: "liburing.h", pkg: "liburing", debian: "liburing-dev", linux: "io_uring", uring: true},
+	Floor:      {source: "floor.c", header: "sys/epoll.h", linux: "epoll_pwait2", debian: "gcc"},
 }
 
 // Peer is a peer ready to run.
@@ -86,8 +95,11 @@ func Find(ctx context.Context, names []string, cacheDir string) ([]*Peer, []Skip
 		case !ok:
 			skipped = append(skipped, Skip{name, fmt.Sprintf("no such peer (valid: %s, %s)", strings.Join(Names, ", "), Floor)})
 			continue
-		case sp.linux && runtime.GOOS != "linux":
-			skipped = append(skipped, Skip{name, "needs Linux (epoll_pwait2)"})
+		case sp.linux != "" && runtime.GOOS != "linux":
+			skipped = append(skipped, Skip{name, "needs Linux (" + sp.linux + ")"})
+			continue
+		case sp.uring && selectors.Available("uring") != nil:
+			skipped = append(skipped, Skip{name, selectors.Available("uring").Error()})
 			continue
 		}
 		var p *Peer

@@ -38,9 +38,10 @@ var TLSEchoServers = []string{"asyncio", "uvloop"}
 
 // Shapes returns the workloads of a peers run: callbacks (1000 in flight,
 // and a chain of one with an idle fd watched), timers from cold (fire
-// all, cancel all) at k = 10⁵ and 10⁶, and libevent's bench.c on epoll and
-// poll at p = 100, 1000, 9990 with 1 and 100 chains. quick makes every
-// size tiny, for a smoke run.
+// all, cancel all) at k = 10⁵ and 10⁶, and libevent's bench.c on epoll,
+// poll and uring (loopbench's uring selector beside liburing) at p = 100,
+// 1000, 9990 with 1 and 100 chains. quick makes every size tiny, for a
+// smoke run.
 func Shapes(quick bool) []Shape {
 	ks, ps := []int{100_000, 1_000_000}, []int{100, 1000, 9990}
 	if quick {
@@ -52,13 +53,16 @@ func Shapes(quick bool) []Shape {
 	}
 	for _, k := range ks {
 		for _, op := range []string{"cold-fire", "cold-cancel"} {
-			shapes = append(shapes, Shape{Workload: op, Args: []string{strconv.Itoa(k)}, Bench: "Timers", Params: fmt.Sprintf("op=%s/k=%d", op, k), Peers: Names})
+			shapes = append(shapes, Shape{Workload: op, Args: []string{strconv.Itoa(k)}, Bench: "Timers", Params: fmt.Sprintf("op=%s/k=%d", op, k), Peers: loops})
 		}
 	}
-	for _, sel := range []string{"epoll", "poll"} {
-		peers := Names
-		if sel == "poll" {
+	for _, sel := range []string{"epoll", "poll", "uring"} {
+		peers := loops
+		switch sel {
+		case "poll":
 			peers = []string{"asyncio", "libev", "libevent"} // libuv (and so uvloop) polls with epoll only
+		case "uring":
+			peers = []string{"liburing"}
 		}
 		for _, p := range ps {
 			for _, a := range []int{1, 100} {

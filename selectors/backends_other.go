@@ -3,5 +3,5 @@
 package selectors
 
 var backends = []backend{
-	{"poll", func() (Selector, error) { return newPoll(), nil }},
+	{"poll", func() (Selector, error) { return newPoll(), nil }, nil},
 }

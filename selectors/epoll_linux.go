@@ -13,9 +13,10 @@ import (
 )
 
 var backends = []backend{
-	{"epoll", func() (Selector, error) { return newEpoll() }},
-	{"poll", func() (Selector, error) { return newPoll(), nil }},
-	{"select", func() (Selector, error) { return newSelect(), nil }},
+	{"epoll", func() (Selector, error) { return newEpoll() }, nil},
+	{"uring", func() (Selector, error) { return newUring() }, func() error { return uringAvail() }},
+	{"poll", func() (Selector, error) { return newPoll(), nil }, nil},
+	{"select", func() (Selector, error) { return newSelect(), nil }, nil},
 }
 
 // epollSel is the epoll(7) backend: O(ready) per Select. Each registration
@@ -88,6 +89,22 @@ func (s *epollSel) wait(d time.Duration) (int, error) {
 	return int(n), errno(e)
 }
 
+// pollReady is the Events a ready mask of epoll or poll (the same bits on
+// Linux: io_uring's poll requests report poll's) stands for: errors and
+// hang-ups count as both, so they report as whatever was registered.
+func pollReady(m uint32) Events {
+	var got Events
+	if m&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP|unix.EPOLLRDHUP) != 0 {
+		got |= Read
+	}
+	if m&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+		got |= Write
+	}
+	return got
+}
+
+// epollMask is the mask of ev for epoll_ctl, and for io_uring's poll
+// requests (EPOLLIN and EPOLLOUT are POLLIN and POLLOUT).
 func epollMask(ev Events) uint32 {
 	var m uint32
 	if ev&Read != 0 {
@@ -179,14 +196,7 @@ func (s *epollSel) Select(timeout time.Duration, buf []Event) ([]Event, error) {
 		if !ok || r.gen != uint32(e.Pad) {
 			continue // a stale registration of a reused fd
 		}
-		var got Events
-		if e.Events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP|unix.EPOLLRDHUP) != 0 {
-			got |= Read
-		}
-		if e.Events&(unix.EPOLLOUT|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
-			got |= Write
-		}
-		if got &= r.ev; got != 0 {
+		if got := pollReady(e.Events) & r.ev; got != 0 {
 			buf = append(buf, Event{Fd: fd, Events: got})
 		}
 	}

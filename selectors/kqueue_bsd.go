@@ -11,9 +11,9 @@ import (
 )
 
 var backends = []backend{
-	{"kqueue", func() (Selector, error) { return newKqueue() }},
-	{"poll", func() (Selector, error) { return newPoll(), nil }},
-	{"select", func() (Selector, error) { return newSelect(), nil }},
+	{"kqueue", func() (Selector, error) { return newKqueue() }, nil},
+	{"poll", func() (Selector, error) { return newPoll(), nil }, nil},
+	{"select", func() (Selector, error) { return newSelect(), nil }, nil},
 }
 
 // kqueueSel is the kqueue(2) backend: O(ready) per Select, like epoll. An

@@ -1,8 +1,10 @@
 // Package selectors is the I/O readiness layer of the loop, asyncio's
-// selectors module in Go: one Selector contract and four backends, chosen
+// selectors module in Go: one Selector contract and five backends, chosen
 // at run time by name among those the system has (Names, default first):
-// epoll, poll and select on Linux; kqueue, poll and select on macOS and
-// the BSDs; poll on other Unix systems.
+// epoll, uring (io_uring, where the kernel allows it), poll and select on
+// Linux; kqueue, poll and select on macOS and the BSDs; poll on other
+// Unix systems. A backend the kernel refuses is absent from Names, and
+// New and Available say why in one line.
 //
 // The contract, which every backend honours and internal/seltest checks:
 //
@@ -14,10 +16,13 @@
 //   - Select waits up to timeout (negative: forever; 0: poll) and appends the
 //     ready fds to buf[:0], each with the registered events that are ready.
 //     It is level-triggered: an fd stays ready until it is drained. Errors
-//     and hang-ups report as whatever the fd was registered for.
+//     and hang-ups report as whatever the fd was registered for. (uring
+//     learns of readiness on the thread that armed the fd's poll: a
+//     zero-timeout Select made after the goroutine changed threads may
+//     see a new readiness one call later than the others; see uringSel.)
 //   - Timeouts are as fine as the system call allows, and Resolution says
-//     how fine: nanoseconds for epoll (epoll_pwait2), kqueue (its timespec)
-//     and poll where ppoll exists (Linux, OpenBSD), microseconds for select
+//     how fine: nanoseconds for epoll (epoll_pwait2), uring (io_uring_enter's
+//     timespec), kqueue (its timespec) and poll where ppoll exists (Linux, OpenBSD), microseconds for select
 //     (its timeval), whole milliseconds for poll elsewhere and for epoll on
 //     a kernel that refuses epoll_pwait2 (before Linux 5.11, or a seccomp
 //     filter that does not know it), where epoll_wait is used instead, a
@@ -30,20 +35,23 @@
 //     opens are close-on-exec.
 //   - An fd closed without Unregister and reused by a new file never reports
 //     events of the old file once Unregister, or Modify, has been called on
-//     it (epoll keeps a generation per registration; kqueue drops a closed
-//     fd's filters itself).
+//     it (epoll and uring keep a generation per registration; kqueue drops
+//     a closed fd's filters itself).
 //   - Modify watches the file the fd names at the time of the call, also
 //     when the fd was closed and reused without Unregister: epoll re-adds
 //     an fd its set no longer holds, kqueue re-adds every filter asked
-//     for, poll and select watch the number. (Before that call the
-//     backends differ: poll and select already watch the new file, epoll
-//     and kqueue do not.) The loop calls Modify whenever AddReader or
-//     AddWriter replaces a callback, so that AddReader on a reused fd
-//     watches its new file with every backend.
+//     for, uring removes its poll and polls the fd anew, poll and select
+//     watch the number. (Before that call the backends differ: poll and
+//     select already watch the new file, epoll and kqueue do not, and
+//     uring does from the next time it arms the fd's poll.) The loop
+//     calls Modify whenever AddReader or AddWriter replaces a callback,
+//     so that AddReader on a reused fd watches its new file with every
+//     backend.
 //   - A registration with Oneshot (and one of Read or Write) reports one
 //     Select's event, then nothing until Modify arms it again: the kernel
-//     disarms it (EPOLLONESHOT, EV_DISPATCH), poll and select leave it out
-//     of their sets. A disarmed file whose fd is closed never reports.
+//     disarms it (EPOLLONESHOT, EV_DISPATCH, uring's poll is not re-armed),
+//     poll and select leave it out of their sets. A disarmed file whose fd
+//     is closed never reports.
 //   - select refuses fds >= FD_SETSIZE (1024; 256 on NetBSD) with
 //     ErrFdTooLarge.
 //
@@ -130,34 +138,81 @@ var (
 	ErrRegistered    = errors.New("fd is already registered")
 	ErrNotRegistered = errors.New("fd is not registered")
 	ErrBadEvents     = errors.New("events must be a non-empty set of Read and Write, or one of them with Oneshot")
+	ErrUnavailable   = errors.New("is not available here")
 	ErrFdTooLarge    = errors.New("fd is too large for select (at or above FD_SETSIZE); use " + backends[0].name + " or poll")
 )
 
 // New returns the backend called name: one of Names().
 func New(name string) (Selector, error) {
-	for _, b := range backends {
-		if b.name == name {
-			return b.open()
-		}
+	b, err := find(name)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("selectors: unknown selector %q (valid: %v)", name, Names())
+	return b.open()
+}
+
+// Available returns nil when New(name) may succeed here, else an error of
+// one line saying why not: the name is unknown, or this system refuses
+// the mechanism (uring where io_uring is missing or disabled).
+func Available(name string) error {
+	_, err := find(name)
+	return err
+}
+
+// find returns the backend called name if the system has it.
+func find(name string) (backend, error) {
+	for _, b := range backends {
+		if b.name != name {
+			continue
+		}
+		if err := b.refused(); err != nil {
+			return b, fmt.Errorf("selectors: %s %w: %w", name, ErrUnavailable, err)
+		}
+		return b, nil
+	}
+	return backend{}, fmt.Errorf("selectors: unknown selector %q (valid: %v)", name, Names())
 }
 
 // Names lists the backends available on this system, the default first.
 func Names() []string {
-	names := make([]string, len(backends))
-	for i, b := range backends {
-		names[i] = b.name
+	var names []string
+	for _, b := range backends {
+		if b.refused() == nil {
+			names = append(names, b.name)
+		}
 	}
 	return names
+}
+
+// Unavailable returns, for each backend of this system that the kernel
+// refuses here, the line saying why (the error Available returns).
+func Unavailable() []error {
+	var errs []error
+	for _, b := range backends {
+		if _, err := find(b.name); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
 }
 
 // Default is the name of the preferred backend here.
 func Default() string { return backends[0].name }
 
+// backend is one entry of the system's list: its name, how to open it,
+// and, for a mechanism the kernel may refuse, why it does (nil: it does
+// not), asked once per process.
 type backend struct {
-	name string
-	open func() (Selector, error)
+	name  string
+	open  func() (Selector, error)
+	avail func() error
+}
+
+func (b backend) refused() error {
+	if b.avail == nil {
+		return nil
+	}
+	return b.avail()
 }
 
 // msTimeout converts a timeout into the milliseconds a system call takes:

@@ -23,8 +23,9 @@
 //	                      the change points of saved instruction counts
 //	                      over the commits, with a page of plots
 //	loopbench peers [-count N]
-//	                      asyncio, uvloop, libuv, libev and libevent on
-//	                      loopbench's workloads, interleaved with it
+//	                      asyncio, uvloop, libuv, libev, libevent (and
+//	                      liburing on bench.c) on loopbench's workloads,
+//	                      interleaved with it
 //	loopbench index [DIR]
 //	                      a Markdown index of the run directories in DIR
 //	                      (default results), from what each run recorded
@@ -52,6 +53,7 @@ import (
 	"syscall"
 
 	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/selectors"
 )
 
 func main() {
@@ -196,13 +198,16 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 func runList(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: loopbench list\n\nPrints every variant available on this machine, the default first,\nin the form ParseVariant and -variants accept.")
+		fmt.Fprintln(stderr, "usage: loopbench list\n\nPrints every variant available on this machine, the default first,\nin the form ParseVariant and -variants accept, and on stderr a line for\neach selector this machine's kernel refuses (uring without io_uring).")
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	for _, v := range loopbench.Variants() {
 		fmt.Fprintln(stdout, v)
+	}
+	for _, err := range selectors.Unavailable() {
+		fmt.Fprintln(stderr, err)
 	}
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopbench/loopbench/selectors"
 )
 
 func TestList(t *testing.T) {
@@ -17,8 +19,15 @@ func TestList(t *testing.T) {
 		t.Fatal(err, errb.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 18 || lines[0] != "ready=ringbuffer/timers=heap4ary/selector=epoll" {
-		t.Fatalf("list printed %q", out.String())
+	want := 24 // 2 ready x 3 timers x 4 selectors (epoll, uring, poll, select)
+	if err := selectors.Available("uring"); err != nil {
+		want = 18
+		if errb.String() != err.Error()+"\n" {
+			t.Fatalf("list's stderr %q; want the line saying why uring is absent", errb.String())
+		}
+	}
+	if len(lines) != want || lines[0] != "ready=ringbuffer/timers=heap4ary/selector=epoll" {
+		t.Fatalf("list printed %q; want %d variants, the default first", out.String(), want)
 	}
 }
 

@@ -16,13 +16,15 @@ import (
 	"github.com/loopbench/loopbench/bench"
 	"github.com/loopbench/loopbench/internal/rounds"
 	"github.com/loopbench/loopbench/peers"
+	"github.com/loopbench/loopbench/selectors"
 )
 
 const peersUsage = `usage: loopbench peers [flags]
 
 Runs asyncio, uvloop, libuv, libev and libevent on loopbench's workloads,
-in the same shapes, interleaved with loopbench's own on its default
-variant: each of -count rounds runs every system once on every workload,
+and liburing on libevent's bench.c, in the same shapes, interleaved with
+loopbench's own on its default variant (on the shape's selector for
+IOChain): each of -count rounds runs every system once on every workload,
 in an order drawn at random per round. The peers are programs in peers/
 (Python on asyncio.new_event_loop() and uvloop.new_event_loop(); C on the
 libraries' Debian packages), built on demand into a cache directory.
@@ -66,7 +68,11 @@ Workloads (names as loopbench's, /impl=<peer> for the peers):
                                   run until all fired: cpu-ns/timer
   Timers op=cold-cancel/k=...     k timers at +10 s, then all cancelled
   IOChain p=.../a=.../mode=once   libevent's bench.c, on epoll and poll,
-                                  the loop run one iteration at a time
+                                  the loop run one iteration at a time;
+                                  on uring, loopbench's uring selector
+                                  beside liburing's poll requests alone
+                                  (not measured, in one line, where the
+                                  kernel refuses io_uring)
   EchoServer size=1024/conns=N    each server (loopbench's protocol-style
                                   server, gonet, asyncio, uvloop, libuv)
                                   in its own process on CPU 0, measured by
@@ -112,7 +118,7 @@ Wakeup measurement: the least a generator is late and costs, same run;
 and then at the fixed rates, for its ServerCost lines.
 
 Install the peers on Debian:
-  apt install python3-uvloop libuv1-dev libev-dev libevent-dev pkg-config gcc
+  apt install python3-uvloop libuv1-dev libev-dev libevent-dev liburing-dev pkg-config gcc
 
 Examples:
   loopbench peers -count 5
@@ -346,6 +352,12 @@ func (r *peersRun) peer(ctx context.Context, p *peers.Peer, s peers.Shape) error
 // (with the shape's selector).
 func (r *peersRun) loopbench(cases []bench.Case, s peers.Shape) error {
 	variant := loopbench.Config{Selector: s.Selector}.String()
+	if s.Selector != "" {
+		if err := selectors.Available(s.Selector); err != nil {
+			fmt.Fprintf(r.stderr, "loopbench peers: not measured: loopbench %s/%s/%s: %v\n", s.Bench, variant, s.Params, err)
+			return nil
+		}
+	}
 	for _, c := range cases {
 		if c.Workload == s.Bench && c.Variant == variant && c.Params == s.Params {
 			res, err := measureCase(c, r.f.benchtime)

@@ -71,7 +71,7 @@ Flags:
 func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
-	quick := fs.Bool("quick", false, "a short pass: fewer sizes, -count 3, -benchtime 100ms unless given (no confidence intervals: 6 rounds are needed; about 3 minutes on 2 cores)")
+	quick := fs.Bool("quick", false, "a short pass: fewer sizes, -count 3, -benchtime 100ms unless given (no confidence intervals: 6 rounds are needed; about 3.5 minutes on 2 cores)")
 	count := fs.Int("count", 6, "rounds over every case (3 with -quick); 6 or more give 95% confidence intervals")
 	benchtime := fs.Duration("benchtime", 200*time.Millisecond, "time per measurement (100ms with -quick)")
 	variants := fs.String("variants", "", "comma-separated variants (as 'loopbench list' prints them); default: all")

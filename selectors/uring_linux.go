@@ -1,0 +1,353 @@
+//go:build linux
+
+package selectors
+
+import (
+	"math/bits"
+	"os"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// uringSel is the io_uring backend: asyncio's readiness contract on
+// one-shot IORING_OP_POLL_ADD requests, one per registered fd.
+//
+// A poll that fires is reported and armed again in the next Select, so an
+// fd that was not drained reports again (level-triggered): the kernel
+// polls the file when the request is submitted and completes it at once
+// if the file is still ready. Modify and Unregister remove the fd's poll
+// with IORING_OP_POLL_REMOVE. Each poll carries the fd and the
+// registration's generation in its user_data, and Modify always takes a
+// new generation, so completions of removed polls, of an earlier
+// registration of a reused fd, or of the file an fd named before Modify,
+// are dropped.
+//
+// Register, Modify and Unregister make no system call: what they ask for
+// is queued, and Select writes the queue's requests into the ring and
+// waits for completions in one io_uring_enter (GETEVENTS, EXT_ARG with a
+// nanosecond timeout). A zero-timeout Select with nothing to submit reads
+// the completion ring and makes no call at all.
+//
+// A poll completes in the task work of the thread that armed it, which
+// the kernel runs when that thread next returns from a system call or is
+// interrupted: a write made on the thread that runs Select is seen by the
+// next zero-timeout Select at once, as epoll sees it, but when the
+// goroutine moved to another thread since the poll was armed, that Select
+// may see it one call later (a waiting Select sees it when it comes). A
+// caller that needs epoll's order exactly keeps its goroutine on one
+// thread (runtime.LockOSThread), as the differential test against
+// asyncio does.
+//
+// The completion ring is kept larger than the requests in flight, so no
+// completion overflows: when a Select's requests would not fit, the
+// backend opens a larger ring, and arms every registration again there
+// (closing the old ring cancels its polls). Completions the kernel held
+// back anyway (IORING_FEAT_NODROP) come in with the next io_uring_enter.
+type uringSel struct {
+	table
+	ring     *uringRing
+	st       []uint8  // st[fd]: uringIdle, uringQueued or uringArmed
+	arm      []int32  // fds to arm in the next Select
+	rm       []uint64 // user_data of polls to remove in the next Select
+	inflight uint32   // requests submitted (or pushed) whose completion is not reaped
+	enters   uint64   // io_uring_enter calls made, for the tests
+	rewaits  uint64   // of which waits again after an interrupted one
+	arg      uringGeteventsArg
+	ts       kernelTimespec
+}
+
+// The state of a registration's poll.
+const (
+	uringIdle   = iota // no poll: its arming failed (the fd was closed); Modify arms it
+	uringQueued        // in s.arm, armed by the next Select
+	uringArmed         // a poll is in flight
+)
+
+// uringFirstSQ is the SQ size a new selector starts with; the CQ is twice it.
+const uringFirstSQ = 64
+
+func newUring() (*uringSel, error) {
+	if err := uringAvail(); err != nil {
+		return nil, err
+	}
+	r, err := newRing(uringSetup, uringFirstSQ, 2*uringFirstSQ)
+	if err != nil {
+		return nil, err
+	}
+	return &uringSel{table: table{name: "uring"}, ring: r}, nil
+}
+
+// Resolution is 1 ns: the timeout is a __kernel_timespec.
+func (s *uringSel) Resolution() time.Duration { return time.Nanosecond }
+
+// userData is what a poll of fd under generation gen carries; removals
+// carry generation 0, which no registration has, so their completions
+// are dropped as stale.
+func userData(fd int, gen uint32) uint64 { return uint64(gen)<<32 | uint64(uint32(fd)) }
+
+// queue marks fd to be armed by the next Select.
+func (s *uringSel) queue(fd int) {
+	s.st[fd] = uringQueued
+	s.arm = append(s.arm, int32(fd))
+}
+
+// unarm queues the removal of fd's poll in flight, if it has one.
+func (s *uringSel) unarm(fd int) {
+	if s.st[fd] == uringArmed {
+		s.rm = append(s.rm, userData(fd, s.regs[fd].gen))
+		s.st[fd] = uringIdle
+	}
+}
+
+func (s *uringSel) Register(fd int, ev Events) error {
+	if err := s.check("register", fd, ev, false); err != nil {
+		return err
+	}
+	s.add(fd, ev)
+	for len(s.st) < len(s.regs) {
+		s.st = append(s.st, uringIdle)
+	}
+	s.queue(fd)
+	return nil
+}
+
+// Modify removes fd's poll and arms a new one under a new generation, on
+// the file fd names now.
+func (s *uringSel) Modify(fd int, ev Events) error {
+	if err := s.check("modify", fd, ev, true); err != nil {
+		return err
+	}
+	s.unarm(fd)
+	s.regs[fd].gen = s.nextGen()
+	s.set(fd, ev)
+	if s.st[fd] != uringQueued {
+		s.queue(fd)
+	}
+	return nil
+}
+
+// Unregister removes fd's poll at once, not in the next Select: a poll
+// request holds a reference to its file, and the caller may close the fd
+// next, expecting the file (a listening socket, a connection) to be
+// released as it is with epoll. The removal completes on the thread that
+// armed the poll, in the return from this call when that is the caller's.
+func (s *uringSel) Unregister(fd int) error {
+	if err := s.check("unregister", fd, 0, true); err != nil {
+		return err
+	}
+	s.unarm(fd)
+	s.st[fd] = uringIdle
+	s.drop(fd)
+	if err := s.removeNow(); err != nil {
+		return s.errorf("unregister", fd, err)
+	}
+	return nil
+}
+
+// removeNow submits the queued removals, and no other request.
+func (s *uringSel) removeNow() error {
+	if len(s.rm) == 0 {
+		return nil
+	}
+	for _, ud := range s.rm {
+		s.pushSQE(uringOpPollRemove, -1, ud, 0, 0)
+	}
+	s.rm = s.rm[:0]
+	s.ring.publish()
+	return s.submitNow()
+}
+
+func (s *uringSel) Select(timeout time.Duration, buf []Event) ([]Event, error) {
+	if s.closed {
+		return buf[:0], s.errorf("select", -1, ErrClosed)
+	}
+	if err := s.stage(); err != nil {
+		return buf[:0], s.errorf("select", -1, err)
+	}
+	var err error
+	if timeout == 0 {
+		err = s.submitNow()
+	} else {
+		_, err = retry("io_uring_enter", timeout, s.wait)
+	}
+	return s.reap(buf[:0]), err
+}
+
+// stage writes the queued removals and polls into the SQ, opening a
+// larger ring first when their completions might not fit in the CQ.
+func (s *uringSel) stage() error {
+	if len(s.arm) == 0 && len(s.rm) == 0 {
+		return nil
+	}
+	if s.inflight+uint32(len(s.arm)+len(s.rm)) > s.ring.cqSize {
+		if err := s.grow(); err != nil {
+			return err
+		}
+	}
+	for _, ud := range s.rm {
+		s.pushSQE(uringOpPollRemove, -1, ud, 0, 0)
+	}
+	for _, fd := range s.arm {
+		r, ok := s.lookup(int(fd))
+		if !ok || s.st[fd] != uringQueued {
+			continue // unregistered since, or queued twice
+		}
+		s.pushSQE(uringOpPollAdd, fd, 0, pollEvents32(epollMask(r.ev&(Read|Write))), userData(int(fd), r.gen))
+		s.st[fd] = uringArmed
+	}
+	s.arm, s.rm = s.arm[:0], s.rm[:0]
+	s.ring.publish()
+	return nil
+}
+
+// pushSQE pushes one request, first submitting what the SQ holds when it
+// is full (only a batch larger than the largest SQ does that).
+func (s *uringSel) pushSQE(op uint8, fd int32, addr uint64, events uint32, ud uint64) {
+	for !s.ring.push(op, fd, addr, events, ud) {
+		s.ring.publish()
+		s.submitNow()
+	}
+	s.inflight++
+}
+
+// grow replaces the ring by one whose CQ holds a completion for every
+// registration twice over, and queues every registration to be armed
+// there: closing the old ring cancelled its polls.
+func (s *uringSel) grow() error {
+	sq := uint32(1) << bits.Len32(uint32(max(s.count, uringFirstSQ)-1))
+	sq = min(sq, uringMaxEntries)
+	if 2*sq <= s.ring.cqSize {
+		return nil // as large as it gets: completions beyond wait in the kernel (NODROP)
+	}
+	r, err := newRing(uringSetup, sq, 2*sq)
+	if err != nil {
+		return err
+	}
+	s.ring.close()
+	s.ring, s.inflight = r, 0
+	s.arm, s.rm = s.arm[:0], s.rm[:0]
+	for fd := range s.regs {
+		s.st[fd] = uringIdle
+		if s.regs[fd].gen != 0 {
+			s.queue(fd)
+		}
+	}
+	return nil
+}
+
+// submitNow submits what the SQ holds and takes the completions ready
+// now, without waiting.
+func (s *uringSel) submitNow() error {
+	n := s.ring.unsubmitted()
+	if n == 0 && !s.ring.overflowed() {
+		return nil
+	}
+	for {
+		s.enters++
+		_, e := s.ring.enter(n, 0, uringEnterGetEvents, nil, true)
+		switch e {
+		case unix.EINTR:
+			continue
+		case 0, unix.EBUSY, unix.EAGAIN: // EBUSY: held-back completions first; the next Select submits the rest
+			return nil
+		}
+		return os.NewSyscallError("io_uring_enter", e)
+	}
+}
+
+// wait is one io_uring_enter that submits what the SQ holds and waits up
+// to d (negative: forever) for a completion. When it submitted requests,
+// the kernel reports neither an interruption nor the timeout: an empty CQ
+// before d has passed then counts as EINTR, which retry repeats with the
+// time that remains.
+func (s *uringSel) wait(d time.Duration) (int, error) {
+	var start time.Time
+	s.arg.ts = 0
+	if d >= 0 {
+		s.ts = kernelTimespec{Sec: int64(d / time.Second), Nsec: int64(d % time.Second)}
+		s.arg.ts = uint64(uintptr(unsafe.Pointer(&s.ts)))
+		if d > 0 {
+			start = time.Now()
+		}
+	}
+	s.enters++
+	_, e := s.ring.enter(s.ring.unsubmitted(), 1, uringEnterGetEvents|uringEnterExtArg, &s.arg, false)
+	switch {
+	case e == unix.ETIME || e == unix.EBUSY:
+		return 0, nil
+	case e == unix.EINTR:
+		s.rewaits++
+		return 0, e
+	case e != 0:
+		return 0, e
+	case s.ready() || d == 0 || (d > 0 && time.Since(start) >= d):
+		return 0, nil
+	}
+	s.rewaits++
+	return 0, unix.EINTR
+}
+
+// ready reports whether the CQ holds completions.
+func (s *uringSel) ready() bool {
+	return atomic.LoadUint32(s.ring.cqTail) != atomic.LoadUint32(s.ring.cqHead)
+}
+
+// reap takes every completion in the CQ: a poll of a live registration
+// is reported as the registered events it found ready and queued to be
+// armed again (a Oneshot one is left idle for Modify); anything else is
+// dropped.
+func (s *uringSel) reap(buf []Event) []Event {
+	r := s.ring
+	head, tail := atomic.LoadUint32(r.cqHead), atomic.LoadUint32(r.cqTail)
+	for ; head != tail; head++ {
+		c := r.cqes[head&r.cqMask]
+		s.inflight--
+		fd, gen := int(uint32(c.userData)), uint32(c.userData>>32)
+		reg, ok := s.lookup(fd)
+		if !ok || reg.gen != gen || s.st[fd] != uringArmed {
+			continue // a removal, or a poll of a removed or modified registration
+		}
+		if c.res < 0 {
+			// ECANCELED: the kernel cancelled it (the thread that
+			// submitted it exited); arm it again. Any other error
+			// (EBADF: closed without Unregister) leaves it idle
+			// until Modify.
+			s.st[fd] = uringIdle
+			if c.res == -int32(unix.ECANCELED) {
+				s.queue(fd)
+			}
+			continue
+		}
+		if reg.ev&Oneshot != 0 {
+			s.st[fd] = uringIdle // reported once: Modify arms it again
+		} else {
+			s.queue(fd)
+		}
+		if got := pollReady(uint32(c.res)) & reg.ev; got != 0 {
+			buf = append(buf, Event{Fd: fd, Events: got})
+		}
+	}
+	atomic.StoreUint32(r.cqHead, head)
+	return buf
+}
+
+// Close removes every poll before it closes the ring, for the reason
+// Unregister gives: closing the ring cancels its requests too, but in the
+// background.
+func (s *uringSel) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	for fd := range s.st {
+		s.unarm(fd)
+	}
+	err := s.removeNow()
+	if cerr := s.ring.close(); err == nil {
+		err = cerr
+	}
+	return err
+}
