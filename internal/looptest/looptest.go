@@ -25,6 +25,41 @@ func Configs() []loopbench.Config {
 	return cs
 }
 
+// Parts is a variant for each implementation of each part: the default
+// variant with each ready queue, each timer queue and each selector in
+// turn, the others at their defaults. Every part runs a suite on it,
+// without every combination of parts: for the suites whose cost is the
+// process's (children, signals, fds, TLS volumes) rather than the
+// parts', which the other suites run in every combination.
+func Parts() []loopbench.Config {
+	def, _ := loopbench.ParseVariant(loopbench.Config{}.String())
+	var cs []loopbench.Config
+	for _, v := range loopbench.Variants() {
+		differ := 0
+		for _, d := range []bool{v.Ready != def.Ready, v.Timers != def.Timers, v.Selector != def.Selector} {
+			if d {
+				differ++
+			}
+		}
+		if differ <= 1 {
+			cs = append(cs, v)
+		}
+	}
+	return cs
+}
+
+// PartsBothModes is Parts in both timer-cancel modes.
+func PartsBothModes() []loopbench.Config {
+	var cs []loopbench.Config
+	for _, v := range Parts() {
+		for _, mode := range []string{"eager", "lazy"} {
+			v.TimerCancel = mode
+			cs = append(cs, v)
+		}
+	}
+	return cs
+}
+
 // New returns a loop for cfg, closed at the end of the test.
 func New(tb testing.TB, cfg loopbench.Config) *loopbench.Loop {
 	tb.Helper()
