@@ -34,6 +34,12 @@ crypto/tls, asyncio or uvloop with Python's ssl), with -cert and -key or
 else a throwaway certificate, whose fingerprint the listening line gives
 (loopbench load -tls -insecure accepts it).
 
+With -proto http it serves HTTP/1.1 instead: a keep-alive server that
+answers every request with 200 and -size bytes of body (pipelined
+requests in order; 400 and a close for one that does not parse), in
+protocol or stream style on a loopbench variant, or Go's net/http with
+-impl gonet (loopbench load -proto http, wrk or any HTTP client).
+
 With -work D a loop server is a server of known capacity: 1/D requests/s
 (per loop thread), for checking load generators: it spends D of CPU, a
 busy loop on the loop's thread, on every request before echoing it. The
@@ -44,6 +50,7 @@ Examples:
   loopbench serve -addr 127.0.0.1:9000
   loopbench serve -variant ready=deque/selector=poll -style task -cpu 0
   loopbench serve -impl gonet -addr 127.0.0.1:9001
+  loopbench serve -proto http -size 1024 -addr 127.0.0.1:8080 -cpu 0
   loopbench serve -impl uvloop -addr localhost:9002 -cpu 0
   loopbench serve -tls -addr 127.0.0.1:9443
   loopbench serve -work 100us -cpu 0   # capacity 10,000 requests/s
@@ -58,6 +65,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	variant := fs.String("variant", "", "loop variant (as 'loopbench list' prints); default: the default variant")
 	impl := fs.String("impl", "", "serve without a loopbench loop: gonet (the net package, a goroutine per connection), or a peer: asyncio, uvloop, libuv")
 	style := fs.String("style", "protocol", "protocol, task or stream")
+	proto := fs.String("proto", "echo", "what to serve: echo (each request's bytes back) or http (HTTP/1.1 keep-alive, 200 with -size bytes of body)")
 	addr := fs.String("addr", "127.0.0.1:0", "listen address: host (a name or an IP) and port")
 	duration := fs.Duration("duration", 0, "stop after this long (0: until interrupted)")
 	cpus := fs.String("cpu", "", "pin the server to these CPUs (e.g. 0)")
@@ -86,7 +94,15 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err := tlsf.check(*impl, *style); err != nil {
 		return err
 	}
-	work, err := workf.check(*impl, set)
+	var work *echo.Work
+	switch *proto {
+	case "http":
+		err = checkServeHTTP(*impl, *style, workf, set)
+	case "echo":
+		work, err = workf.check(*impl, set)
+	default:
+		err = usageError{fmt.Sprintf("-proto %q: want echo or http", *proto)}
+	}
 	if err != nil {
 		return err
 	}
@@ -110,6 +126,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, *duration)
 		defer cancel()
+	}
+	if *proto == "http" {
+		return serveHTTP(ctx, cfg, *impl, *style, workf.size, resolved, stdout, tlsf)
 	}
 	return serveUntil(ctx, cfg, serveChoice{*impl, *style, work}, resolved, stdout, stderr, tlsf)
 }

@@ -18,7 +18,7 @@ type serveWork struct {
 func addServeWorkFlags(fs *flag.FlagSet) *serveWork {
 	w := &serveWork{}
 	fs.DurationVar(&w.d, "work", 0, "spend this much CPU (a busy loop on the loop's thread, not a sleep) on every request before echoing it: a server of known capacity: 1/D requests/s per loop thread (0: none)")
-	fs.IntVar(&w.size, "size", 1024, "with -work: the bytes of a request, load's -size (the work is spent once per this many bytes a connection receives); 0: once per read")
+	fs.IntVar(&w.size, "size", 1024, "with -work: the bytes of a request, load's -size (the work is spent once per this many bytes a connection receives); 0: once per read. With -proto http: the bytes of every response's body")
 	return w
 }
 
