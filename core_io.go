@@ -18,17 +18,7 @@ func (c *core) entry(fd int) *fdEntry {
 // addIO installs fn as the reader (write false) or writer of fd, replacing
 // and cancelling the previous one; reader and writer share one selector
 // registration.
-func (c *core) addIO(fd int, fn func(), write bool) error {
-	op := map[bool]string{false: "AddReader", true: "AddWriter"}[write]
-	if err := c.checkIO(op, fd); err != nil {
-		return err
-	}
-	e := c.entry(fd)
-	next := *e
-	id := c.alloc(fn, flagIO)
-	next.set(id, write)
-	return c.install(op, fd, e, next, next.events(), id, write)
-}
+func (c *core) addIO(fd int, fn func(), write bool) error { return c.add(fd, fn, write, false) }
 
 // addOnce installs fn as fd's reader (write false) or writer on a
 // oneshot registration, for the task-style socket operations, which wait
@@ -38,9 +28,12 @@ func (c *core) addIO(fd int, fn func(), write bool) error {
 // a Register and an Unregister each time). An fd with another callback
 // gets addIO's level-triggered registration instead.
 func (c *core) addOnce(fd int, fn func(), write bool) error {
-	if fd >= 0 && fd < len(c.fds) && c.fds[fd].events() != 0 {
-		return c.addIO(fd, fn, write)
-	}
+	other := fd >= 0 && fd < len(c.fds) && c.fds[fd].events() != 0
+	return c.add(fd, fn, write, !other)
+}
+
+// add is addIO, or addOnce's oneshot registration when once is set.
+func (c *core) add(fd int, fn func(), write, once bool) error {
 	op := map[bool]string{false: "AddReader", true: "AddWriter"}[write]
 	if err := c.checkIO(op, fd); err != nil {
 		return err
@@ -49,9 +42,9 @@ func (c *core) addOnce(fd int, fn func(), write bool) error {
 	next := *e
 	id := c.alloc(fn, flagIO)
 	next.set(id, write)
-	want := selectors.Read | selectors.Oneshot
-	if write {
-		want = selectors.Write | selectors.Oneshot
+	want := next.events()
+	if once {
+		want |= selectors.Oneshot
 	}
 	return c.install(op, fd, e, next, want, id, write)
 }
