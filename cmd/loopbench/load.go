@@ -141,6 +141,7 @@ type loadFlags struct {
 	maxErrors string
 	maxErr    float64
 	reportDir string
+	hgrm      string // -hgrm: the corrected histogram's .hgrm file
 	out       string // -out: the mergeable result ("-": stdout)
 	name      string // -name
 	startAt   string // -start-at, as given
@@ -172,6 +173,7 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.StringVar(&f.cpus, "cpu", "", "pin the generator to these CPUs (e.g. 1 or 2-3), one loop on each")
 	fs.DurationVar(&c.Spin, "spin", 0, "poll instead of sleeping when the next send is less than this away (0: off; costs a busy CPU)")
 	fs.StringVar(&f.reportDir, "report", "", "write the latency percentile spectrum (latency.svg), or the sweep's plot (sweep.svg), to this directory")
+	fs.StringVar(&f.hgrm, "hgrm", "", "write the corrected latency histogram (the runs' merged) to this file in HdrHistogram's percentile-distribution format (.hgrm, in ms, as wrk2 --latency prints it)")
 	fs.StringVar(&f.out, "out", "", "write the mergeable result (histograms, window, counts, CPU) to this file, one JSON line (a line per step with -sweep); - for stdout, after the table (see loopbench merge)")
 	fs.StringVar(&f.name, "name", "", "names this generator in -out (default: the host name)")
 	fs.StringVar(&f.startAt, "start-at", "", "start sending at this wall-clock instant (RFC 3339), connections opened before: give N generators the same one")
@@ -237,6 +239,9 @@ func (f *loadFlags) check(set map[string]bool) error {
 		}
 		c.StartAt = t
 	}
+	if f.hgrm != "" && f.sweep != "" {
+		return usageError{"-hgrm holds one run's histogram: not with -sweep (its -out has each step's)"}
+	}
 	if f.out != "" && f.count > 1 {
 		return usageError{"-out holds one run: use -count 1 (run N generators side by side and merge them instead)"}
 	}
@@ -283,6 +288,11 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer outs.abandon()
+	if f.hgrm != "" { // checked before measuring
+		if err := os.WriteFile(f.hgrm, nil, 0o644); err != nil {
+			return usageError{fmt.Sprintf("-hgrm: %v", err)}
+		}
+	}
 	if f.rates != nil {
 		return runSweep(f, outs, stdout, stderr)
 	}
@@ -317,6 +327,9 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stderr, "report: %s\n", filepath.Join(f.reportDir, "latency.svg"))
+	}
+	if err := writeHgrm(f.hgrm, reps, stderr); err != nil {
+		return err
 	}
 	if err := loadVerdict(f, reps); err != nil {
 		return err

@@ -4,6 +4,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -67,5 +69,31 @@ func TestLoadHTTPUsage(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q", c.args, code, errs, c.want)
 		}
+	}
+}
+
+// TestLoadHgrm: -hgrm writes the corrected histogram, which reads back
+// with as many latencies as requests answered; a path that cannot be
+// written is refused before measuring.
+func TestLoadHgrm(t *testing.T) {
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }))
+	defer web.Close()
+	path := filepath.Join(t.TempDir(), "run.hgrm")
+	out, errs, code := runOut("load", "-url", web.URL, "-conns", "1", "-warmup", "0s", "-duration", "20s", "-requests", "30", "-hgrm", path)
+	m := answeredRe.FindStringSubmatch(out)
+	if code != 0 || m == nil {
+		t.Fatalf("exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := regexp.MustCompile(`Total count\s*=\s*(\d+)\]`).FindStringSubmatch(string(data))
+	if total == nil || total[1] != m[1] || !strings.HasPrefix(string(data), " Value\tPercentile") {
+		t.Errorf(".hgrm total %v, %s answered:\n%s", total, m[1], data)
+	}
+	_, errs, code = runOut("load", "-url", web.URL, "-hgrm", filepath.Join(t.TempDir(), "no", "such", "dir", "x.hgrm"))
+	if code != 2 || !strings.Contains(errs, "-hgrm:") {
+		t.Errorf("unwritable -hgrm: exit %d, %q", code, errs)
 	}
 }
