@@ -139,7 +139,7 @@ func TestGateWritesNoResultsInCheckout(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	t.Chdir(r.Dir)
-	out, errs, code := runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "2", "-benchtime", "5x")
+	out, errs, code := runOut("gate", "-base", fast, "-head", fast, "-pkg", ".", "-count", "4", "-benchtime", "5x")
 	if code != 0 {
 		t.Fatalf("exit %d\nstderr %s\nstdout %s", code, errs, out)
 	}
@@ -161,7 +161,7 @@ func TestGateMissingPkg(t *testing.T) {
 	r := gatetest.New(t)
 	fast := r.CommitWork("100")
 	t.Chdir(r.Dir)
-	_, errs, code := runOut("gate", "-base", fast, "-head", fast, "-pkg", "./nosuch", "-count", "2", "-out", filepath.Join(t.TempDir(), "x"))
+	_, errs, code := runOut("gate", "-base", fast, "-head", fast, "-pkg", "./nosuch", "-count", "4", "-out", filepath.Join(t.TempDir(), "x"))
 	if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "-pkg ./nosuch: no such package") {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}

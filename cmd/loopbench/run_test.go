@@ -218,7 +218,7 @@ func TestRunRecordsAndRefuses(t *testing.T) {
 	if rc, err := parseRun([]string{"-quick"}, io.Discard); err != nil || rc.count != 3 || rc.benchtime != 100*time.Millisecond {
 		t.Fatalf("-quick: count %d benchtime %v (%v)", rc.count, rc.benchtime, err)
 	}
-	if _, errs, _ := runOut("run", "-quick", "-workloads", "ReadyQueue", "-out", filepath.Join(t.TempDir(), "q")); !strings.Contains(errs, "no confidence intervals from 3 rounds") {
+	if _, errs, _ := runOut("run", "-quick", "-workloads", "ReadyQueue", "-out", filepath.Join(t.TempDir(), "q")); !strings.Contains(errs, "3 rounds give no confidence intervals") {
 		t.Fatalf("-quick does not say it gives no intervals: %q", errs)
 	}
 }

@@ -2,6 +2,7 @@ package callgrind
 
 import (
 	"context"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -48,7 +49,9 @@ func TestWindows(t *testing.T) {
 		t.Errorf("ProcessCPU %v after counting, %v before", ProcessCPU(), cpu)
 	}
 	for _, r := range rs {
-		if r.Err != nil || len(r.PerOp) != 2 || !r.Deterministic {
+		// Instructions, not system calls: under load, sysmon's preemption
+		// can put a futex call in one repeat's window and not the other's.
+		if r.Err != nil || len(r.PerOp) != 2 || math.Abs(r.PerOp[1].Ir/r.PerOp[0].Ir-1) > 0.01 {
 			t.Fatalf("%s at %d: %+v", r.Name, r.Iters[1], r)
 		}
 	}
