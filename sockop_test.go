@@ -16,12 +16,8 @@ func TestSockOpAllocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fds[0])
-	defer unix.Close(fds[1])
+	a, b := seltest.Pair(t)
+	fds := [2]int{a, b}
 	one := []byte{'x'}
 	send := testing.AllocsPerRun(100, func() {
 		if f := l.SockSendAll(fds[0], one); !f.Done() {
