@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
@@ -12,7 +10,6 @@ import (
 
 	"github.com/loopbench/loopbench/internal/httpwire"
 	"github.com/loopbench/loopbench/internal/load"
-	"github.com/loopbench/loopbench/internal/loadresult"
 )
 
 // loadHTTP is load's HTTP/1.1 mode: its flags, and the request they make.
@@ -109,28 +106,5 @@ func (h *loadHTTP) fromURL(f *loadFlags, t *loadTLS) error {
 	if u.Scheme == "https" {
 		t.on = true
 	}
-	return nil
-}
-
-// writeHgrm writes the runs' merged corrected histogram to path as an
-// .hgrm, when path is set and a latency was recorded.
-func writeHgrm(path string, reps []loadresult.Result, stderr io.Writer) error {
-	if path == "" {
-		return nil
-	}
-	h := loadresult.NewHistogram()
-	for _, r := range reps {
-		if r.CorrectedHist != nil {
-			h.Merge(r.CorrectedHist)
-		}
-	}
-	var buf bytes.Buffer
-	if err := loadresult.WriteHgrm(&buf, h); err != nil {
-		return fmt.Errorf("-hgrm %s: %v", path, err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("-hgrm: %v", err)
-	}
-	fmt.Fprintf(stderr, "hgrm: %s\n", path)
 	return nil
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"time"
 
@@ -167,5 +169,28 @@ func sloVerdict(f loadFlags, reps []loadresult.Result, stderr io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(stderr, "loopbench load: %s %v within -slo %v\n", p99Name(reps[0]), loadresult.Sig3(worst), f.slo)
+	return nil
+}
+
+// writeHgrm writes the runs' merged corrected histogram to path as an
+// .hgrm, when path is set and a latency was recorded.
+func writeHgrm(path string, reps []loadresult.Result, stderr io.Writer) error {
+	if path == "" {
+		return nil
+	}
+	h := loadresult.NewHistogram()
+	for _, r := range reps {
+		if r.CorrectedHist != nil {
+			h.Merge(r.CorrectedHist)
+		}
+	}
+	var buf bytes.Buffer
+	if err := loadresult.WriteHgrm(&buf, h); err != nil {
+		return fmt.Errorf("-hgrm %s: %v", path, err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("-hgrm: %v", err)
+	}
+	fmt.Fprintf(stderr, "hgrm: %s\n", path)
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 
 // answers are the bytes a server writes, built once.
 type answers struct {
+	body                 []byte // size bytes
 	full, head           []byte // keep-alive
 	fullClose, headClose []byte // the last on a connection
 }
@@ -29,7 +30,7 @@ func newAnswers(size int) answers {
 	for i := range body {
 		body[i] = 'a' + byte(i%26)
 	}
-	var a answers
+	a := answers{body: body}
 	a.full, a.head = httpwire.NewResponse(body, true)
 	a.fullClose, a.headClose = httpwire.NewResponse(body, false)
 	return a
@@ -157,8 +158,7 @@ func ServeGonet(network, address string, size int) (*Gonet, error) {
 	if err != nil {
 		return nil, err
 	}
-	body := newAnswers(size)
-	payload := body.full[len(body.head):]
+	payload := newAnswers(size).body
 	length := strconv.Itoa(size)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/octet-stream")

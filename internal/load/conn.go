@@ -46,7 +46,7 @@ type conn struct {
 	state int
 	seq   uint64
 	msg   []byte
-	got   int               // bytes of the echo (or response) in
+	got   int               // bytes of the echo in
 	resp  httpwire.Response // an HTTP run's response parser
 
 	intended, sent time.Duration    // of the current request

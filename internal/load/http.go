@@ -37,7 +37,6 @@ func (c *conn) receivedHTTP(data []byte, arrived int64) {
 		c.drop()
 		return
 	}
-	c.got += len(data)
 	n, done, err := c.resp.Feed(data)
 	switch {
 	case err != nil:
@@ -75,7 +74,7 @@ func (c *conn) lostHTTP(err error) {
 			c.answerHTTP(0)
 			return
 		}
-		if cut != nil || c.got > 0 {
+		if cut != nil {
 			err = io.ErrUnexpectedEOF
 		}
 	}
