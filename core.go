@@ -274,9 +274,6 @@ func (c *core) poll(ready int) ([]selectors.Event, error) {
 	if d == 0 && c.watched == 0 {
 		return c.events[:0], nil
 	}
-	if d != 0 {
-		c.yieldBeforeWait()
-	}
 	evs, err := c.sel.Select(d, c.events[:0])
 	c.events = evs
 	if err != nil {
@@ -297,15 +294,23 @@ func (c *core) selectTimeout(ready int) time.Duration {
 // idleTimeout is step 2 with no callback ready: 0 when stopping or with a
 // thread-safe callback pending, else the time until the earliest timer,
 // capped, or -1 (block) with no timer.
+// Before a timeout that may block, it yields the loop's goroutine when
+// due (yieldBeforeWait): off the path of an iteration with callbacks
+// ready, and of one that stops.
 func (c *core) idleTimeout() time.Duration {
 	if c.stopping || c.ts.pending() {
 		return 0
 	}
 	when, _, ok := c.timers.Peek()
 	if !ok {
+		c.yieldBeforeWait()
 		return -1
 	}
-	return min(max(time.Duration(when)-c.time(), 0), maxSelectTimeout)
+	d := min(max(time.Duration(when)-c.time(), 0), maxSelectTimeout)
+	if d != 0 {
+		c.yieldBeforeWait()
+	}
+	return d
 }
 
 // queueDue is step 4 of the iteration: it queues the timers due before
