@@ -34,7 +34,10 @@ func (c *core) addOnce(fd int, fn func(), write bool) error {
 
 // add is addIO, or addOnce's oneshot registration when once is set.
 func (c *core) add(fd int, fn func(), write, once bool) error {
-	op := map[bool]string{false: "AddReader", true: "AddWriter"}[write]
+	op := "AddReader"
+	if write {
+		op = "AddWriter"
+	}
 	if err := c.checkIO(op, fd); err != nil {
 		return err
 	}

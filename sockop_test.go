@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/loopbench/loopbench/internal/seltest"
+	"github.com/loopbench/loopbench/internal/sock"
 	"golang.org/x/sys/unix"
 )
 
@@ -31,6 +32,39 @@ func TestSockOpAllocs(t *testing.T) {
 	})
 	if send != 1 || recv != 1 {
 		t.Errorf("allocations per operation: SockSendAll %v, SockRecvInto %v; want 1 and 1", send, recv)
+	}
+}
+
+// TestSockOpWaitAllocs: a read that waits for its data allocates the op
+// and the callback that retries it, and nothing per wait besides (the
+// selector's registration is re-armed, not rebuilt).
+func TestSockOpWaitAllocs(t *testing.T) {
+	l, err := New(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	a, b := seltest.Pair(t)
+	buf := make([]byte, 8)
+	one := []byte{'x'}
+	recvOnce(t, l, a, b, "warm") // the registration is kept from here on
+	got := testing.AllocsPerRun(100, func() {
+		f := l.SockRecvInto(a, buf)
+		if f.Done() {
+			t.Fatal("SockRecvInto with nothing to read completed at once")
+		}
+		if _, err := sock.UserWrite(b, one); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; !f.Done(); i++ {
+			if i == 100 {
+				t.Fatal("SockRecvInto not done after 100 iterations")
+			}
+			l.runOnce()
+		}
+	})
+	if got > 2 {
+		t.Errorf("allocations per waiting SockRecvInto: %v; want at most 2 (the op, its retry)", got)
 	}
 }
 
