@@ -65,7 +65,8 @@ rounds show by chance in 1 A/A run of 20). It needs -count 8 or more and
 writes nothing after an undecided run.
 
 -metric instructions counts instead of timing, under valgrind's
-callgrind (GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off,
+callgrind (GOMAXPROCS=1 GOGC=off
+GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off,randautoseed=0,
 --cache-sim=yes --collect-systime=nsec, simulated caches pinned to
 --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64 so counts compare
 between runners). Benchmarks are counted by windows: the binaries are

@@ -10,10 +10,10 @@
 //	         --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64
 //
 // (fixed simulated caches, so est-cycles compare between runners) with
-// GOMAXPROCS=1 GOGC=off GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off
-// (callgrind asserts on Go's preemption signal, and valgrind does not
-// decode RDTSCP; one P and no collector keep the process's path the same
-// run to run). Two methods:
+// GOMAXPROCS=1 GOGC=off and GODEBUG as Env sets it (callgrind asserts on
+// Go's preemption signal, valgrind does not decode RDTSCP, and math/rand's
+// global source is seeded alike; one P and no collector keep the
+// process's path the same run to run). Two methods:
 //
 //   - Windows, for a binary whose harness brackets each benchmark's timed
 //     loop with client requests (loopbench's bench.Counted, HasWindows),

@@ -27,11 +27,21 @@ var cpu atomic.Int64
 // costs, which a loaded machine stretches far less than wall time.
 func ProcessCPU() time.Duration { return time.Duration(cpu.Load()) }
 
-// Env is the environment a counted process runs in. cpu.rdtscp=off:
-// the runtime reads the time stamp counter with RDTSCP where the CPU has
-// it (cputicks, when a runtime lock sleeps), an instruction valgrind
-// 3.19 does not decode (SIGILL, in some processes and not others).
-var Env = []string{"GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off"}
+// Env is the environment a counted process runs in.
+//
+// cpu.rdtscp=off: the runtime reads the time stamp counter with RDTSCP
+// where the CPU has it (cputicks, when a runtime lock sleeps), an
+// instruction valgrind 3.19 does not decode (SIGILL, in some processes
+// and not others).
+//
+// randautoseed=0: math/rand's global source starts from seed 1 in every
+// process, and rand.Seed stays a no-op (as since Go 1.24), also for a
+// benchmark that seeds it from the clock. A benchmark that draws its
+// input from it then counts the same work in every process.
+var Env = []string{"GOMAXPROCS=1", "GOGC=off", "GODEBUG=" + GODEBUG}
+
+// GODEBUG is the GODEBUG setting of Env.
+const GODEBUG = "asyncpreemptoff=1,cpu.rdtscp=off,randautoseed=0"
 
 // Flags are callgrind's flags. The simulated caches are fixed (32 KiB
 // 8-way first-level caches, an 8 MiB 16-way last level, 64-byte lines),
