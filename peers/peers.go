@@ -27,6 +27,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/loopbench/loopbench/selectors"
@@ -329,6 +331,27 @@ func (p *Peer) EchoServer(host, port string) (argv []string, ok bool) {
 		}
 	}
 	return nil, false
+}
+
+// ServesHTTP reports why the peer cannot run its HTTP server here, nil
+// when it can: it has none, or its Python lacks httptools (naming the
+// Debian package).
+func (p *Peer) ServesHTTP(ctx context.Context) error {
+	switch {
+	case !slices.Contains(HTTPServers, p.Name):
+		return fmt.Errorf("%s has no HTTP server (those with one: %s)", p.Name, strings.Join(HTTPServers, ", "))
+	case p.python != "" && exec.CommandContext(ctx, p.python, "-c", "import httptools").Run() != nil:
+		return fmt.Errorf("%s has no httptools module (Debian: apt install python3-httptools)", p.python)
+	}
+	return nil
+}
+
+// HTTPServer returns the command of the peer's HTTP/1.1 keep-alive
+// server on host:port, answering every request with 200 and size bytes
+// of body, for loopbench load -proto http; ServesHTTP says whether it
+// can run.
+func (p *Peer) HTTPServer(host, port string, size int) []string {
+	return p.Command("http-server", host, port, strconv.Itoa(size))
 }
 
 // EchoServerTLS returns the command of the peer's TLS echo server on
