@@ -254,13 +254,14 @@ def echo_server(kind, host, port, cert=None, key=None):
 
 class HTTP(asyncio.Protocol):
     """One connection of http-server: httptools parses, each complete
-    request gets the response built once; a request that does not parse
-    gets 400 and the connection is closed, and so does one that asks it."""
+    request gets its response, built once (without the body to HEAD); a
+    request that does not parse gets 400 and the connection is closed, and
+    so does one that asks it."""
 
-    def __init__(self, full, full_close):
+    def __init__(self, answers):
         import httptools
 
-        self.full, self.full_close = full, full_close
+        self.answers = answers
         self.parser = httptools.HttpRequestParser(self)
         self.error = httptools.HttpParserError
         self.transport = None
@@ -276,17 +277,21 @@ class HTTP(asyncio.Protocol):
             self.transport.close()
 
     def on_message_complete(self):
-        if self.parser.should_keep_alive():
-            self.transport.write(self.full)
-        else:
-            self.transport.write(self.full_close)
+        keep = self.parser.should_keep_alive()
+        self.transport.write(self.answers[keep, self.parser.get_method() == b"HEAD"])
+        if not keep:
             self.transport.close()
 
 
-def http_responses(size):
+def http_answers(size):
+    """The responses by (keep-alive, HEAD), as internal/httpwire's."""
     body = bytes(ord("a") + i % 26 for i in range(size))
     head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n" % size
-    return (head + "\r\n").encode() + body, (head + "Connection: close\r\n\r\n").encode() + body
+    answers = {}
+    for keep in (True, False):
+        h = (head + ("\r\n" if keep else "Connection: close\r\n\r\n")).encode()
+        answers[keep, True], answers[keep, False] = h, h + body
+    return answers
 
 
 def http_server(kind, host, port, size):
@@ -294,8 +299,8 @@ def http_server(kind, host, port, size):
 
     loop = new_loop(kind)
     asyncio.set_event_loop(loop)
-    full, full_close = http_responses(size)
-    server = loop.run_until_complete(loop.create_server(lambda: HTTP(full, full_close), host, port))
+    answers = http_answers(size)
+    server = loop.run_until_complete(loop.create_server(lambda: HTTP(answers), host, port))
     addr = server.sockets[0].getsockname()
     print("listening on %s:%d (%s, httptools, HTTP/1.1, %d bytes of body)" % (addr[0], addr[1], kind, size), flush=True)
     for sig in (signal.SIGINT, signal.SIGTERM):
