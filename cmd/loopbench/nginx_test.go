@@ -110,11 +110,10 @@ http {
 }
 `
 
-// startNginx starts nginx in dir on a free loopback port and returns its
-// address once it accepts connections, and stop, which ends it
-// gracefully (SIGQUIT: it finishes its requests and writes their log
-// lines) and waits for it; stop is also a cleanup of the test.
-func startNginx(t *testing.T, dir string) (addr string, stop func()) {
+// writeNginxConf writes nginxConf and the 1 KiB file into dir, on a
+// loopback port free when it was chosen, and returns the configuration's
+// path and the port.
+func writeNginxConf(t *testing.T, dir string) (conf string, port int) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Join(dir, "html"), 0o755); err != nil {
 		t.Fatal(err)
@@ -126,12 +125,22 @@ func startNginx(t *testing.T, dir string) (addr string, stop func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
+	port = ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	conf := filepath.Join(dir, "nginx.conf")
+	conf = filepath.Join(dir, "nginx.conf")
 	if err := os.WriteFile(conf, []byte(fmt.Sprintf(nginxConf, dir, port)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return conf, port
+}
+
+// startNginx starts nginx in dir on a free loopback port and returns its
+// address once it accepts connections, and stop, which ends it
+// gracefully (SIGQUIT: it finishes its requests and writes their log
+// lines) and waits for it; stop is also a cleanup of the test.
+func startNginx(t *testing.T, dir string) (addr string, stop func()) {
+	t.Helper()
+	conf, port := writeNginxConf(t, dir)
 	cmd := exec.Command(nginxPath, "-p", dir, "-e", filepath.Join(dir, "error.log"), "-c", conf)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr

@@ -189,14 +189,9 @@ func parsePeers(args []string, stderr io.Writer) (peersFlags, error) {
 		return f, usageError{fmt.Sprintf("-benchtime %v: want a positive duration", f.benchtime)}
 	case f.echoTime <= 0:
 		return f, usageError{fmt.Sprintf("-echotime %v: want a positive duration", f.echoTime)}
-	case f.proto != "echo" && f.proto != httpProto:
-		return f, usageError{fmt.Sprintf("-proto %q: want echo or http", f.proto)}
-	case f.proto == httpProto && f.tls:
-		return f, usageError{"-proto http does not go with -tls: the TLS rows are the echo servers'"}
-	case f.proto == httpProto && f.sweep.spec != "":
-		return f, usageError{"-proto http does not go with -sweep: the sweeps are the echo servers'"}
-	case f.proto == httpProto && f.noEcho:
-		return f, usageError{"-proto http does not go with -no-echo, which skips the servers"}
+	}
+	if err := f.checkProto(); err != nil {
+		return f, err
 	}
 	for _, n := range splitList(*list) {
 		if !slices.Contains(peers.Names, n) {
@@ -256,10 +251,8 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	bench.WriteUnits(raw)
 	fmt.Fprintln(raw, "Unit p50-ns better=lower\nUnit p99-ns better=lower")
 	r := &peersRun{f: f, ready: ready, w: newResultWriter(raw), stderr: stderr}
-	if f.proto == httpProto {
-		r.findHTTPPeers(ctx)
-	}
 	if !f.noEcho {
+		r.findHTTPPeers(ctx)
 		r.findFloor(ctx, raw)
 		r.setupCost(ctx, raw)
 	}

@@ -28,6 +28,22 @@ import (
 // httpProto is -proto's value for HTTP/1.1.
 const httpProto = "http"
 
+// checkProto validates -proto: echo or http, and http with neither
+// -tls, -sweep nor -no-echo.
+func (f peersFlags) checkProto() error {
+	switch {
+	case f.proto != "echo" && f.proto != httpProto:
+		return usageError{fmt.Sprintf("-proto %q: want echo or http", f.proto)}
+	case f.proto == httpProto && f.tls:
+		return usageError{"-proto http does not go with -tls: the TLS rows are the echo servers'"}
+	case f.proto == httpProto && f.sweep.spec != "":
+		return usageError{"-proto http does not go with -sweep: the sweeps are the echo servers'"}
+	case f.proto == httpProto && f.noEcho:
+		return usageError{"-proto http does not go with -no-echo, which skips the servers"}
+	}
+	return nil
+}
+
 // serveArgs are serve's arguments, after the server's own, for the
 // servers of the run's protocol.
 func (f peersFlags) serveArgs() []string {
@@ -48,9 +64,13 @@ func (r *peersRun) httpServers() []echoServer {
 	return servers
 }
 
-// findHTTPPeers keeps the ready peers whose HTTP server can run here, and
-// says of each other one with an HTTP server what it lacks, in one line.
+// findHTTPPeers keeps, with -proto http, the ready peers whose HTTP
+// server can run here, and says of each other one with an HTTP server
+// what it lacks, in one line.
 func (r *peersRun) findHTTPPeers(ctx context.Context) {
+	if r.f.proto != httpProto {
+		return
+	}
 	for _, p := range r.ready {
 		if !slices.Contains(peers.HTTPServers, p.Name) {
 			continue
