@@ -7,7 +7,10 @@
 // as loopbench's own (BenchmarkTimers/impl=libev/op=cold-fire/k=100000),
 // so that its results land in the same benchfmt file as loopbench's.
 // Beside them, the floor client (c/floor.c, Floor) drives an echo server as
-// loopbench load does, at the least cost a generator can have here.
+// loopbench load does, at the least cost a generator can have here. The
+// peers of EchoServers run echo servers for loopbench load, and those of
+// HTTPServers HTTP/1.1 keep-alive servers for load -proto http (Python's
+// with httptools, libuv's a minimal responder in C).
 //
 // The sources are embedded in the binary. The C programs are built on
 // demand with the system's C compiler and pkg-config, into a cache
