@@ -17,9 +17,9 @@ import (
 // server or floor client line.
 func TestPeersHTTP(t *testing.T) {
 	dir := peersTest(t)
-	_, errs, raw := peersOut(t, dir, true, "-proto", "http", "-quick", "-count", "1", "-peers", "libuv", "-benchtime", "5ms", "-echotime", "200ms", "-syscalls")
+	_, errs, raw := peersOut(t, dir, true, "-proto", "http", "-quick", "-count", "1", "-peers", "libuv", "-benchtime", "5ms", "-echotime", "300ms", "-syscalls")
 	perfOff := strings.Contains(errs, "loopbench peers: -syscalls: ")
-	if !strings.Contains(raw, "server-cost-load: loopbench load -proto http, 50 connections, 1024 B, 200ms a rate\n") {
+	if !strings.Contains(raw, "server-cost-load: loopbench load -proto http, 50 connections, 1024 B, 300ms a rate\n") {
 		t.Errorf("raw.txt does not name load -proto http as the server-side rows' load:\n%s", raw)
 	}
 	rates := strings.Split(strings.Fields(lineWith(raw, "server-cost-rates: "))[1], ",")
