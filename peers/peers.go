@@ -7,7 +7,10 @@
 // as loopbench's own (BenchmarkTimers/impl=libev/op=cold-fire/k=100000),
 // so that its results land in the same benchfmt file as loopbench's.
 // Beside them, the floor client (c/floor.c, Floor) drives an echo server as
-// loopbench load does, at the least cost a generator can have here.
+// loopbench load does, at the least cost a generator can have here. The
+// peers of EchoServers run echo servers for loopbench load, and those of
+// HTTPServers HTTP/1.1 keep-alive servers for load -proto http (Python's
+// with httptools, libuv's a minimal responder in C).
 //
 // The sources are embedded in the binary. The C programs are built on
 // demand with the system's C compiler and pkg-config, into a cache
@@ -27,6 +30,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/loopbench/loopbench/selectors"
@@ -329,6 +334,27 @@ func (p *Peer) EchoServer(host, port string) (argv []string, ok bool) {
 		}
 	}
 	return nil, false
+}
+
+// ServesHTTP reports why the peer cannot run its HTTP server here, nil
+// when it can: it has none, or its Python lacks httptools (naming the
+// Debian package).
+func (p *Peer) ServesHTTP(ctx context.Context) error {
+	switch {
+	case !slices.Contains(HTTPServers, p.Name):
+		return fmt.Errorf("%s has no HTTP server (those with one: %s)", p.Name, strings.Join(HTTPServers, ", "))
+	case p.python != "" && exec.CommandContext(ctx, p.python, "-c", "import httptools").Run() != nil:
+		return fmt.Errorf("%s has no httptools module (Debian: apt install python3-httptools)", p.python)
+	}
+	return nil
+}
+
+// HTTPServer returns the command of the peer's HTTP/1.1 keep-alive
+// server on host:port, answering every request with 200 and size bytes
+// of body, for loopbench load -proto http; ServesHTTP says whether it
+// can run.
+func (p *Peer) HTTPServer(host, port string, size int) []string {
+	return p.Command("http-server", host, port, strconv.Itoa(size))
 }
 
 // EchoServerTLS returns the command of the peer's TLS echo server on

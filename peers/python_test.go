@@ -70,3 +70,24 @@ func TestPythonChoice(t *testing.T) {
 		}
 	}
 }
+
+// TestServesHTTP: a Python peer's HTTP server needs httptools in the
+// peer's interpreter, and where it is missing the reason names the
+// interpreter and python3-httptools; a peer with no HTTP server says so.
+func TestServesHTTP(t *testing.T) {
+	ctx := context.Background()
+	without := &Peer{Name: "asyncio", python: fakePython(t, "asyncio")}
+	if err := without.ServesHTTP(ctx); err == nil || err.Error() != without.python+" has no httptools module (Debian: apt install python3-httptools)" {
+		t.Errorf("without httptools: %v", err)
+	}
+	with := &Peer{Name: "uvloop", python: fakePython(t, "asyncio", "uvloop", "httptools")}
+	if err := with.ServesHTTP(ctx); err != nil {
+		t.Errorf("with httptools: %v", err)
+	}
+	if err := (&Peer{Name: "libev"}).ServesHTTP(ctx); err == nil || !strings.HasPrefix(err.Error(), "libev has no HTTP server") {
+		t.Errorf("libev: %v", err)
+	}
+	if got := with.HTTPServer("127.0.0.1", "0", 7); strings.Join(got, " ") != "http-server 127.0.0.1 0 7" {
+		t.Errorf("HTTPServer: %q", got)
+	}
+}

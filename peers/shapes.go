@@ -33,6 +33,12 @@ var callbackPeers = []string{"asyncio", "uvloop", "libuv", "libev"}
 // EchoServers are the peers with an echo server for loopbench load.
 var EchoServers = []string{"asyncio", "uvloop", "libuv"}
 
+// HTTPServers are the peers with an HTTP/1.1 keep-alive server for
+// loopbench load -proto http: asyncio and uvloop with httptools (an
+// asyncio.Protocol feeding httptools.HttpRequestParser, as vmbench's),
+// and libuv's minimal responder in C.
+var HTTPServers = []string{"asyncio", "uvloop", "libuv"}
+
 // TLSEchoServers are the peers whose echo server serves TLS too.
 var TLSEchoServers = []string{"asyncio", "uvloop"}
 

@@ -61,6 +61,21 @@ generator's ceiling, so req/s there compares clients more than servers.
 The output opens with each server's figures against loopbench's
 protocol-style server, judged as compare judges two files.
 
+With -proto http the servers are HTTP/1.1 keep-alive servers answering
+GET / with 200 and 1024 bytes of body: loopbench's protocol- and
+stream-style servers (serve -proto http) on the default variant, gonet
+(Go's net/http), asyncio and uvloop with httptools (an asyncio.Protocol
+feeding httptools.HttpRequestParser, answering in on_message_complete, as
+vmbench's), and libuv's minimal responder in C. Their rows are the same,
+named .../proto=http/size=1024/...: ServerCost and ServerSyscalls driven
+by loopbench load -proto http in this process on CPU 1 (no warm-up, so
+every request it sends is counted; the C floor client speaks the echo
+protocol only), the rates a quarter and a half of its closed-loop ceiling
+against loopbench's protocol-style HTTP server; and HTTPServer
+.../size=1024/conns=N, load -proto http's closed loop (no EchoFloor
+lines). A Python peer without httptools is skipped in one line naming
+python3-httptools. -tls and -sweep are the echo servers'.
+
 Workloads (names as loopbench's, /impl=<peer> for the peers):
   CallSoon mode=inflight/w=1000   1000 callbacks re-posting themselves
   CallSoon mode=chain             one in flight, one idle fd watched
@@ -118,18 +133,20 @@ Wakeup measurement: the least a generator is late and costs, same run;
 and then at the fixed rates, for its ServerCost lines.
 
 Install the peers on Debian:
-  apt install python3-uvloop libuv1-dev libev-dev libevent-dev liburing-dev pkg-config gcc
+  apt install python3-uvloop python3-httptools libuv1-dev libev-dev libevent-dev liburing-dev pkg-config gcc
 
 Examples:
   loopbench peers -count 5
   loopbench peers -quick -count 1 -peers libev,libuv
   loopbench peers -count 3 -syscalls
+  loopbench peers -count 3 -proto http -peers asyncio,uvloop,libuv
   loopbench peers -sweep 2000:400000:x1.4 -slo 1ms
 
 Flags:
 `
 
 type peersFlags struct {
+	proto     string // the servers': echo, or http (httpProto)
 	count     int
 	benchtime time.Duration
 	echoTime  time.Duration
@@ -155,6 +172,7 @@ func parsePeers(args []string, stderr io.Writer) (peersFlags, error) {
 	fs.BoolVar(&f.quick, "quick", false, "tiny sizes: a smoke run, not a measurement")
 	fs.BoolVar(&f.noEcho, "no-echo", false, "skip the echo servers")
 	fs.BoolVar(&f.tls, "tls", false, "also measure the echo servers over TLS: round trips and full handshakes")
+	fs.StringVar(&f.proto, "proto", "echo", "what the servers speak: echo, or http (HTTP/1.1 keep-alive servers answering GET / with -size 1024 bytes)")
 	fs.BoolVar(&f.syscalls, "syscalls", false, "also count the echo servers' system calls per request at the fixed rates (perf stat, Linux)")
 	fs.StringVar(&f.out, "out", "", "results directory, new or empty (default results/<date>-<host>-<commit>-peers)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the per-round order (default: from the clock)")
@@ -171,6 +189,9 @@ func parsePeers(args []string, stderr io.Writer) (peersFlags, error) {
 		return f, usageError{fmt.Sprintf("-benchtime %v: want a positive duration", f.benchtime)}
 	case f.echoTime <= 0:
 		return f, usageError{fmt.Sprintf("-echotime %v: want a positive duration", f.echoTime)}
+	}
+	if err := f.checkProto(); err != nil {
+		return f, err
 	}
 	for _, n := range splitList(*list) {
 		if !slices.Contains(peers.Names, n) {
@@ -231,6 +252,7 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(raw, "Unit p50-ns better=lower\nUnit p99-ns better=lower")
 	r := &peersRun{f: f, ready: ready, w: newResultWriter(raw), stderr: stderr}
 	if !f.noEcho {
+		r.findHTTPPeers(ctx)
 		r.findFloor(ctx, raw)
 		r.setupCost(ctx, raw)
 	}
@@ -283,7 +305,10 @@ type peersRun struct {
 	failures int
 	tls      peersTLS
 	floor    *peers.Peer // the C floor client, nil where it cannot run
-	cost     *serverCost // the server-side rows, nil where they cannot be measured
+	// httpPeers are the ready peers whose HTTP server runs here (-proto
+	// http).
+	httpPeers []string
+	cost      *serverCost // the server-side rows, nil where they cannot be measured
 }
 
 // peerCase measures one system on one workload, or one echo server, or
@@ -378,16 +403,18 @@ func (r *peersRun) loopbench(cases []bench.Case, s peers.Shape) error {
 	return fmt.Errorf("loopbench has no case %s/%s/%s", s.Bench, variant, s.Params)
 }
 
-// echoCases measure each echo server once per connection count and
-// mode: the server in its own process pinned to the first CPU, loopbench
-// load in this process pinned to the second. A failure is reported and
-// counted.
+// echoCases measure each server once per connection count and mode: the
+// server in its own process pinned to the first CPU, loopbench load in
+// this process pinned to the second. A failure is reported and counted.
 func (r *peersRun) echoCases() []peerCase {
-	servers := []string{"loopbench", "gonet"}
+	servers := []echoServer{{name: "loopbench"}, {name: "gonet"}}
 	for _, p := range r.ready {
 		if slices.Contains(peers.EchoServers, p.Name) {
-			servers = append(servers, p.Name)
+			servers = append(servers, echoServer{name: p.Name})
 		}
+	}
+	if r.f.proto == httpProto {
+		servers = r.httpServers()
 	}
 	conns := []int{1, 10}
 	if r.f.quick {
@@ -395,15 +422,15 @@ func (r *peersRun) echoCases() []peerCase {
 	}
 	var out []peerCase
 	for _, mode := range r.echoModes() {
-		for _, name := range servers {
-			if !mode.serves(name) {
+		for _, s := range servers {
+			if !mode.serves(s.name) {
 				continue
 			}
 			for _, k := range conns {
 				out = append(out, func(ctx context.Context) error {
-					if err := r.echo(ctx, name, k, mode); err != nil {
+					if err := r.echo(ctx, s, k, mode); err != nil {
 						r.failures++
-						fmt.Fprintf(r.stderr, "loopbench peers: echo %s %s: %v\n", name, mode.params, err)
+						fmt.Fprintf(r.stderr, "loopbench peers: %s %s %s: %v\n", mode.bench, s.label(), mode.params, err)
 						return nil
 					}
 					r.measured++
@@ -415,20 +442,20 @@ func (r *peersRun) echoCases() []peerCase {
 	return out
 }
 
-// echo measures one echo server at conns connections in mode and writes
-// its line.
-func (r *peersRun) echo(ctx context.Context, name string, conns int, mode echoMode) error {
-	extra, err := r.tls.serveArgs(nil, mode)
+// echo measures one server at conns connections in mode and writes its
+// line.
+func (r *peersRun) echo(ctx context.Context, s echoServer, conns int, mode echoMode) error {
+	extra, err := r.tls.serveArgs(r.f.serveArgs(), mode)
 	if err != nil {
 		return err
 	}
-	addr, stop, err := startServer(echoServer{name: name}, extra, r.stderr)
+	addr, stop, err := startServer(s, extra, r.stderr)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	if err := r.measureEcho(ctx, name, addr, conns, mode); err != nil {
+	if err := r.measureEcho(ctx, s, addr, conns, mode); err != nil {
 		return err
 	}
-	return r.floorEcho(ctx, name, addr, conns, mode)
+	return r.floorEcho(ctx, s.name, addr, conns, mode)
 }

@@ -15,20 +15,25 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// echoMode is what an echo measurement of peers does: plain-text round
-// trips, round trips over TLS, or TLS handshakes.
+// echoMode is what a server measurement of peers does: plain-text round
+// trips, round trips over TLS, TLS handshakes, or HTTP/1.1 requests.
 type echoMode struct {
+	bench     string // the benchmark: EchoServer, HTTPServer
 	params    string // the benchmark name's segments before conns=
 	tls       bool
 	handshake bool
+	http      bool
 }
 
-// echoModes are the echo measurements of a round: plain text, and with
-// -tls, TLS round trips and handshakes.
+// echoModes are the server measurements of a round: plain text, and with
+// -tls, TLS round trips and handshakes; with -proto http, HTTP requests.
 func (r *peersRun) echoModes() []echoMode {
-	modes := []echoMode{{params: "size=1024"}}
+	if r.f.proto == httpProto {
+		return []echoMode{{bench: "HTTPServer", params: "size=1024", http: true}}
+	}
+	modes := []echoMode{{bench: "EchoServer", params: "size=1024"}}
 	if r.f.tls {
-		modes = append(modes, echoMode{params: "style=tls/size=1024", tls: true}, echoMode{params: "style=tls/op=handshake", tls: true, handshake: true})
+		modes = append(modes, echoMode{bench: "EchoServer", params: "style=tls/size=1024", tls: true}, echoMode{bench: "EchoServer", params: "style=tls/op=handshake", tls: true, handshake: true})
 	}
 	return modes
 }
@@ -92,10 +97,11 @@ func (r *peersRun) handshakes(bname, addr string, conns int) error {
 	return r.w.write(bname, int(n), []benchfmt.Value{{Value: 1e9 / rate, Unit: "ns/op"}, {Value: rate, Unit: "handshakes/s"}})
 }
 
-// measureEcho measures the echo server name at addr in mode, with conns
-// connections: round trips (loopbench load's closed loop) or handshakes.
-func (r *peersRun) measureEcho(ctx context.Context, name, addr string, conns int, mode echoMode) error {
-	bname := fmt.Sprintf("EchoServer/%s/%s/conns=%d", echoVariant(name), mode.params, conns)
+// measureEcho measures the server s at addr in mode, with conns
+// connections: round trips or HTTP requests (loopbench load's closed
+// loop) or handshakes.
+func (r *peersRun) measureEcho(ctx context.Context, s echoServer, addr string, conns int, mode echoMode) error {
+	bname := fmt.Sprintf("%s/%s/%s/conns=%d", mode.bench, serverName(s), mode.params, conns)
 	if mode.handshake {
 		return r.handshakes(bname, addr, conns)
 	}
@@ -104,6 +110,13 @@ func (r *peersRun) measureEcho(ctx context.Context, name, addr string, conns int
 		warm = 100 * time.Millisecond
 	}
 	cfg := load.Config{Addr: addr, Conns: conns, Size: 1024, Duration: r.f.echoTime, Warmup: warm, Timeout: 2 * time.Second}
+	if mode.http {
+		hc, err := httpLoad(addr, conns, 0, r.f.echoTime)
+		if err != nil {
+			return err
+		}
+		cfg.HTTP = hc.HTTP
+	}
 	if mode.tls {
 		_, ccfg, err := bench.EchoTLSConfigs()
 		if err != nil {

@@ -39,6 +39,8 @@ var costUnits = []string{"server-cpu-ns/req", "server-cs/req", "server-syscalls/
 
 // serverCost is the server-side measurement of a peers run.
 type serverCost struct {
+	drive   costDriver     // the load: the floor client's, or load -proto http's
+	load    string         // names it in raw.txt
 	rates   []float64      // the fixed rates, from the ceiling (costRates)
 	proc    procstat.Proc  // reads the servers' /proc files
 	perf    *procstat.Perf // counts system calls with -syscalls; nil: not counted
@@ -86,12 +88,15 @@ func (r *peersRun) setupCost(ctx context.Context, raw io.Writer) {
 	case !procstat.Supported:
 		fmt.Fprintf(r.stderr, "%s: %v\n", prefix, procstat.ErrUnsupported)
 		return
-	case r.floor == nil:
+	case r.floor == nil && r.f.proto != httpProto:
 		fmt.Fprintf(r.stderr, "%s: they are driven by the C floor client, which cannot run here\n", prefix)
 		return
 	}
-	c := &serverCost{window: r.f.echoTime, warm: max(r.f.echoTime/4, time.Millisecond)}
-	ceiling, err := r.floorCeiling(ctx, c.window)
+	c := &serverCost{drive: r.floorDriver, load: "cfloor", window: r.f.echoTime, warm: max(r.f.echoTime/4, time.Millisecond)}
+	if r.f.proto == httpProto {
+		c.drive, c.load = httpDriver, "loopbench load -proto http"
+	}
+	ceiling, err := r.ceiling(ctx, c)
 	if err == nil {
 		c.rates, err = costRates(ceiling)
 	}
@@ -109,37 +114,40 @@ func (r *peersRun) setupCost(ctx context.Context, raw io.Writer) {
 	for i, rate := range c.rates {
 		rates[i] = rateString(rate)
 	}
-	fmt.Fprintf(raw, "server-cost-ceiling: %.0f req/s\nserver-cost-rates: %s req/s\nserver-cost-load: cfloor, %d connections, %d B, %v a rate\n", ceiling, strings.Join(rates, ","), costConns, costSize, c.window)
+	fmt.Fprintf(raw, "server-cost-ceiling: %.0f req/s\nserver-cost-rates: %s req/s\nserver-cost-load: %s, %d connections, %d B, %v a rate\n", ceiling, strings.Join(rates, ","), c.load, costConns, costSize, c.window)
 	for _, u := range costUnits {
 		fmt.Fprintf(raw, "Unit %s better=lower\n", u)
 	}
-	fmt.Fprintf(r.stderr, "server cost: the floor client's closed-loop ceiling is %.0f req/s (%d connections, %d B, against loopbench's protocol-style server); each server is measured at a quarter and a half of it, rounded down: %s req/s\n",
-		ceiling, costConns, costSize, joinRates(c.rates))
+	fmt.Fprintf(r.stderr, "server cost: %s's closed-loop ceiling is %.0f req/s (%d connections, %d B, against loopbench's protocol-style server); each server is measured at a quarter and a half of it, rounded down: %s req/s\n",
+		c.load, ceiling, costConns, costSize, joinRates(c.rates))
 }
 
-// floorCeiling is the floor client's closed-loop req/s over costConns
-// connections against loopbench's protocol-style server, in its own
-// process, for window.
-func (r *peersRun) floorCeiling(ctx context.Context, window time.Duration) (float64, error) {
-	addr, _, stop, err := startServerProc(echoServer{name: "loopbench"}, nil, r.stderr)
+// ceiling is c's load's closed-loop req/s over costConns connections
+// against loopbench's protocol-style server, in its own process, for
+// c's window.
+func (r *peersRun) ceiling(ctx context.Context, c *serverCost) (float64, error) {
+	addr, _, stop, err := startServerProc(echoServer{name: "loopbench"}, r.f.serveArgs(), r.stderr)
 	if err != nil {
 		return 0, err
 	}
 	defer stop()
-	res, err := r.floor.EchoClient(ctx, peers.FloorLoad{Addr: addr, Size: costSize, Conns: costConns, Duration: window})
+	res, err := c.drive(ctx, addr, 0, c.window, nil)
 	if err != nil {
 		return 0, err
 	}
-	if bad := origValue(res, "errors"); bad > 0 {
-		return 0, fmt.Errorf("the floor client's closed loop had %.0f errors", bad)
+	if res.errors > 0 {
+		return 0, fmt.Errorf("%s's closed loop had %.0f errors", c.load, res.errors)
 	}
-	return origValue(res, "req/s"), nil
+	return res.reqs, nil
 }
 
-// costServers are the echo servers of the server-side rows: loopbench's
-// three styles on its default variant, gonet, and the ready peers that
-// have one.
+// costServers are the servers of the server-side rows: loopbench's three
+// echo styles on its default variant, gonet, and the ready peers that
+// have an echo server; with -proto http, the HTTP servers.
 func (r *peersRun) costServers() []echoServer {
+	if r.f.proto == httpProto {
+		return r.httpServers()
+	}
 	servers := []echoServer{{name: "loopbench"}, {name: "loopbench", style: "task"}, {name: "loopbench", style: "stream"}, {name: "gonet"}}
 	for _, p := range r.ready {
 		if slices.Contains(peers.EchoServers, p.Name) {
@@ -158,7 +166,7 @@ func (r *peersRun) costCases() []peerCase {
 	var out []peerCase
 	for _, s := range r.costServers() {
 		out = append(out, func(ctx context.Context) error {
-			addr, pid, stop, err := startServerProc(s, nil, r.stderr)
+			addr, pid, stop, err := startServerProc(s, r.f.serveArgs(), r.stderr)
 			if err != nil {
 				r.failures++
 				fmt.Fprintf(r.stderr, "loopbench peers: server cost %s: %v\n", s.label(), err)
@@ -181,7 +189,7 @@ func (r *peersRun) costOn(ctx context.Context, s echoServer, addr string, serveP
 	}
 	pid, err := c.serverPID(s, servePID)
 	if err == nil {
-		_, err = r.floor.EchoClient(ctx, peers.FloorLoad{Addr: addr, Size: costSize, Conns: costConns, Rate: c.rates[0], Duration: c.warm})
+		_, err = c.drive(ctx, addr, c.rates[0], c.warm, nil)
 	}
 	for _, rate := range c.rates {
 		if err != nil || ctx.Err() != nil {
@@ -224,7 +232,7 @@ func (r *peersRun) costAt(ctx context.Context, s echoServer, addr string, pid in
 	if err != nil {
 		return err
 	}
-	res, err := r.floor.EchoClient(ctx, peers.FloorLoad{Addr: addr, Size: costSize, Conns: costConns, Rate: rate, Duration: c.window})
+	res, err := c.drive(ctx, addr, rate, c.window, nil)
 	if err != nil {
 		return err
 	}
@@ -232,17 +240,17 @@ func (r *peersRun) costAt(ctx context.Context, s echoServer, addr string, pid in
 	if err != nil {
 		return err
 	}
-	answered := origValue(res, "answered")
-	if why := missed(rate, c.window, floorCounts(res)); why != "" {
+	answered := res.answered
+	if why := missed(rate, c.window, res.loadCounts); why != "" {
 		fmt.Fprintf(r.stderr, "%s did not meet %s req/s (%s): no server-side figure at that rate\n", s.label(), rateString(rate), why)
 		return nil
 	}
 	cpuNs, cs := after.Sub(before).PerRequest(int64(answered))
 	c.record(s.label(), rate, map[string]float64{"server-cpu-ns/req": cpuNs, "server-cs/req": cs})
 	r.measured++
-	return r.w.write(costName("ServerCost", s, rate), int(answered), []benchfmt.Value{
+	return r.w.write(costName("ServerCost", s, r.f.proto, rate), int(answered), []benchfmt.Value{
 		{Value: cpuNs, Unit: "server-cpu-ns/req"}, {Value: cs, Unit: "server-cs/req"},
-		{Value: origValue(res, "req/s"), Unit: "req/s"}, {Value: origValue(res, "p50-ns"), Unit: "p50-ns"}, {Value: origValue(res, "p99-ns"), Unit: "p99-ns"}})
+		{Value: res.reqs, Unit: "req/s"}, {Value: res.p50, Unit: "p50-ns"}, {Value: res.p99, Unit: "p99-ns"}})
 }
 
 // syscallsAt drives server s at rate again, under perf stat attached to
@@ -259,7 +267,7 @@ func (r *peersRun) syscallsAt(ctx context.Context, s echoServer, addr string, pi
 	}
 	out.Close()
 	defer os.Remove(out.Name())
-	res, err := r.floor.EchoClient(ctx, peers.FloorLoad{Addr: addr, Size: costSize, Conns: costConns, Rate: rate, Duration: c.window, Under: c.perf.Prefix(pid, out.Name())})
+	res, err := c.drive(ctx, addr, rate, c.window, c.perf.Prefix(pid, out.Name()))
 	var n procstat.Syscalls
 	if err == nil {
 		var b []byte
@@ -272,26 +280,37 @@ func (r *peersRun) syscallsAt(ctx context.Context, s echoServer, addr string, pi
 		c.perf = nil
 		return nil
 	}
-	answered := origValue(res, "answered")
-	if why := missed(rate, c.window, floorCounts(res)); why != "" {
+	answered := res.answered
+	if why := missed(rate, c.window, res.loadCounts); why != "" {
 		fmt.Fprintf(r.stderr, "%s did not meet %s req/s under perf (%s): no system call figure at that rate\n", s.label(), rateString(rate), why)
 		return nil
 	}
 	total, rt := float64(n.Total)/answered, float64(n.Runtime())/answered
 	c.record(s.label(), rate, map[string]float64{"server-syscalls/req": total, "server-runtime-syscalls/req": rt})
-	return r.w.write(costName("ServerSyscalls", s, rate), int(answered), []benchfmt.Value{
-		{Value: total, Unit: "server-syscalls/req"}, {Value: rt, Unit: "server-runtime-syscalls/req"}, {Value: origValue(res, "req/s"), Unit: "req/s"}})
+	return r.w.write(costName("ServerSyscalls", s, r.f.proto, rate), int(answered), []benchfmt.Value{
+		{Value: total, Unit: "server-syscalls/req"}, {Value: rt, Unit: "server-runtime-syscalls/req"}, {Value: res.reqs, Unit: "req/s"}})
 }
 
 // costName names a server-side line: kind/<server>/size=1024/conns=50/
-// rate=R, the server as EchoServer lines name it, loopbench's non-default
-// styles as style=task or style=stream after its variant.
-func costName(kind string, s echoServer, rate float64) string {
+// rate=R, the server as serverName names it; an HTTP server's with
+// proto=http before size=.
+func costName(kind string, s echoServer, proto string, rate float64) string {
+	params := fmt.Sprintf("size=%d/conns=%d/rate=%s", costSize, costConns, rateString(rate))
+	if proto == httpProto {
+		params = "proto=http/" + params
+	}
+	return kind + "/" + serverName(s) + "/" + params
+}
+
+// serverName names a server in benchmark names as EchoServer lines do,
+// loopbench's non-default styles as style=task or style=stream after its
+// variant.
+func serverName(s echoServer) string {
 	server := echoVariant(s.name)
 	if s.name == "loopbench" && s.style != "" && s.style != "protocol" {
 		server += "/style=" + s.style
 	}
-	return fmt.Sprintf("%s/%s/size=%d/conns=%d/rate=%s", kind, server, costSize, costConns, rateString(rate))
+	return server
 }
 
 // loadCounts are a fixed-rate load's counts, as the floor client reports

@@ -89,7 +89,8 @@ func TestServerPID(t *testing.T) {
 }
 
 // TestCostName: the server as EchoServer lines name it, loopbench's
-// non-default styles after its variant.
+// non-default styles after its variant; an HTTP server's line says
+// proto=http.
 func TestCostName(t *testing.T) {
 	for s, want := range map[echoServer]string{
 		{name: "loopbench"}:                    "ServerCost/ready=ringbuffer/timers=heap4ary/selector=epoll/size=1024/conns=50/rate=17000",
@@ -97,8 +98,16 @@ func TestCostName(t *testing.T) {
 		{name: "loopbench", style: "stream"}:   "ServerCost/ready=ringbuffer/timers=heap4ary/selector=epoll/style=stream/size=1024/conns=50/rate=17000",
 		{name: "uvloop"}:                       "ServerCost/impl=uvloop/size=1024/conns=50/rate=17000",
 	} {
-		if got := costName("ServerCost", s, 17000); got != want {
+		if got := costName("ServerCost", s, "echo", 17000); got != want {
 			t.Errorf("%+v: %s, want %s", s, got, want)
+		}
+	}
+	for s, want := range map[echoServer]string{
+		{name: "loopbench", style: "stream"}: "ServerSyscalls/ready=ringbuffer/timers=heap4ary/selector=epoll/style=stream/proto=http/size=1024/conns=50/rate=2000",
+		{name: "libuv"}:                      "ServerSyscalls/impl=libuv/proto=http/size=1024/conns=50/rate=2000",
+	} {
+		if got := costName("ServerSyscalls", s, httpProto, 2000); got != want {
+			t.Errorf("%+v over HTTP: %s, want %s", s, got, want)
 		}
 	}
 }
@@ -159,7 +168,7 @@ func TestPeersServerCost(t *testing.T) {
 	rows, met := 0, map[string]int{} // rows; servers met per rate
 	for _, s := range []echoServer{{name: "loopbench"}, {name: "loopbench", style: "task"}, {name: "loopbench", style: "stream"}, {name: "gonet"}, {name: "asyncio"}} {
 		for _, rate := range rates {
-			line := lineWith(raw, "Benchmark"+costName("ServerCost", s, mustFloat(t, rate))+" ")
+			line := lineWith(raw, "Benchmark"+costName("ServerCost", s, "echo", mustFloat(t, rate))+" ")
 			didNot := strings.Contains(errs, s.label()+" did not meet "+rate+" req/s (")
 			if (line == "") == !didNot {
 				t.Errorf("%s at %s: line %q, did-not-meet line %v: want one of them", s.label(), rate, line, didNot)
@@ -175,7 +184,7 @@ func TestPeersServerCost(t *testing.T) {
 					t.Errorf("%s: no%s", line, u)
 				}
 			}
-			sys := lineWith(raw, "Benchmark"+costName("ServerSyscalls", s, mustFloat(t, rate))+" ")
+			sys := lineWith(raw, "Benchmark"+costName("ServerSyscalls", s, "echo", mustFloat(t, rate))+" ")
 			if !perfOff && !strings.Contains(sys, " server-syscalls/req") && !strings.Contains(errs, s.label()+" did not meet "+rate+" req/s under perf") {
 				t.Errorf("%s at %s: no system call line, no did-not-meet line, and perf was not refused", s.label(), rate)
 			}
@@ -184,7 +193,7 @@ func TestPeersServerCost(t *testing.T) {
 	if rows == 0 {
 		t.Fatalf("no server met any rate:\n%s", errs)
 	}
-	paired := strings.Contains(raw, "Benchmark"+costName("ServerCost", echoServer{name: "loopbench"}, mustFloat(t, rates[0]))+" ") && met[rates[0]] > 1
+	paired := strings.Contains(raw, "Benchmark"+costName("ServerCost", echoServer{name: "loopbench"}, "echo", mustFloat(t, rates[0]))+" ") && met[rates[0]] > 1
 	if paired && !strings.HasPrefix(out, "Server cost per answered request at "+rates[0]+" and "+rates[1]+" req/s") {
 		t.Errorf("the output does not open with the server-side verdict:\n%.400s", out)
 	}

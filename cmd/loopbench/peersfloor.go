@@ -42,10 +42,11 @@ func echoVariant(name string) string {
 // long) and writes its line as EchoFloor/<server>/size=1024/conns=N with
 // the units EchoServer's line has (req/s, p50-ns, p99-ns) and cpu-ns/req
 // and lag-p99-ns: beside the server's line, the least a generator costs in
-// the same run. A load with errors or unanswered requests is a failure. Plain-text round trips only. A
+// the same run. A load with errors or unanswered requests is a failure.
+// Plain-text echo round trips only (not TLS, not HTTP). A
 // failure is reported and counted; the server's own line stands.
 func (r *peersRun) floorEcho(ctx context.Context, name, addr string, conns int, mode echoMode) error {
-	if r.floor == nil || mode.tls {
+	if r.floor == nil || mode.tls || mode.http {
 		return nil
 	}
 	res, err := r.floor.EchoClient(ctx, peers.FloorLoad{Addr: addr, Size: 1024, Conns: conns, Duration: r.f.echoTime})

@@ -37,8 +37,10 @@ else a throwaway certificate, whose fingerprint the listening line gives
 With -proto http it serves HTTP/1.1 instead: a keep-alive server that
 answers every request with 200 and -size bytes of body (pipelined
 requests in order; 400 and a close for one that does not parse), in
-protocol or stream style on a loopbench variant, or Go's net/http with
--impl gonet (loopbench load -proto http, wrk or any HTTP client).
+protocol or stream style on a loopbench variant, Go's net/http with
+-impl gonet, or a peer's (asyncio or uvloop with httptools, libuv: see
+loopbench peers -proto http) with -impl (loopbench load -proto http, wrk
+or any HTTP client).
 
 With -work D a loop server is a server of known capacity: 1/D requests/s
 (per loop thread), for checking load generators: it spends D of CPU, a
@@ -128,7 +130,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		defer cancel()
 	}
 	if *proto == "http" {
-		return serveHTTP(ctx, cfg, *impl, *style, workf.size, resolved, stdout, tlsf)
+		return serveHTTP(ctx, cfg, serveChoice{impl: *impl, style: *style}, workf.size, resolved, stdout, tlsf)
 	}
 	return serveUntil(ctx, cfg, serveChoice{*impl, *style, work}, resolved, stdout, stderr, tlsf)
 }
@@ -148,7 +150,7 @@ func serveUntil(ctx context.Context, cfg loopbench.Config, sc serveChoice, addr 
 		if tlsf.on {
 			fmt.Fprintf(stderr, "loopbench serve: %s serves %s\n", impl, strings.TrimPrefix(tlsf.note, ", "))
 		}
-		return servePeer(ctx, impl, addr, stdout, tlsf)
+		return servePeer(ctx, impl, addr, stdout, echoPeer(tlsf))
 	}
 	if impl == "gonet" {
 		g, err := echo.ServeGonetTLS("tcp", addr, tlsf.config)
@@ -183,20 +185,21 @@ func resolveListen(addr string) (string, error) {
 	return net.JoinHostPort(ta.IP.String(), port), nil
 }
 
-// servePeer runs a peer's echo server (built or found as loopbench peers
-// does) until ctx is done, passing on its output. The peer inherits this
-// process's CPU pinning.
-func servePeer(ctx context.Context, name, addr string, stdout io.Writer, tlsf *serveTLS) error {
+// servePeer runs a peer's server (built or found as loopbench peers
+// does) until ctx is done, passing on its output: the command argv
+// returns for the peer on host and port, or its error. The peer inherits
+// this process's CPU pinning.
+func servePeer(ctx context.Context, name, addr string, stdout io.Writer, argv func(p *peers.Peer, host, port string) ([]string, error)) error {
 	ready, skipped := peers.Find(ctx, []string{name}, peers.CacheDir())
 	if len(ready) == 0 {
 		return fmt.Errorf("-impl %s: %s", name, skipped[0].Reason)
 	}
 	host, port, _ := net.SplitHostPort(addr)
-	argv, _ := ready[0].EchoServer(host, port)
-	if tlsf.on {
-		argv, _ = ready[0].EchoServerTLS(host, port, tlsf.files.Cert, tlsf.files.Key)
+	args, err := argv(ready[0], host, port)
+	if err != nil {
+		return fmt.Errorf("-impl %s: %v", name, err)
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdout, cmd.Stderr = stdout, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return err
@@ -215,6 +218,19 @@ func servePeer(ctx context.Context, name, addr string, stdout io.Writer, tlsf *s
 			<-done
 		}
 		return nil
+	}
+}
+
+// echoPeer is the command of a peer's echo server, over TLS when tlsf
+// is on.
+func echoPeer(tlsf *serveTLS) func(p *peers.Peer, host, port string) ([]string, error) {
+	return func(p *peers.Peer, host, port string) ([]string, error) {
+		if tlsf.on {
+			argv, _ := p.EchoServerTLS(host, port, tlsf.files.Cert, tlsf.files.Key)
+			return argv, nil
+		}
+		argv, _ := p.EchoServer(host, port)
+		return argv, nil
 	}
 }
 

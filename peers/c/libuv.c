@@ -10,8 +10,13 @@
  *   libuv iochain epoll P A TARGET_MS     (libevent's bench.c on uv_poll_t,
  *                                          uv_run(UV_RUN_NOWAIT))
  *   libuv echo-server HOST PORT           (for loopbench load)
+ *   libuv http-server HOST PORT SIZE      (HTTP/1.1 keep-alive: 200 and
+ *                                          SIZE bytes of body to every
+ *                                          request; see http_parse)
  */
+#include <ctype.h>
 #include <signal.h>
+#include <strings.h>
 #include <uv.h>
 
 #include "peer.h"
@@ -141,20 +146,218 @@ static void on_conn(uv_stream_t *server, int status) {
 		uv_close((uv_handle_t *)c, (uv_close_cb)free);
 	}
 }
+
+/* HTTP server: a minimal HTTP/1.1 keep-alive responder. A request ends at
+ * its headers' "\r\n\r\n" plus its Content-Length body (skipped);
+ * requests may arrive pipelined or split anywhere, and are answered in
+ * order, a read's answers in one write. A request without keep-alive
+ * (Connection: close, or HTTP/1.0 without Connection: keep-alive) gets
+ * its answer and the connection is closed after it; one that does not
+ * parse, or whose headers pass HTTP_MAX_HEAD, gets 400 and a close. */
+#define HTTP_MAX_HEAD 65536
+#define HTTP_BATCH 64
+static uv_buf_t http_full, http_full_close, http_head, http_head_close;
+static uv_buf_t http_bad = {"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", 66};
+
+typedef struct {
+	uv_tcp_t tcp;
+	char *buf; /* unparsed bytes */
+	size_t len, cap;
+	size_t body_left; /* request body bytes still to skip */
+	int closing;
+} http_conn;
+
+typedef struct {
+	uv_write_t req;
+	int close;
+} http_write;
+
+static uv_buf_t http_answer(size_t size, int keep, int head) {
+	char hdr[160];
+	int n = snprintf(hdr, sizeof hdr, "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: %zu\r\n%s\r\n", size,
+	                 keep ? "" : "Connection: close\r\n");
+	size_t total = n + (head ? 0 : size);
+	char *b = malloc(total);
+	memcpy(b, hdr, n);
+	for (size_t i = 0; !head && i < size; i++)
+		b[n + i] = 'a' + i % 26;
+	return uv_buf_init(b, total);
+}
+
+static void http_closed(uv_handle_t *h) {
+	http_conn *c = (http_conn *)h;
+	free(c->buf);
+	free(c);
+}
+static void http_close(http_conn *c) {
+	if (!c->closing) {
+		c->closing = 1;
+		uv_close((uv_handle_t *)&c->tcp, http_closed);
+	}
+}
+static void http_written(uv_write_t *req, int status) {
+	http_write *w = (http_write *)req;
+	if (w->close || status < 0)
+		http_close((http_conn *)req->handle);
+	free(w);
+}
+
+/* header_value returns the value of header name (with its colon) in
+ * the head [h, end), NULL if absent, its length in *n. */
+static const char *header_value(const char *h, const char *end, const char *name, size_t *n) {
+	size_t nl = strlen(name);
+	for (const char *l = memchr(h, '\n', end - h); l && l + 1 < end; l = memchr(l + 1, '\n', end - l - 1)) {
+		const char *p = l + 1;
+		if ((size_t)(end - p) > nl && !strncasecmp(p, name, nl)) {
+			p += nl;
+			while (p < end && (*p == ' ' || *p == '\t'))
+				p++;
+			const char *e = memchr(p, '\r', end - p);
+			*n = (e ? e : end) - p;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* http_parse answers the complete requests at the front of the head
+ * [h, end) (its "\r\n\r\n" included): it returns the answer, sets
+ * *body to its Content-Length and *keep to keep-alive, or returns a
+ * buffer of length 0 for a request that does not parse. */
+static uv_buf_t http_parse(const char *h, const char *end, size_t *body, int *keep) {
+	uv_buf_t none = {NULL, 0};
+	const char *sp = memchr(h, ' ', end - h);
+	const char *eol = memchr(h, '\r', end - h);
+	if (!sp || !eol || sp > eol || eol - h < 14 || memcmp(eol - 8, "HTTP/1.", 7))
+		return none;
+	int head = sp - h == 4 && !memcmp(h, "HEAD", 4);
+	size_t n;
+	const char *v = header_value(h, end, "content-length:", &n);
+	*body = 0;
+	if (v) {
+		if (n == 0)
+			return none;
+		for (size_t i = 0; i < n; i++) {
+			if (!isdigit((unsigned char)v[i]) || *body > ((size_t)-1) / 10 - 10)
+				return none;
+			*body = *body * 10 + (v[i] - '0');
+		}
+	}
+	*keep = eol[-1] == '1'; /* HTTP/1.1 keeps alive unless told otherwise */
+	if ((v = header_value(h, end, "connection:", &n)) != NULL) {
+		if (n == 5 && !strncasecmp(v, "close", 5))
+			*keep = 0;
+		else if (n == 10 && !strncasecmp(v, "keep-alive", 10))
+			*keep = 1;
+	}
+	if (head)
+		return *keep ? http_head : http_head_close;
+	return *keep ? http_full : http_full_close;
+}
+
+/* http_feed answers what c's buffer holds of whole requests, in one
+ * write, and keeps the rest (a partial request) for the next read. */
+static void http_feed(http_conn *c) {
+	uv_buf_t out[HTTP_BATCH];
+	int nout = 0, close = 0;
+	size_t off = 0;
+	while (!close && nout < HTTP_BATCH) {
+		if (c->body_left > 0) {
+			size_t skip = c->len - off < c->body_left ? c->len - off : c->body_left;
+			off += skip;
+			c->body_left -= skip;
+			if (c->body_left > 0)
+				break;
+		}
+		char *start = c->buf + off, *e = NULL;
+		for (char *p = start; p + 3 < c->buf + c->len; p++) {
+			p = memchr(p, '\r', c->buf + c->len - p);
+			if (!p || p + 3 >= c->buf + c->len)
+				break;
+			if (!memcmp(p, "\r\n\r\n", 4)) {
+				e = p + 4;
+				break;
+			}
+		}
+		if (!e) {
+			if (c->len - off > HTTP_MAX_HEAD)
+				out[nout++] = http_bad, close = 1;
+			break;
+		}
+		int keep;
+		uv_buf_t a = http_parse(start, e, &c->body_left, &keep);
+		if (a.len == 0)
+			a = http_bad, keep = 0;
+		out[nout++] = a;
+		close = !keep;
+		off = e - c->buf;
+	}
+	memmove(c->buf, c->buf + off, c->len - off);
+	c->len -= off;
+	if (nout > 0) {
+		http_write *w = malloc(sizeof *w);
+		w->close = close;
+		if (uv_write(&w->req, (uv_stream_t *)&c->tcp, out, nout, http_written) < 0) {
+			free(w);
+			http_close(c);
+			return;
+		}
+	}
+	if (close)
+		uv_read_stop((uv_stream_t *)&c->tcp);
+	else if (nout == HTTP_BATCH)
+		http_feed(c); /* more whole requests than one write takes */
+}
+
+static void http_alloc(uv_handle_t *h, size_t size, uv_buf_t *buf) {
+	http_conn *c = (http_conn *)h;
+	if (c->cap - c->len < 65536) {
+		c->cap = c->len + 65536;
+		c->buf = realloc(c->buf, c->cap);
+	}
+	*buf = uv_buf_init(c->buf + c->len, c->cap - c->len);
+}
+static void http_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
+	http_conn *c = (http_conn *)s;
+	if (nread < 0) {
+		http_close(c);
+		return;
+	}
+	c->len += nread;
+	if (nread > 0)
+		http_feed(c);
+}
+static void http_conn_cb(uv_stream_t *server, int status) {
+	if (status < 0)
+		return;
+	http_conn *c = calloc(1, sizeof *c);
+	uv_tcp_init(loop, &c->tcp);
+	if (uv_accept(server, (uv_stream_t *)&c->tcp) == 0) {
+		uv_tcp_nodelay(&c->tcp, 1);
+		uv_read_start((uv_stream_t *)&c->tcp, http_alloc, http_read);
+	} else {
+		http_close(c);
+	}
+}
+
 static void on_signal(uv_signal_t *s, int sig) { uv_stop(s->loop); }
 
-static int echo_server(const char *host, int port) {
+/* serve accepts connections on host:port with on_connection until
+ * SIGINT or SIGTERM; what names the server in its lines. */
+static int serve(const char *host, int port, uv_connection_cb on_connection, const char *what) {
 	loop = uv_default_loop();
 	uv_tcp_t server;
 	struct sockaddr_in addr;
 	uv_tcp_init(loop, &server);
 	if (uv_ip4_addr(host, port, &addr) || uv_tcp_bind(&server, (const struct sockaddr *)&addr, 0) ||
-	    uv_listen((uv_stream_t *)&server, 128, on_conn))
-		die("libuv echo-server: cannot listen there");
+	    uv_listen((uv_stream_t *)&server, 128, on_connection)) {
+		fprintf(stderr, "libuv %s: cannot listen there\n", what);
+		return 1;
+	}
 	struct sockaddr_in bound;
 	int len = sizeof bound;
 	uv_tcp_getsockname(&server, (struct sockaddr *)&bound, &len);
-	printf("listening on %s:%d (libuv)\n", host, ntohs(bound.sin_port));
+	printf("listening on %s:%d (libuv%s)\n", host, ntohs(bound.sin_port), on_connection == on_conn ? "" : ", HTTP/1.1");
 	fflush(stdout);
 	uv_signal_t sigint, sigterm;
 	uv_signal_init(loop, &sigint);
@@ -176,7 +379,17 @@ int main(int argc, char **argv) {
 	if (!strcmp(w, "echo-server")) {
 		if (argc != 4)
 			die("usage: libuv echo-server HOST PORT");
-		return echo_server(argv[2], atoi(argv[3]));
+		return serve(argv[2], atoi(argv[3]), on_conn, w);
+	}
+	if (!strcmp(w, "http-server")) {
+		if (argc != 5 || atol(argv[4]) < 0)
+			die("usage: libuv http-server HOST PORT SIZE");
+		size_t size = atol(argv[4]);
+		http_full = http_answer(size, 1, 0);
+		http_full_close = http_answer(size, 0, 0);
+		http_head = http_answer(size, 1, 1);
+		http_head_close = http_answer(size, 0, 1);
+		return serve(argv[2], atoi(argv[3]), http_conn_cb, w);
 	}
 	double target = arg_target(argc, argv), ns;
 	if (!strcmp(w, "callsoon-inflight") || !strcmp(w, "callsoon-chain")) {

@@ -15,11 +15,15 @@ Usage:
     peer.py LOOP cold-cancel K [-t SECONDS]
     peer.py LOOP iochain SELECTOR P A [-t SECONDS]
     peer.py LOOP echo-server HOST PORT [CERT KEY]
+    peer.py LOOP http-server HOST PORT SIZE
     peer.py LOOP version
 
 LOOP is asyncio or uvloop; SELECTOR is epoll or poll (uvloop: epoll).
 echo-server with CERT and KEY (PEM files) serves TLS with Python's ssl,
-asyncio's create_server(ssl=) on either loop.
+asyncio's create_server(ssl=) on either loop. http-server is an HTTP/1.1
+keep-alive server answering every request with 200 and SIZE bytes of body,
+as vmbench's: an asyncio.Protocol feeding httptools.HttpRequestParser,
+writing each response in on_message_complete (needs httptools).
 """
 
 import argparse
@@ -248,6 +252,65 @@ def echo_server(kind, host, port, cert=None, key=None):
     loop.close()
 
 
+class HTTP(asyncio.Protocol):
+    """One connection of http-server: httptools parses, each complete
+    request gets its response, built once (without the body to HEAD); a
+    request that does not parse gets 400 and the connection is closed, and
+    so does one that asks it."""
+
+    def __init__(self, answers):
+        import httptools
+
+        self.answers = answers
+        self.parser = httptools.HttpRequestParser(self)
+        self.error = httptools.HttpParserError
+        self.transport = None
+
+    def connection_made(self, transport):
+        self.transport = transport
+
+    def data_received(self, data):
+        try:
+            self.parser.feed_data(data)
+        except self.error:
+            self.transport.write(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            self.transport.close()
+
+    def on_message_complete(self):
+        keep = self.parser.should_keep_alive()
+        self.transport.write(self.answers[keep, self.parser.get_method() == b"HEAD"])
+        if not keep:
+            self.transport.close()
+
+
+def http_answers(size):
+    """The responses by (keep-alive, HEAD), as internal/httpwire's."""
+    body = bytes(ord("a") + i % 26 for i in range(size))
+    head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n" % size
+    answers = {}
+    for keep in (True, False):
+        h = (head + ("\r\n" if keep else "Connection: close\r\n\r\n")).encode()
+        answers[keep, True], answers[keep, False] = h, h + body
+    return answers
+
+
+def http_server(kind, host, port, size):
+    import httptools  # noqa: F401 (fail before listening)
+
+    loop = new_loop(kind)
+    asyncio.set_event_loop(loop)
+    answers = http_answers(size)
+    server = loop.run_until_complete(loop.create_server(lambda: HTTP(answers), host, port))
+    addr = server.sockets[0].getsockname()
+    print("listening on %s:%d (%s, httptools, HTTP/1.1, %d bytes of body)" % (addr[0], addr[1], kind, size), flush=True)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, loop.stop)
+    loop.run_forever()
+    server.close()
+    loop.run_until_complete(server.wait_closed())
+    loop.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("loop", choices=["asyncio", "uvloop"])
@@ -274,6 +337,12 @@ def main():
         iochain(o.loop, args[0], int(args[1]), int(args[2]), o.t)
     elif w == "echo-server" and len(args) in (2, 4):
         echo_server(o.loop, args[0], int(args[1]), *args[2:])
+    elif w == "http-server" and len(args) == 3:
+        try:
+            import httptools  # noqa: F401
+        except ImportError:
+            sys.exit("no httptools module (Debian: apt install python3-httptools)")
+        http_server(o.loop, args[0], int(args[1]), int(args[2]))
     elif w == "version" and not args:
         v = "Python " + sys.version.split()[0]
         if o.loop == "uvloop":
