@@ -7,6 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbench/loopbench/impl/heap2ary"
+	"github.com/loopbench/loopbench/impl/heap4ary"
+	"github.com/loopbench/loopbench/impl/wheel"
 	"github.com/loopbench/loopbench/selectors"
 )
 
@@ -39,9 +42,44 @@ type Config struct {
 // The valid part names, defaults first.
 var (
 	readyNames  = []string{"ringbuffer", "deque"}
-	timerNames  = []string{"heap4ary", "heap2ary", "wheel"}
 	cancelNames = []string{"eager", "lazy"}
 )
+
+// timerQueues are the timer queues, the default first: each one's name
+// and how to make one. Names, validation and the loop read this list.
+var timerQueues = []struct {
+	name string
+	new  func() timerQueue
+}{
+	{"heap4ary", func() timerQueue { return new(heap4ary.Heap) }},
+	{"heap2ary", func() timerQueue { return new(heap2ary.Heap) }},
+	{"wheel", func() timerQueue { return new(wheel.Wheel) }},
+}
+
+// timerNames lists the names of timerQueues, the default first.
+func timerNames() []string {
+	names := make([]string, len(timerQueues))
+	for i, q := range timerQueues {
+		names[i] = q.name
+	}
+	return names
+}
+
+// newTimerQueue returns a new timer queue called name, or the error
+// validate gives for an unknown one.
+func newTimerQueue(name string) (timerQueue, error) {
+	for _, q := range timerQueues {
+		if q.name == name {
+			return q.new(), nil
+		}
+	}
+	return nil, unknownName("timer queue", name, timerNames())
+}
+
+// unknownName is the error for a part name that is not one of valid.
+func unknownName(what, got string, valid []string) error {
+	return fmt.Errorf("unknown %s %q (valid: %s)", what, got, strings.Join(valid, ", "))
+}
 
 const defaultSlowCallback = 100 * time.Millisecond
 
@@ -54,7 +92,7 @@ func (c Config) normalized() Config {
 		return s
 	}
 	c.Ready = pick(c.Ready, readyNames[0])
-	c.Timers = pick(c.Timers, timerNames[0])
+	c.Timers = pick(c.Timers, timerQueues[0].name)
 	c.Selector = pick(c.Selector, selectors.Default())
 	c.TimerCancel = pick(c.TimerCancel, cancelNames[0])
 	if c.SlowCallbackDuration <= 0 {
@@ -75,12 +113,12 @@ func (c Config) validate() error {
 		valid     []string
 	}{
 		{"ready queue", n.Ready, readyNames},
-		{"timer queue", n.Timers, timerNames},
+		{"timer queue", n.Timers, timerNames()},
 		{"selector", n.Selector, selectors.Names()},
 		{"timer cancel mode", n.TimerCancel, cancelNames},
 	} {
 		if !slices.Contains(f.valid, f.got) {
-			return fmt.Errorf("unknown %s %q (valid: %s)", f.what, f.got, strings.Join(f.valid, ", "))
+			return unknownName(f.what, f.got, f.valid)
 		}
 	}
 	return nil
@@ -132,7 +170,7 @@ func ParseVariant(s string) (Config, error) {
 func Variants() []Config {
 	var vs []Config
 	for _, r := range readyNames {
-		for _, t := range timerNames {
+		for _, t := range timerNames() {
 			for _, s := range selectors.Names() {
 				vs = append(vs, Config{Ready: r, Timers: t, Selector: s})
 			}
