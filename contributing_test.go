@@ -50,6 +50,29 @@ func TestContributingCatches(t *testing.T) {
 	}
 }
 
+// scriptPath is a script of the repository as the docs name it.
+var scriptPath = regexp.MustCompile(`\bscripts/[\w.-]+\.sh\b`)
+
+// TestScriptsNamedExist: every script that README.md, CONTRIBUTING.md and
+// docs/*.md name is in scripts/.
+func TestScriptsNamedExist(t *testing.T) {
+	docs, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range append(docs, "README.md", "CONTRIBUTING.md") {
+		doc, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range scriptPath.FindAllString(string(doc), -1) {
+			if _, err := os.Stat(p); err != nil {
+				t.Errorf("%s names %s, which does not exist", name, p)
+			}
+		}
+	}
+}
+
 // maxFileLines is the longest a Go file may be, generated ones aside.
 const maxFileLines = 500
 
