@@ -18,18 +18,10 @@ import (
 // eager cancel, 100 ms slow-callback threshold.
 type Config struct {
 	Ready, Timers, Selector string
-	// TimerCancel says who learns of a cancelled timer, and when. "eager"
-	// (the default): Cancel tells the timer queue at once, which takes the
-	// entry out by its own means: the wheel unlinks it (O(1)); a heap
-	// removes the last entry at once and marks any other dead in place,
-	// the earliest included (O(1) amortized), a tombstone popped when it
-	// reaches the top and rebuilt away when tombstones outnumber live
-	// timers, so the timer's slot is free at once but its heap entry may
-	// stay. "lazy" (asyncio's policy): Cancel
-	// marks the handle only; the queue still counts it, the loop drops
-	// cancelled timers when they reach the head, and rebuilds the queue
-	// when more than 100 timers are scheduled and more than half are
-	// cancelled.
+	// TimerCancel is the cancel policy of timers. "eager" (the default):
+	// Cancel takes the timer out of its queue at once. "lazy" (asyncio's):
+	// Cancel marks the handle, and the loop drops cancelled timers later.
+	// docs/design-notes.md explains both.
 	TimerCancel string
 	// Debug logs callbacks that run longer than SlowCallbackDuration, and,
 	// at New through slog.Default at level Info, a selector that can only
