@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // TestContributing keeps CONTRIBUTING.md true: every repository path it
@@ -71,6 +72,61 @@ func TestScriptsNamedExist(t *testing.T) {
 			}
 		}
 	}
+}
+
+// mdAnchorLink is a Markdown link to a heading of a repository file.
+var mdAnchorLink = regexp.MustCompile(`\]\(([^)#\s]+\.md)#([^)\s]+)\)`)
+
+// TestDocLinksResolve: every link from README.md, CONTRIBUTING.md and
+// docs/*.md to a heading of a Markdown file names a heading that file has.
+func TestDocLinksResolve(t *testing.T) {
+	docs, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range append(docs, "README.md", "CONTRIBUTING.md") {
+		doc, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mdAnchorLink.FindAllStringSubmatch(string(doc), -1) {
+			target, err := os.ReadFile(filepath.Join(filepath.Dir(name), m[1]))
+			if err != nil {
+				t.Errorf("%s links to %s, which does not exist", name, m[1])
+				continue
+			}
+			if !slices.Contains(headingAnchors(string(target)), m[2]) {
+				t.Errorf("%s links to %s#%s: no such heading", name, m[1], m[2])
+			}
+		}
+	}
+}
+
+// headingAnchors are the anchors GitHub gives the headings of a Markdown
+// text: lower case, spaces as hyphens, other punctuation dropped.
+func headingAnchors(doc string) []string {
+	var out []string
+	fenced := false
+	for _, line := range strings.Split(doc, "\n") {
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+		}
+		h, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " ")
+		if fenced || !ok || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(h) {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
 }
 
 // maxFileLines is the longest a Go file may be, generated ones aside.
