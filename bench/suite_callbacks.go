@@ -6,8 +6,12 @@ import (
 	"github.com/loopbench/loopbench"
 )
 
+// callSoonBatch is the batch and window size of the CallSoon cases.
 const callSoonBatch = 1000
 
+// callSoonCases: CallSoon in batches, in a chain and with a window in
+// flight, on every variant, with a slice and a channel pipeline as
+// baselines.
 func callSoonCases(o Options, add func(Case)) {
 	for _, cfg := range variants(o, func(c loopbench.Config) loopbench.Config { return c }) {
 		add(Case{"CallSoon", cfg.String(), fmt.Sprintf("mode=batch/batch=%d", callSoonBatch), onLoop(cfg, func(l *loopbench.Loop) (func(Timer, int) error, func(), error) {
@@ -46,6 +50,7 @@ func runOnceCases(o Options, add func(Case)) {
 	}
 }
 
+// readyQueueCases: each bare ready queue's burst of pushes and pops.
 func readyQueueCases(_ Options, add func(Case)) {
 	params := fmt.Sprintf("batch=%d", callSoonBatch)
 	add(Case{"ReadyQueue", "ready=ringbuffer", params, plain(func(t Timer, n int) error { RingBurst(t, n, callSoonBatch); return nil })})
@@ -64,6 +69,8 @@ func spawnBatches(o Options) []int {
 	return []int{awaitTasks, 1000}
 }
 
+// awaitCases: tasks awaiting futures, sleeping 0, stepping and being
+// spawned, per ready queue, with goroutines and iter.Pull as baselines.
 func awaitCases(o Options, add func(Case)) {
 	queues := variants(o, func(c loopbench.Config) loopbench.Config { return loopbench.Config{Ready: c.Ready} })
 	type op struct {

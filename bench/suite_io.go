@@ -7,6 +7,9 @@ import (
 	"github.com/loopbench/loopbench/internal/echo"
 )
 
+// ioChainCases: libevent's bench.c (IOChain) with p socketpairs and a
+// chains in flight, per selector, run in RunForever or one iteration at a
+// time.
 func ioChainCases(o Options, add func(Case)) {
 	pairs := []int{100, 1000, 9990}
 	if o.Quick {
@@ -37,8 +40,12 @@ func ioChainCases(o Options, add func(Case)) {
 	}
 }
 
+// echoSize is the message size of Echo.
 const echoSize = 1 << 10
 
+// echoCases: TCP round trips over loopback to a loop's echo server in
+// each style on each selector, to a goroutine-per-connection server, and
+// over TLS.
 func echoCases(o Options, add func(Case)) {
 	conns := []int{1, 10}
 	if o.Quick {

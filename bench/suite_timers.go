@@ -7,6 +7,9 @@ import (
 	"github.com/loopbench/loopbench"
 )
 
+// timerCases: timers scheduled and fired, cancelled and churned among p
+// pending, on each timer queue in both cancel modes, with time.AfterFunc
+// as the baseline, then the natural cases.
 func timerCases(o Options, add func(Case)) {
 	pending := []int{1_000, 100_000, 1_000_000}
 	if o.Quick {
@@ -76,6 +79,8 @@ func naturalTimerCases(o Options, heaps []loopbench.Config, add func(Case)) {
 	}
 }
 
+// timerOps adds the schedule-fire, schedule-cancel and churn cases of
+// cfg among p pending timers.
 func timerOps(cfg loopbench.Config, p int, add func(Case)) {
 	ops := []struct {
 		op  string
@@ -99,6 +104,7 @@ func timerOps(cfg loopbench.Config, p int, add func(Case)) {
 	}
 }
 
+// afterFuncOps adds timerOps' cases for time.AfterFunc.
 func afterFuncOps(p int, add func(Case)) {
 	ops := []struct {
 		op  string
