@@ -7,6 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbench/loopbench/impl/heap2ary"
+	"github.com/loopbench/loopbench/impl/heap4ary"
+	"github.com/loopbench/loopbench/impl/wheel"
 	"github.com/loopbench/loopbench/selectors"
 )
 
@@ -15,18 +18,10 @@ import (
 // eager cancel, 100 ms slow-callback threshold.
 type Config struct {
 	Ready, Timers, Selector string
-	// TimerCancel says who learns of a cancelled timer, and when. "eager"
-	// (the default): Cancel tells the timer queue at once, which takes the
-	// entry out by its own means: the wheel unlinks it (O(1)); a heap
-	// removes the last entry at once and marks any other dead in place,
-	// the earliest included (O(1) amortized), a tombstone popped when it
-	// reaches the top and rebuilt away when tombstones outnumber live
-	// timers, so the timer's slot is free at once but its heap entry may
-	// stay. "lazy" (asyncio's policy): Cancel
-	// marks the handle only; the queue still counts it, the loop drops
-	// cancelled timers when they reach the head, and rebuilds the queue
-	// when more than 100 timers are scheduled and more than half are
-	// cancelled.
+	// TimerCancel is the cancel policy of timers. "eager" (the default):
+	// Cancel takes the timer out of its queue at once. "lazy" (asyncio's):
+	// Cancel marks the handle, and the loop drops cancelled timers later.
+	// docs/design-notes.md explains both.
 	TimerCancel string
 	// Debug logs callbacks that run longer than SlowCallbackDuration, and,
 	// at New through slog.Default at level Info, a selector that can only
@@ -39,9 +34,44 @@ type Config struct {
 // The valid part names, defaults first.
 var (
 	readyNames  = []string{"ringbuffer", "deque"}
-	timerNames  = []string{"heap4ary", "heap2ary", "wheel"}
 	cancelNames = []string{"eager", "lazy"}
 )
+
+// timerQueues are the timer queues, the default first: each one's name
+// and how to make one. Names, validation and the loop read this list.
+var timerQueues = []struct {
+	name string
+	new  func() timerQueue
+}{
+	{"heap4ary", func() timerQueue { return new(heap4ary.Heap) }},
+	{"heap2ary", func() timerQueue { return new(heap2ary.Heap) }},
+	{"wheel", func() timerQueue { return new(wheel.Wheel) }},
+}
+
+// timerNames lists the names of timerQueues, the default first.
+func timerNames() []string {
+	names := make([]string, len(timerQueues))
+	for i, q := range timerQueues {
+		names[i] = q.name
+	}
+	return names
+}
+
+// newTimerQueue returns a new timer queue called name, or the error
+// validate gives for an unknown one.
+func newTimerQueue(name string) (timerQueue, error) {
+	for _, q := range timerQueues {
+		if q.name == name {
+			return q.new(), nil
+		}
+	}
+	return nil, unknownName("timer queue", name, timerNames())
+}
+
+// unknownName is the error for a part name that is not one of valid.
+func unknownName(what, got string, valid []string) error {
+	return fmt.Errorf("unknown %s %q (valid: %s)", what, got, strings.Join(valid, ", "))
+}
 
 const defaultSlowCallback = 100 * time.Millisecond
 
@@ -54,7 +84,7 @@ func (c Config) normalized() Config {
 		return s
 	}
 	c.Ready = pick(c.Ready, readyNames[0])
-	c.Timers = pick(c.Timers, timerNames[0])
+	c.Timers = pick(c.Timers, timerQueues[0].name)
 	c.Selector = pick(c.Selector, selectors.Default())
 	c.TimerCancel = pick(c.TimerCancel, cancelNames[0])
 	if c.SlowCallbackDuration <= 0 {
@@ -75,12 +105,12 @@ func (c Config) validate() error {
 		valid     []string
 	}{
 		{"ready queue", n.Ready, readyNames},
-		{"timer queue", n.Timers, timerNames},
+		{"timer queue", n.Timers, timerNames()},
 		{"selector", n.Selector, selectors.Names()},
 		{"timer cancel mode", n.TimerCancel, cancelNames},
 	} {
 		if !slices.Contains(f.valid, f.got) {
-			return fmt.Errorf("unknown %s %q (valid: %s)", f.what, f.got, strings.Join(f.valid, ", "))
+			return unknownName(f.what, f.got, f.valid)
 		}
 	}
 	return nil
@@ -132,7 +162,7 @@ func ParseVariant(s string) (Config, error) {
 func Variants() []Config {
 	var vs []Config
 	for _, r := range readyNames {
-		for _, t := range timerNames {
+		for _, t := range timerNames() {
 			for _, s := range selectors.Names() {
 				vs = append(vs, Config{Ready: r, Timers: t, Selector: s})
 			}

@@ -12,9 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/loopbench/loopbench/impl/heap2ary"
-	"github.com/loopbench/loopbench/impl/heap4ary"
-	"github.com/loopbench/loopbench/impl/wheel"
 	"github.com/loopbench/loopbench/internal/sock"
 	"github.com/loopbench/loopbench/selectors"
 )
@@ -154,14 +151,11 @@ func (c *core) init(cfg Config) error {
 	c.datagrams = map[*DatagramTransport]struct{}{}
 	c.children = map[*SubprocessTransport]struct{}{}
 	c.logger = slog.Default()
-	switch cfg.Timers {
-	case "heap2ary":
-		c.timers = new(heap2ary.Heap)
-	case "wheel":
-		c.timers = new(wheel.Wheel)
-	default:
-		c.timers = new(heap4ary.Heap)
+	timers, err := newTimerQueue(cfg.Timers)
+	if err != nil {
+		return err
 	}
+	c.timers = timers
 	sel, err := selectors.New(cfg.Selector)
 	if err != nil {
 		return err

@@ -191,8 +191,8 @@ func (c *core) cancel(id, gen uint32) {
 }
 
 // cancelSlot marks slot id cancelled and frees it unless a queue still
-// holds it; in eager mode the timer queue is told at once (the wheel
-// unlinks the entry, a heap removes it or leaves a tombstone).
+// holds it; in eager mode the timer queue is told at once (see
+// Config.TimerCancel).
 func (c *core) cancelSlot(id uint32) {
 	s := &c.slots[id]
 	s.flags |= flagCancelled

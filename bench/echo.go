@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"slices"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/internal/echo"
+	"github.com/loopbench/loopbench/internal/loadresult"
 )
 
 // EchoServer starts the style ("protocol", "task", "stream", or "tls": the
@@ -70,27 +72,32 @@ func DialEchoNet(network, addr string, conns, size int) (*EchoClients, error) {
 // is given the function that runs the clients to completion and must
 // serve meanwhile (a loop runs them on another goroutine and itself until
 // they are done; gonet just calls it). It reports req/s and the 99th
-// percentile round trip in ns.
+// percentile round trip in ns, read from an HDR histogram of them
+// (loadresult.NewHistogram's bounds: three significant digits).
 func (e *EchoClients) Run(t Timer, n int, serve func(clients func() error) error) error {
-	rtts := make([][]int64, len(e.conns))
+	rtts := make([]*hdrhistogram.Histogram, len(e.conns))
 	for i := range rtts {
-		rtts[i] = make([]int64, 0, n/len(e.conns)+1)
+		rtts[i] = loadresult.NewHistogram()
 	}
 	t.ResetTimer()
 	start := time.Now()
 	err := serve(func() error { return e.clients(n, rtts) })
 	elapsed := time.Since(start)
 	t.StopTimer()
-	all := slices.Concat(rtts...)
-	if len(all) > 0 {
-		slices.Sort(all)
-		t.ReportMetric(float64(len(all))/elapsed.Seconds(), "req/s")
-		t.ReportMetric(float64(all[(len(all)*99)/100]), "rtt-p99-ns")
+	all := rtts[0]
+	for _, h := range rtts[1:] {
+		all.Merge(h)
+	}
+	if all.TotalCount() > 0 {
+		t.ReportMetric(float64(all.TotalCount())/elapsed.Seconds(), "req/s")
+		t.ReportMetric(float64(all.ValueAtQuantile(99)), "rtt-p99-ns")
 	}
 	return err
 }
 
-func (e *EchoClients) clients(n int, rtts [][]int64) error {
+// clients runs the round trips, client i recording each one's duration
+// in rtts[i].
+func (e *EchoClients) clients(n int, rtts []*hdrhistogram.Histogram) error {
 	return eachClient(len(e.conns), func(i int) error {
 		c := e.conns[i]
 		msg, got := make([]byte, e.size), make([]byte, e.size)
@@ -103,7 +110,9 @@ func (e *EchoClients) clients(n int, rtts [][]int64) error {
 			if _, err := io.ReadFull(c, got); err != nil {
 				return err
 			}
-			rtts[i] = append(rtts[i], int64(time.Since(t0)))
+			if err := rtts[i].RecordValue(int64(time.Since(t0))); err != nil {
+				return err
+			}
 		}
 		return nil
 	})

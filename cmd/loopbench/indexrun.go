@@ -37,13 +37,13 @@ type runEntry struct {
 }
 
 // runNamePattern finds the date in a results directory's name:
-// <date>-<host>-<commit>[-suffix] (run, peers, scripts/bench.sh) or
-// gate-<date>-<base>-<head> (gate).
+// <date>-<host>-<commit>[-suffix] (run, peers, the former
+// scripts/bench.sh) or gate-<date>-<base>-<head> (gate).
 var runNamePattern = regexp.MustCompile(`(?:^|-)(\d{4}-\d{2}-\d{2})-`)
 
 // readRunDir reads the run in dir: a benchmark run (raw.txt, as run,
-// peers and scripts/bench.sh write it, or gate's gate.txt) or load results
-// (load -out files, as scripts/netns-load.sh and scripts/k8s-load.sh
+// peers and the former scripts/bench.sh wrote it, or gate's gate.txt) or
+// load results (load -out files, as scripts/netns-load.sh and scripts/k8s-load.sh
 // collect them). A directory with none of them is not a run.
 func readRunDir(dir string) runEntry {
 	e := runEntry{name: filepath.Base(dir)}
@@ -221,8 +221,8 @@ func (e *runEntry) describeLoad(all []loadresult.Result) {
 }
 
 // fromName fills the date and host a run did not record from its
-// directory's name, <date>-<host>-<short commit>[-suffix], as run, peers
-// and scripts/bench.sh name it.
+// directory's name, <date>-<host>-<short commit>[-suffix], as run and
+// peers name it (and the former scripts/bench.sh did).
 func (e *runEntry) fromName() {
 	m := runNamePattern.FindStringSubmatchIndex(e.name)
 	if m == nil {

@@ -101,7 +101,7 @@ func writeSweepOutputs(f loadFlags, outs *loadOutputs, sw load.Sweep, stdout, st
 func sweepSeries(name string, steps []load.Step, k load.Knee) report.SweepSeries {
 	s := report.SweepSeries{Name: name, Knee: k.Rate, LowerBound: k.LowerBound, KneeNote: k.Note}
 	for _, st := range steps {
-		s.Points = append(s.Points, report.SweepPoint{Offered: st.Result.Offered, Latency: [5]time.Duration(st.Result.Corrected.Values())})
+		s.Points = append(s.Points, report.SweepPoint{Offered: st.Result.Offered, Latency: st.Result.Corrected})
 	}
 	return s
 }

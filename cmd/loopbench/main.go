@@ -9,6 +9,9 @@
 //	                      an echo server, until interrupted or -duration
 //	loopbench load -addr A [-conns N] [-rate R] [-duration D] [-format F]
 //	                      load an echo server, wrk2-style
+//	loopbench merge [-format F] [-force] FILE...
+//	                      merge the results of N load generators: rates
+//	                      summed, percentiles from the merged histograms
 //	loopbench compare base.txt head.txt
 //	                      compare two results files (Mann-Whitney U, as
 //	                      benchstat, Holm over the run); exit 1 on a
@@ -42,7 +45,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/loopbench/loopbench/internal/loadresult"
 	"io"
 	"os"
 	"os/signal"
@@ -53,6 +55,7 @@ import (
 	"syscall"
 
 	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/internal/loadresult"
 	"github.com/loopbench/loopbench/selectors"
 )
 

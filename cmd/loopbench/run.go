@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -112,8 +111,8 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 		rc.opts.Every = true
 	}
 	for _, w := range splitList(*workloads) {
-		if !slices.Contains(bench.Workloads, w) {
-			return runConfig{}, usageError{fmt.Sprintf("unknown workload %q (valid: %s)", w, strings.Join(bench.Workloads, ", "))}
+		if err := bench.CheckWorkload(w); err != nil {
+			return runConfig{}, usageError{err.Error()}
 		}
 		rc.opts.Workloads = append(rc.opts.Workloads, w)
 	}

@@ -143,7 +143,7 @@ func (g *sweepGroup) series() report.SweepSeries {
 			u := p.Name + "-ns"
 			if vs := g.values[r][u]; len(vs) > 0 {
 				m, _ := stats.Median(vs)
-				pt.Latency[i] = time.Duration(m)
+				pt.Latency.Set(i, time.Duration(m))
 			}
 		}
 		s.Points = append(s.Points, pt)

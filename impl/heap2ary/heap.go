@@ -3,42 +3,17 @@
 // Package heap2ary is a timer queue for the loop: a binary min-heap,
 // the layout of asyncio's heapq.
 //
-// Each slot holds its timer's deadline inline (when), a sequence number that
-// makes equal deadlines pop in scheduling order, and the timer's id; sifting
-// compares keys without chasing a pointer. The heap keeps every id's slot
-// index, so Remove finds its entry in O(1) (see below: it sifts only the
-// earliest), and sifts with a hole (one write per level,
-// not a swap). The root sits at slot arity-1, so the arity children of a
-// node share one 64-byte cache line once the slot array is line-aligned.
-//
-// Sifting compares with ordinary, predicted branches. A branch-free child
-// selection looks attractive for random keys, but it makes each level's
-// address wait for the previous level's loads; with branches the processor
-// runs ahead along the predicted path and starts the next level's loads at
-// once. Below the caches that is what a descent costs. With 10^6 pending,
-// a burst of due timers (what the loop schedules and fires for short
-// delays) costs half as much with branches, and random deadlines no more;
-// only a heap small enough for the first-level cache pays for the
-// mispredicted random comparisons (the op=schedule-fire benchmark at 10^3).
-//
-// Remove does not sift: it marks the timer's entry dead where it stands
-// (its deadline and place stay, so the heap order holds), and the entry
-// leaves when Peek or Pop finds it at the top or when dead entries
-// outnumber live ones and the heap is rebuilt without them; the last entry
-// leaves at once, and so do the dead ones when the last live timer goes.
-// A random removal so touches the id index and the entry, where a sift
-// would also read the entry's parent and children and move the last entry
-// into the hole; below the caches each of those is a miss. The earliest
-// timer is marked too: timers cancelled in the order they were scheduled
-// (timeouts that did not fire) would otherwise each sift the last entry
-// from the root to the bottom, for the next removal to do the same, where
-// marking leaves a rebuild of the live half now and then. The Go runtime's
-// timers are removed the same way.
+// Timers pop in deadline order, equal deadlines in push order. The heap
+// keeps every id's slot, so Remove finds its entry in O(1). Remove does
+// not sift: it marks the entry dead in place (the last entry leaves at
+// once). A dead entry leaves when Peek or Pop finds it at the top, or when
+// dead entries outnumber live ones and the heap is rebuilt without them.
 //
 // Costs: Push O(log n) (O(1) expected for random deadlines), Pop O(log n)
 // amortized, Remove O(1) amortized, Peek O(1) amortized, Len O(1), Retain
 // O(n). After the slot array and the id index have grown to the working
-// size nothing allocates.
+// size nothing allocates. docs/design-notes.md gives the reasons for the
+// layout, the sift and the marking.
 package heap2ary
 
 import (

@@ -3,10 +3,12 @@ package callgrind
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/loopbench/loopbench/internal/benchdata"
+	"github.com/montanaflynn/stats"
 )
 
 // Options of a measurement.
@@ -300,22 +302,11 @@ func spread(xs []float64) float64 {
 	if len(xs) < 2 {
 		return 0
 	}
-	sum := 0.0
-	for _, x := range xs {
-		sum += x
-	}
-	mean := sum / float64(len(xs))
+	mean, _ := stats.Mean(xs)
 	if mean == 0 {
 		return 0
 	}
-	return (slices.Max(xs) - slices.Min(xs)) / abs(mean)
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
+	return (slices.Max(xs) - slices.Min(xs)) / math.Abs(mean)
 }
 
 // memory reads B/op and allocs/op from a benchmark's result line.

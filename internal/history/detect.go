@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/loopbench/loopbench/internal/verdict"
+	"github.com/montanaflynn/stats"
 )
 
 // Options are the detector's parameters.
@@ -211,14 +212,11 @@ func level(s *Series, mids []float64, a, b int) Level {
 	return l
 }
 
+// median is the median of xs (the mean of the middle pair for an even
+// count) by montanaflynn/stats, as every other median of small samples.
 func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	m, _ := stats.Median(xs)
+	return m
 }
 
 // relDelta is b/a − 1, ±Inf when a is 0 and b is not.

@@ -64,6 +64,12 @@ func (l Latencies) Values() []time.Duration {
 	return out
 }
 
+// At is l's value at Percentiles[i].
+func (l Latencies) At(i int) time.Duration { return *l.fields()[i] }
+
+// Set sets l's value at Percentiles[i] to v.
+func (l *Latencies) Set(i int, v time.Duration) { *l.fields()[i] = v }
+
 // LatenciesOf reads the Percentiles of a histogram of nanoseconds; a nil
 // histogram has none.
 func LatenciesOf(h *hdrhistogram.Histogram) Latencies {

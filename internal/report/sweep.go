@@ -22,7 +22,7 @@ var SweepPercentiles = loadresult.PercentileNames()
 // SweepPoint is one step of a load sweep.
 type SweepPoint struct {
 	Offered float64
-	Latency [5]time.Duration // corrected, at SweepPercentiles
+	Latency loadresult.Latencies // corrected
 }
 
 // SweepSeries is one server's sweep and its knee.
@@ -129,7 +129,7 @@ func rateTicks(series []SweepSeries) plot.Ticker {
 func addSweepLine(p *plot.Plot, legend *[]legendEntry, name string, s SweepSeries, j, k int, rx, ry *span) error {
 	var pts plotter.XYs
 	for _, pt := range s.Points {
-		if y := ms(pt.Latency[j]); y > 0 && pt.Offered > 0 {
+		if y := ms(pt.Latency.At(j)); y > 0 && pt.Offered > 0 {
 			pts = append(pts, plotter.XY{X: pt.Offered, Y: y})
 			rx.add(pt.Offered)
 			ry.add(y)
@@ -181,8 +181,8 @@ func markers(p *plot.Plot, series []SweepSeries, slo time.Duration, rx, ry span)
 // kneePoint is s's knee on its line at percentile j.
 func kneePoint(s SweepSeries, j int) (plotter.XY, bool) {
 	for _, pt := range s.Points {
-		if pt.Offered == s.Knee && s.Knee > 0 && pt.Latency[j] > 0 {
-			return plotter.XY{X: pt.Offered, Y: ms(pt.Latency[j])}, true
+		if pt.Offered == s.Knee && s.Knee > 0 && pt.Latency.At(j) > 0 {
+			return plotter.XY{X: pt.Offered, Y: ms(pt.Latency.At(j))}, true
 		}
 	}
 	return plotter.XY{}, false

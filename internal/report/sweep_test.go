@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopbench/loopbench/internal/loadresult"
 )
 
 // synthSweep is a server whose latencies rise past its capacity.
@@ -15,7 +17,7 @@ func synthSweep(name string, capacity float64, knee float64, lower bool) SweepSe
 		if r > capacity {
 			base *= time.Duration(1 + 10*r/capacity)
 		}
-		s.Points = append(s.Points, SweepPoint{Offered: r, Latency: [5]time.Duration{base, base * 2, base * 4, base * 8, base * 16}})
+		s.Points = append(s.Points, SweepPoint{Offered: r, Latency: loadresult.Latencies{P50: base, P90: base * 2, P99: base * 4, P999: base * 8, Max: base * 16}})
 	}
 	return s
 }

@@ -1,8 +1,8 @@
 // Package timerqtest is the conformance suite every timer queue runs. A
 // timer queue orders (when, id) pairs by deadline, equal deadlines in push
 // order, pops them one by one or all those due before a deadline at once,
-// removes any queued id in O(log n), rebuilds without the timers a
-// predicate rejects, and checks its own invariants. The suite compares each
+// removes any queued id, rebuilds without the timers a predicate rejects,
+// and checks its own invariants. The suite compares each
 // queue with a simple reference model and runs the queue's invariant checker
 // after every mutation. It also holds the shared fuzz target and benchmarks.
 package timerqtest
