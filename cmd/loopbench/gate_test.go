@@ -60,7 +60,7 @@ func TestGateEndToEnd(t *testing.T) {
 	// -format json: one object with the verdict, the exit code and what
 	// the gate ran.
 	out, errs, code = runOut("gate", "-base", fast, "-head", slow, "-pkg", ".", "-count", "4", "-benchtime", "50x", "-format", "json", "-out", filepath.Join(r.Dir, "json"))
-	var rep jsonReport
+	var rep gate.JSONReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.Exit != 1 || rep.Gate == nil || rep.Gate.Metric != "wall" ||
 		rep.Gate.BaseRuns != 4 || rep.Gate.HeadRuns != 4 || len(rep.Gate.Files) != 3 || !hasRegression(rep, "Work", "steps/op") {
 		t.Fatalf("-format json: exit %d, %v\nstderr %s\nstdout %s", code, err, errs, out)
@@ -130,34 +130,11 @@ func TestGateUsage(t *testing.T) {
 	}
 }
 
-func hasRegression(r jsonReport, name, unit string) bool {
+func hasRegression(r gate.JSONReport, name, unit string) bool {
 	for _, c := range r.Comparisons {
 		if c.Name == name && c.Unit == unit && c.Verdict == "regression" {
 			return true
 		}
 	}
 	return false
-}
-
-// TestHoldings: after a failed gate, what each side's file holds, read
-// back from the files; a side without a file is left out.
-func TestHoldings(t *testing.T) {
-	dir := t.TempDir()
-	base := filepath.Join(dir, "base.txt")
-	os.WriteFile(base, []byte("side: base\nBenchmarkA-2\t10\t5 ns/op\nBenchmarkA-2\t10\t5 ns/op\nBenchmarkB-2\t10\t5 ns/op\n"), 0o644)
-	head := filepath.Join(dir, "head.txt")
-	os.WriteFile(head, []byte("side: head\n"), 0o644)
-	res := &gate.Result{Base: &gate.Side{Name: "base", Path: base}, Head: &gate.Side{Name: "head", Path: head}}
-	want := " (" + base + " holds 2 benchmarks, up to 2 runs each; " + head + " holds no results)"
-	if got, measured := holdings(res); got != want || !measured {
-		t.Fatalf("holdings = %q %v, want %q", got, measured, want)
-	}
-	res.Head.Path = filepath.Join(dir, "missing.txt")
-	if got, _ := holdings(res); !strings.HasSuffix(got, "up to 2 runs each)") {
-		t.Fatalf("with no head file: %q", got)
-	}
-	res.Base.Path = head
-	if got, measured := holdings(res); measured || !strings.HasSuffix(got, "holds no results)") {
-		t.Fatalf("nothing measured: %q %v", got, measured)
-	}
 }
