@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -296,9 +295,6 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		return g.output(stdout, cfg, res, nil, exitError{2, gate.Failed(res, created, err)})
 	}
 	j, err := jg.Judge(stdout, cfg, res)
-	if errors.Is(err, gate.ErrNothingCounted) {
-		return g.output(stdout, cfg, res, j, exitError{3, err})
-	}
 	return g.output(stdout, cfg, res, j, judgedExit(err))
 }
 

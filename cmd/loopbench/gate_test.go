@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/loopbench/loopbench/internal/gate"
 	"github.com/loopbench/loopbench/internal/gate/gatetest"
+	"github.com/loopbench/loopbench/internal/verdict"
 )
 
 // TestGateEndToEnd: on a throwaway module, a revision ten times slower
@@ -137,4 +140,20 @@ func hasRegression(r gate.JSONReport, name, unit string) bool {
 		}
 	}
 	return false
+}
+
+// TestJudgedExit: a judgment's error exits with the verdict's status, 3
+// for an instruction gate that counted nothing, 2 for any other, 0 for
+// none.
+func TestJudgedExit(t *testing.T) {
+	pairs := []verdict.Pair{{Name: "Up", Unit: "instructions/op", ExactUnit: true, Base: []float64{100, 100}, Head: []float64{120, 120}}}
+	j := &verdict.Judgment{Matched: &verdict.Matched{Pairs: pairs}, Verdict: verdict.Decide(pairs, verdict.Options{MinEffect: 0.05})}
+	for _, c := range []struct {
+		err  error
+		want int
+	}{{nil, 0}, {j.Err(), 1}, {gate.ErrNothingCounted, 3}, {fmt.Errorf("wrapped: %w", gate.ErrNothingCounted), 3}, {errors.New("no such file"), 2}} {
+		if got := exitCode(judgedExit(c.err)); got != c.want {
+			t.Errorf("%v: exit %d, want %d", c.err, got, c.want)
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loopbench/loopbench/internal/gate"
 	"github.com/loopbench/loopbench/internal/verdict"
 	"golang.org/x/perf/benchproc"
 )
@@ -64,9 +65,9 @@ func (f *verdictFlags) options() (verdict.Options, *benchproc.Filter, error) {
 }
 
 // judgedExit maps a judgment's error to its exit status: a
-// verdict.Failure's own, undecided when the gate counted nothing, and 2
-// for any other (files that cannot be compared, a gate's files that
-// cannot be written).
+// verdict.Failure's own, 3 when an instruction gate counted nothing, and
+// 2 for any other (files that cannot be compared, a gate's files that
+// cannot be written or calibrated).
 func judgedExit(err error) error {
 	var f *verdict.Failure
 	switch {
@@ -74,6 +75,8 @@ func judgedExit(err error) error {
 		return nil
 	case errors.As(err, &f):
 		return exitError{f.Exit, err}
+	case errors.Is(err, gate.ErrNothingCounted):
+		return exitError{3, err}
 	}
 	return exitError{2, err}
 }
