@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/loopbench/loopbench/internal/verdict"
 )
 
 const compareUsage = `usage: loopbench compare [flags] base.txt head.txt
@@ -109,18 +111,20 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	j, err := judge(fs.Arg(0), fs.Arg(1), o, filter, vf.force)
+	j, err := verdict.Judge(fs.Arg(0), fs.Arg(1), o, filter, vf.force)
 	if err == nil {
-		err = j.exit()
+		err = j.Err()
 	}
+	err = judgedExit(err)
 	if vf.format == "json" {
-		if werr := newJSONReport("compare", j, err).write(stdout); werr != nil {
+		code, msg := jsonExit(err)
+		if werr := verdict.NewJSONReport("compare", j, code, msg).Write(stdout); werr != nil {
 			return exitError{2, werr}
 		}
 		return err
 	}
 	if j != nil {
-		j.text(stdout)
+		j.WriteText(stdout)
 	}
 	return err
 }

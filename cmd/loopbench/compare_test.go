@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loopbench/loopbench/internal/verdict"
 )
 
 // synth writes a results file: n samples per benchmark around the given
@@ -224,7 +226,7 @@ func TestCompareJSON(t *testing.T) {
 		{"bad_file", []string{base, filepath.Join(t.TempDir(), "missing.txt")}, 2},
 	} {
 		out, errs, code := runOut(append([]string{"compare", "-format", "json"}, c.args...)...)
-		var r jsonReport
+		var r verdict.JSONReport
 		if err := json.Unmarshal([]byte(out), &r); err != nil || code != c.code || r.Exit != code {
 			t.Fatalf("%s: exit %d (JSON %d), %v\n%s\n%s", c.name, code, r.Exit, err, errs, out)
 		}

@@ -4,18 +4,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/loopbench/loopbench/internal/gate"
 	"github.com/loopbench/loopbench/internal/verdict"
-	"golang.org/x/perf/benchmath"
 )
 
 const gateUsage = `usage: loopbench gate [-base REV] [-head REV] [flags]
@@ -274,7 +270,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	}
 	out := g.out
 	if out == "" {
-		out = gateOutDir(os.TempDir(), g)
+		out = newDir(filepath.Join(os.TempDir(), gate.OutName(g.base, g.head, g.aa, time.Now())))
 	} else if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
 		return usageError{fmt.Sprintf("-out %s exists and is not empty: name a new directory", out)}
 	}
@@ -285,115 +281,35 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	log, stopLog := gateLog(stderr, ticks, stopTicks)
 	defer stopLog()
 	cfg := gate.Config{Dir: dir, Base: g.base, Head: g.head, AA: g.aa, Pkg: g.pkg, Bench: g.bench, Count: g.count,
-		Benchtime: g.benchtime, Seed: g.seed, Out: out, Machine: gateMachine(), Log: log}
+		Benchtime: g.benchtime, Seed: g.seed, Out: out, Machine: gate.Machine(machineConfig()), Log: log}
 	g.instr.apply(&cfg, o.MinEffect)
-	var seq *sequential
+	jg := &gate.Judging{Options: o, Filter: filter, WriteFloor: g.writeFloor, DefaultEffect: g.instr.defaultEffect,
+		MaxSpread: g.instr.maxSpread, Save: g.instr.save, SaveOnly: g.instr.saveOnly, JSON: g.format == "json"}
 	if g.minCount > 0 {
-		seq = newSequential(g.minCount, g.count, o.Alpha)
-		cfg.Stop = seq.stop(out, o, filter, stderr)
-		o.Alpha = seq.level
+		jg.Sequential = gate.NewSequential(g.minCount, g.count, o.Alpha)
+		cfg.Stop = jg.Sequential.Stop(out, o, filter, stderr)
+		jg.Options.Alpha = jg.Sequential.Level
 	}
-	created := missingDirs(out)
+	created := gate.MissingDirs(out)
 	res, err := gate.Run(ctx, cfg)
 	if err != nil {
-		return g.output(stdout, res, nil, failedGate(res, created, err))
+		return g.output(stdout, cfg, res, nil, exitError{2, gate.Failed(res, created, err)})
 	}
-	w := stdout
-	if g.format == "json" {
-		w = io.Discard
-	}
-	o.MinEffect = g.instr.effect(o.MinEffect, res.Method)
-	printGateHeader(w, g, res)
-	if g.instr.on() {
-		if err := g.instr.finish(w, res); err != nil || g.instr.done() {
-			return g.output(stdout, res, nil, err)
-		}
-	}
-	j, err := judge(res.Base.Path, res.Head.Path, o, filter, false)
-	if err == nil {
-		err = j.exit()
-	}
-	if j != nil && w == stdout {
-		j.text(stdout)
-		if n := len(res.NotCounted); n > 0 {
-			fmt.Fprintf(stdout, "%d not counted (listed above): not judged.\n", n)
-		}
-	}
-	if seq != nil && j != nil {
-		seq.finish(w, j.v, res)
-	}
-	if g.aa && j != nil && !g.instr.on() {
-		if cerr := calibrate(w, j.v, g.writeFloor, g.seed); cerr != nil && exitCode(err) != 1 {
-			err = exitError{2, cerr}
-		}
-	}
-	return g.output(stdout, res, j, err)
+	j, err := jg.Judge(stdout, cfg, res)
+	return g.output(stdout, cfg, res, j, judgedExit(err))
 }
 
-// printGateHeader prints what the gate compared, how, and the files that
-// hold what it measured.
-func printGateHeader(stdout io.Writer, g gateFlags, res *gate.Result) {
-	if g.instr.on() {
-		g.instr.header(stdout, g, res)
-		return
+// output writes the JSON report when -format json asks for it, and
+// returns err, the gate's exit.
+func (g gateFlags) output(stdout io.Writer, cfg gate.Config, res *gate.Result, j *verdict.Judgment, err error) error {
+	if g.format != "json" {
+		return err
 	}
-	fmt.Fprintf(stdout, "gate: base %s (%s) vs head %s (%s), %s of -bench %q -benchtime %s, seed %d\n",
-		orTree(res.Base.Rev), short(res.Base.Commit), orTree(res.Head.Rev), short(res.Head.Commit), plural(res.Rounds, "round"), g.bench, g.benchtime, g.seed)
-	fmt.Fprintf(stdout, "files: %s, %s, %s\n\n", res.Base.Path, res.Head.Path, res.GatePath)
-}
-
-// orTree names a revision, "working tree" for "".
-func orTree(rev string) string {
-	if rev == "" {
-		return "working tree"
+	code, msg := jsonExit(err)
+	if werr := gate.NewJSONReport(cfg, res, j, code, msg).Write(stdout); werr != nil && err == nil {
+		return exitError{2, werr}
 	}
-	return rev
-}
-
-// short abbreviates a commit to 12 digits, keeping "-dirty".
-func short(commit string) string {
-	if len(commit) > 12 && !strings.HasSuffix(commit, "-dirty") {
-		return commit[:12]
-	}
-	if c, ok := strings.CutSuffix(commit, "-dirty"); ok && len(c) > 12 {
-		return c[:12] + "-dirty"
-	}
-	return commit
-}
-
-// gateOutDir is a new directory under dir named after the date and the
-// revisions: a second gate never overwrites the first.
-func gateOutDir(dir string, g gateFlags) string {
-	name := func(rev, def string) string {
-		if rev == "" {
-			rev = def
-		}
-		return strings.NewReplacer("/", "_", "~", "-", "^", "-", ":", "_").Replace(rev)
-	}
-	base := "gate-" + time.Now().UTC().Format("2006-01-02") + "-" + name(g.base, "HEAD-1") + "-" + name(g.head, "worktree")
-	if g.aa {
-		base = "gate-" + time.Now().UTC().Format("2006-01-02") + "-aa-" + name(g.head, "worktree")
-	}
-	return newDir(filepath.Join(dir, base))
-}
-
-// gateMachine is the machine's configuration for the gate's files: run's,
-// with the Go version of the toolchain that builds the binaries and
-// without run's own commit (each side has its own).
-func gateMachine() [][2]string {
-	var out [][2]string
-	for _, kv := range machineConfig() {
-		switch kv[0] {
-		case "commit":
-			continue
-		case "go":
-			if v, err := exec.Command("go", "env", "GOVERSION").Output(); err == nil {
-				kv[1] = strings.TrimSpace(string(v))
-			}
-		}
-		out = append(out, kv)
-	}
-	return out
+	return err
 }
 
 // gateLog is the gate's log: stderr itself on a terminal, elsewhere a
@@ -407,57 +323,4 @@ func gateLog(stderr io.Writer, ticks <-chan time.Time, stopTicks func()) (log io
 	g := &gateProgress{w: stderr, begun: time.Now()}
 	stopBeat := heartbeat(stderr, ticks, g.line)
 	return g, func() { stopBeat(); stopTicks() }
-}
-
-// calibrate prints the A/A run's spread per benchmark and writes floors:
-// the upper 95 % bootstrap quantile of each benchmark's A/A delta
-// (verdict.AAFloor, seeded from the gate's seed). It refuses to write
-// floors from an undecided run or from too few rounds.
-func calibrate(w io.Writer, v *verdict.Verdict, floorPath string, seed uint64) error {
-	flagged := v.Count(verdict.Regressed) + v.Count(verdict.Improved)
-	fmt.Fprintf(w, "\nA/A calibration: %d of %s flagged (a chance alarm at alpha %g is expected in at most that share of A/A runs).\n", flagged, plural(len(v.Comparisons), "comparison"), v.Alpha)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "benchmark\tunit\tspread A\tspread B\tA/A delta\tfloor")
-	floors := verdict.Floors{}
-	var floorErr error
-	for i, c := range v.Comparisons {
-		if c.Exact {
-			continue
-		}
-		floor, err := verdict.AAFloor(c.Base, c.Head, seed+uint64(i))
-		cell := pctString(floor)
-		if err != nil {
-			floorErr, cell = err, "-"
-		}
-		floors.Set(c.Group, c.Name, c.Unit, floor)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Unit, spreadString(c.BaseSum), spreadString(c.HeadSum), formatDelta(c.Delta), cell)
-	}
-	tw.Flush()
-	switch {
-	case floorPath == "":
-		return nil
-	case v.Count(verdict.Undecided) > 0:
-		return fmt.Errorf("-write-floor: not written: the A/A run is undecided (%s)", needMessage(v))
-	case floorErr != nil:
-		return fmt.Errorf("-write-floor: not written: %v (raise -count)", floorErr)
-	}
-	f, err := os.Create(floorPath)
-	if err != nil {
-		return err
-	}
-	comment := fmt.Sprintf("loopbench noise floors: the upper %g bootstrap quantile of each benchmark's A/A delta\n%s", verdict.FloorQuantile, time.Now().UTC().Format(time.RFC3339))
-	if err := floors.Write(f, comment); err != nil {
-		f.Close()
-		return err
-	}
-	fmt.Fprintf(w, "floors: %s\n", floorPath)
-	return f.Close()
-}
-
-// spreadString is a summary's widest side as a percentage of its center.
-func spreadString(s benchmath.Summary) string {
-	if s.Center == 0 || math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0) {
-		return "∞"
-	}
-	return fmt.Sprintf("±%.1f%%", 100*max(s.Hi-s.Center, s.Center-s.Lo)/s.Center)
 }

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/loopbench/loopbench/internal/callgrind"
-	"github.com/loopbench/loopbench/internal/gate"
 	"github.com/loopbench/loopbench/internal/gate/gatetest"
 )
 
@@ -126,72 +123,4 @@ func mustLook(t *testing.T, name string) string {
 		t.Skip(name + " not installed")
 	}
 	return p
-}
-
-// TestRangeUndecided: the gate widens two sides' windows when the
-// verdict's range rule could not tell them apart, in instructions or in
-// est-cycles at its doubled minimum effect; never one side alone.
-func TestRangeUndecided(t *testing.T) {
-	counts := func(irs ...float64) []callgrind.Counts {
-		var cs []callgrind.Counts
-		for _, ir := range irs {
-			cs = append(cs, callgrind.Counts{Ir: ir})
-		}
-		return cs
-	}
-	u := rangeUndecided(0.005)
-	for _, c := range []struct {
-		name  string
-		sides [][]callgrind.Counts
-		want  bool
-	}{
-		{"apart by less than the effect whatever the repeats", [][]callgrind.Counts{counts(1000, 1001), counts(1003, 1004)}, false},
-		{"apart beyond it on every repeat", [][]callgrind.Counts{counts(1000, 1001), counts(1020, 1021)}, false},
-		{"the ranges allow -0.53 % to -0.21 % (an A/A seen here)", [][]callgrind.Counts{counts(1381, 1385), counts(1378, 1378)}, true},
-		{"one side", [][]callgrind.Counts{counts(1381, 1385)}, false},
-	} {
-		if got := u(c.sides); got != c.want {
-			t.Errorf("%s: %v, want %v", c.name, got, c.want)
-		}
-	}
-}
-
-// TestFinishListsWidened: the benchmarks counted at wider windows are
-// listed with their iteration counts, and those not counted under the
-// reason their harness gave, before the verdict; -format json carries
-// both.
-func TestFinishListsWidened(t *testing.T) {
-	dir := t.TempDir()
-	res := &gate.Result{Base: &gate.Side{Path: filepath.Join(dir, "base.txt")}, Head: &gate.Side{Path: filepath.Join(dir, "head.txt")},
-		Widened: []gate.Widened{{Name: "Chain", Iters: 20000}},
-		NotCounted: []callgrind.Skipped{{Name: "Timers/impl=afterfunc/p=1", Reason: "not countable: real clock"}, {Name: "Wait", Reason: "not countable: a wait"},
-			{Name: "Timers/impl=afterfunc/p=2", Reason: "not countable: real clock"}, {Name: "Silent"}}}
-	for _, p := range []string{res.Base.Path, res.Head.Path} {
-		if err := os.WriteFile(p, []byte("BenchmarkChain 20000 450 instructions/op\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var out strings.Builder
-	if err := (&instrFlags{metric: "instructions"}).finish(&out, res); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out.String(), "widened (1: ") || !strings.Contains(out.String(), "\n  Chain at 20000 iterations\n") {
-		t.Fatalf("printed:\n%s", out.String())
-	}
-	want := "not counted (4: skipped by the benchmarks' harness when listed; not judged):\n" +
-		"  not countable: real clock (2):\n    Timers/impl=afterfunc/p=1\n    Timers/impl=afterfunc/p=2\n" +
-		"  not countable: a wait (1):\n    Wait\n  no reason given (1):\n    Silent\n"
-	if !strings.Contains(out.String(), want) {
-		t.Fatalf("printed:\n%s\nwant in it:\n%s", out.String(), want)
-	}
-	var js strings.Builder
-	g := gateFlags{verdictFlags: verdictFlags{format: "json"}, instr: instrFlags{metric: "instructions"}}
-	if err := g.output(&js, res, nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	var rep jsonReport
-	if err := json.Unmarshal([]byte(js.String()), &rep); err != nil || rep.Gate == nil || len(rep.Gate.NotCounted) != 4 ||
-		rep.Gate.NotCounted[1] != (jsonNotCounted{"Wait", "not countable: a wait"}) || len(rep.Gate.Widened) != 1 {
-		t.Fatalf("json %v:\n%s", err, js.String())
-	}
 }

@@ -108,7 +108,7 @@ func TestGateOtherModule(t *testing.T) {
 	r.Write("hot/hot.go", hotSource("330")["hot/hot.go"])
 	r.Commit("a longer Loop")
 	out, errs, code = runOut(append(args, "-base", "HEAD~1", "-head", "HEAD", "-format", "json", "-out", filepath.Join(r.Dir, "ab"))...)
-	var rep jsonReport
+	var rep gate.JSONReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.Gate == nil {
 		t.Fatalf("a longer Loop: exit %d, %v\nstderr %s\nstdout %s", code, err, errs, out)
 	}
@@ -164,19 +164,5 @@ func TestGateMissingPkg(t *testing.T) {
 	_, errs, code := runOut("gate", "-base", fast, "-head", fast, "-pkg", "./nosuch", "-count", "4", "-out", filepath.Join(t.TempDir(), "x"))
 	if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "-pkg ./nosuch: no such package") {
 		t.Fatalf("exit %d, stderr %q", code, errs)
-	}
-}
-
-// TestEffectFollowsMethod: the default minimum effect of counts is a
-// window's, or the difference of two processes' where a run counted so;
-// a -min-effect given is kept.
-func TestEffectFollowsMethod(t *testing.T) {
-	f := instrFlags{metric: "instructions", defaultEffect: true}
-	if f.effect(0.005, gate.MethodWindow) != 0.005 || f.effect(0.005, gate.MethodDifference) != differenceEffect {
-		t.Error("default: not the method's")
-	}
-	f.defaultEffect = false
-	if f.effect(0.02, gate.MethodDifference) != 0.02 {
-		t.Error("given: not kept")
 	}
 }

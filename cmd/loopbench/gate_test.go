@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/loopbench/loopbench/internal/gate"
 	"github.com/loopbench/loopbench/internal/gate/gatetest"
+	"github.com/loopbench/loopbench/internal/verdict"
 )
 
 // TestGateEndToEnd: on a throwaway module, a revision ten times slower
@@ -60,7 +63,7 @@ func TestGateEndToEnd(t *testing.T) {
 	// -format json: one object with the verdict, the exit code and what
 	// the gate ran.
 	out, errs, code = runOut("gate", "-base", fast, "-head", slow, "-pkg", ".", "-count", "4", "-benchtime", "50x", "-format", "json", "-out", filepath.Join(r.Dir, "json"))
-	var rep jsonReport
+	var rep gate.JSONReport
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.Exit != 1 || rep.Gate == nil || rep.Gate.Metric != "wall" ||
 		rep.Gate.BaseRuns != 4 || rep.Gate.HeadRuns != 4 || len(rep.Gate.Files) != 3 || !hasRegression(rep, "Work", "steps/op") {
 		t.Fatalf("-format json: exit %d, %v\nstderr %s\nstdout %s", code, err, errs, out)
@@ -130,7 +133,7 @@ func TestGateUsage(t *testing.T) {
 	}
 }
 
-func hasRegression(r jsonReport, name, unit string) bool {
+func hasRegression(r gate.JSONReport, name, unit string) bool {
 	for _, c := range r.Comparisons {
 		if c.Name == name && c.Unit == unit && c.Verdict == "regression" {
 			return true
@@ -139,25 +142,18 @@ func hasRegression(r jsonReport, name, unit string) bool {
 	return false
 }
 
-// TestHoldings: after a failed gate, what each side's file holds, read
-// back from the files; a side without a file is left out.
-func TestHoldings(t *testing.T) {
-	dir := t.TempDir()
-	base := filepath.Join(dir, "base.txt")
-	os.WriteFile(base, []byte("side: base\nBenchmarkA-2\t10\t5 ns/op\nBenchmarkA-2\t10\t5 ns/op\nBenchmarkB-2\t10\t5 ns/op\n"), 0o644)
-	head := filepath.Join(dir, "head.txt")
-	os.WriteFile(head, []byte("side: head\n"), 0o644)
-	res := &gate.Result{Base: &gate.Side{Name: "base", Path: base}, Head: &gate.Side{Name: "head", Path: head}}
-	want := " (" + base + " holds 2 benchmarks, up to 2 runs each; " + head + " holds no results)"
-	if got, measured := holdings(res); got != want || !measured {
-		t.Fatalf("holdings = %q %v, want %q", got, measured, want)
-	}
-	res.Head.Path = filepath.Join(dir, "missing.txt")
-	if got, _ := holdings(res); !strings.HasSuffix(got, "up to 2 runs each)") {
-		t.Fatalf("with no head file: %q", got)
-	}
-	res.Base.Path = head
-	if got, measured := holdings(res); measured || !strings.HasSuffix(got, "holds no results)") {
-		t.Fatalf("nothing measured: %q %v", got, measured)
+// TestJudgedExit: a judgment's error exits with the verdict's status, 3
+// for an instruction gate that counted nothing, 2 for any other, 0 for
+// none.
+func TestJudgedExit(t *testing.T) {
+	pairs := []verdict.Pair{{Name: "Up", Unit: "instructions/op", ExactUnit: true, Base: []float64{100, 100}, Head: []float64{120, 120}}}
+	j := &verdict.Judgment{Matched: &verdict.Matched{Pairs: pairs}, Verdict: verdict.Decide(pairs, verdict.Options{MinEffect: 0.05})}
+	for _, c := range []struct {
+		err  error
+		want int
+	}{{nil, 0}, {j.Err(), 1}, {gate.ErrNothingCounted, 3}, {fmt.Errorf("wrapped: %w", gate.ErrNothingCounted), 3}, {errors.New("no such file"), 2}} {
+		if got := exitCode(judgedExit(c.err)); got != c.want {
+			t.Errorf("%v: exit %d, want %d", c.err, got, c.want)
+		}
 	}
 }

@@ -210,7 +210,7 @@ func writeSweepResults(bw *benchfmt.Writer, cfg load.Config, slo time.Duration, 
 		}
 	}
 	name := fmt.Sprintf("LoadKnee/label=%s/size=%d/conns=%d/slo=%v", nameSegment(cfg.Label), cfg.Size, cfg.Conns, slo)
-	knee := append(append([]benchfmt.Config(nil), base...), benchfmt.Config{Key: "knee", Value: []byte(sw.Knee.String()), File: true})
+	knee := append(append([]benchfmt.Config(nil), base...), configOf(sw.Knee.Config()...)...)
 	return bw.Write(&benchfmt.Result{Config: knee, Name: benchfmt.Name(name), Iters: 1, Values: []benchfmt.Value{{Value: sw.Knee.Rate, Unit: "knee-req/s"}}})
 }
 

@@ -56,6 +56,7 @@ import (
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/internal/loadresult"
+	"github.com/loopbench/loopbench/internal/machine"
 	"github.com/loopbench/loopbench/selectors"
 )
 
@@ -239,7 +240,7 @@ func versionString(bi *debug.BuildInfo) string {
 	if bi.Main.Version != "" {
 		parts[1] = bi.Main.Version
 	}
-	settings := buildSettings(bi)
+	settings := machine.BuildSettings(bi)
 	if rev := settings["vcs.revision"]; rev != "" {
 		parts = append(parts, rev)
 		if settings["vcs.modified"] == "true" {
@@ -256,18 +257,6 @@ func versionString(bi *debug.BuildInfo) string {
 // plural is a count and its noun: "1 round", "2 rounds", "0 rounds"
 // (loadresult.Plural, the one rule every output counts with).
 func plural(n int, noun string) string { return loadresult.Plural(n, noun) }
-
-// buildSettings returns the settings the go command recorded in a build
-// (vcs.revision, vcs.modified...); none for nil.
-func buildSettings(bi *debug.BuildInfo) map[string]string {
-	settings := map[string]string{}
-	if bi != nil {
-		for _, s := range bi.Settings {
-			settings[s.Key] = s.Value
-		}
-	}
-	return settings
-}
 
 // interruptContext is the context of a long command: done on the first
 // Ctrl-C or SIGTERM, which it acknowledges on stderr, saying what the

@@ -75,6 +75,6 @@ func writeMergedSweepBenchfmt(w io.Writer, ms load.MergedSweep) error {
 		}
 	}
 	name := fmt.Sprintf("MergeKnee/label=%s/size=%d/generator=merged/slo=%v", nameSegment(first.Label), first.Size, ms.Criteria.SLO)
-	return bw.Write(&benchfmt.Result{Config: configOf([2]string{"generators", strings.Join(ms.Generators, ",")}, [2]string{"knee", ms.Knee.String()}),
+	return bw.Write(&benchfmt.Result{Config: configOf(append([][2]string{{"generators", strings.Join(ms.Generators, ",")}}, ms.Knee.Config()...)...),
 		Name: benchfmt.Name(name), Iters: 1, Values: []benchfmt.Value{{Value: ms.Knee.Rate, Unit: "knee-req/s"}}})
 }

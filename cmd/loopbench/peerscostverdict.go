@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/loopbench/loopbench/internal/verdict"
 )
@@ -52,15 +53,13 @@ func (c *serverCost) printVerdict(w io.Writer) {
 	v := verdict.Decide(pairs, o)
 	fmt.Fprintf(w, "Server cost per answered request at %s req/s over %d connections of %d B, same run: each server (head) against loopbench's protocol-style server (base), judged as compare judges; REGRESSION means the server costs more than loopbench, improved that it costs less.\n",
 		joinRates(c.rates), costConns, costSize)
-	exactSame := 0
-	seen := map[string]bool{}
+	var groups []string
 	for _, p := range pairs {
-		if !seen[p.Group] {
-			seen[p.Group] = true
-			exactSame += printGroup(w, p.Group, v)
+		if !slices.Contains(groups, p.Group) {
+			groups = append(groups, p.Group)
 		}
 	}
-	printTotals(w, v, o, exactSame)
+	verdict.WriteTables(w, v, o, groups)
 	fmt.Fprintln(w)
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/internal/benchdata"
+	"github.com/loopbench/loopbench/internal/load"
 	"github.com/loopbench/loopbench/internal/loadresult"
 	"github.com/loopbench/loopbench/internal/report"
 	"github.com/montanaflynn/stats"
@@ -25,6 +26,7 @@ type sweepGroup struct {
 	values     map[float64]map[string][]float64
 	knee       float64
 	kneeText   string
+	lowerBound bool
 	slo        time.Duration
 }
 
@@ -112,6 +114,7 @@ func (g *sweepGroup) add(res *benchfmt.Result) {
 	}
 	if v, ok := res.Value("knee-req/s"); ok {
 		g.knee, g.kneeText = v, res.GetConfig("knee")
+		g.lowerBound = load.LowerBoundOf(res.GetConfig(load.LowerBoundKey))
 		g.slo, _ = time.ParseDuration(nameValue(res.Name, "slo"))
 	}
 }
@@ -129,9 +132,10 @@ func nameValue(n benchfmt.Name, key string) string {
 // series is the group's sweep: per rate the median of each percentile.
 func (g *sweepGroup) series() report.SweepSeries {
 	// The knee line's text is load.Knee's String: "knee R req/s", "knee at
-	// least R req/s: NOTE" or "no knee: NOTE".
+	// least R req/s: NOTE" or "no knee: NOTE"; whether the knee is a lower
+	// bound is its own key (load.LowerBoundKey).
 	_, note, _ := strings.Cut(g.kneeText, ": ")
-	s := report.SweepSeries{Name: g.label, Knee: g.knee, LowerBound: strings.HasPrefix(g.kneeText, "knee at least"), KneeNote: note}
+	s := report.SweepSeries{Name: g.label, Knee: g.knee, LowerBound: g.lowerBound, KneeNote: note}
 	rates := make([]float64, 0, len(g.values))
 	for r := range g.values {
 		rates = append(rates, r)

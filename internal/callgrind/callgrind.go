@@ -33,12 +33,17 @@ package callgrind
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 )
+
+// ErrNoInstructions is Parse's error for an output that counted no
+// instruction: a window dump with nothing counted since the last one.
+var ErrNoInstructions = errors.New("callgrind output without instruction counts")
 
 // Counts are the events of one process, or per operation.
 type Counts struct {
@@ -118,7 +123,7 @@ func parse(r io.Reader, dump bool) (Counts, error) {
 		}
 	}
 	if c.Ir == 0 {
-		return Counts{}, fmt.Errorf("callgrind output without instruction counts (events: %s)", strings.Join(events, " "))
+		return Counts{}, fmt.Errorf("%w (events: %s)", ErrNoInstructions, strings.Join(events, " "))
 	}
 	return c, nil
 }

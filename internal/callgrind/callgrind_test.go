@@ -1,6 +1,7 @@
 package callgrind
 
 import (
+	"errors"
 	"math"
 	"os"
 	"strconv"
@@ -50,6 +51,10 @@ func TestParseRefuses(t *testing.T) {
 		if _, err := Parse(strings.NewReader(text)); err == nil {
 			t.Errorf("%q parsed", text)
 		}
+	}
+	// Without instructions, typed: a window that counted nothing.
+	if _, err := Parse(strings.NewReader("events: sysCount\nsummary: 4\n")); !errors.Is(err, ErrNoInstructions) {
+		t.Errorf("no instructions: %v, want ErrNoInstructions", err)
 	}
 }
 

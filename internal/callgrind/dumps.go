@@ -1,6 +1,7 @@
 package callgrind
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -80,7 +81,7 @@ func parseDump(text string, ids map[string]string) (Dump, error) {
 		}
 	}
 	total, err := parse(strings.NewReader(text), true)
-	if err != nil && !strings.Contains(err.Error(), "without instruction counts") {
+	if err != nil && !errors.Is(err, ErrNoInstructions) {
 		return Dump{}, err
 	}
 	if d.Sysmon, err = funcCost(text, SysmonFunc, ids); err != nil {

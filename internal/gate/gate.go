@@ -1,9 +1,3 @@
-// Package gate measures two revisions of a Go module's benchmarks
-// interleaved, for `loopbench gate`: it builds each revision's test binary
-// once, in a temporary git worktree, and then runs rounds in which each
-// binary runs the benchmarks once, in an order drawn at random per round,
-// so that the machine's drift hits both sides alike. It writes what it
-// measures as it goes, and leaves the verdict to package verdict.
 package gate
 
 import (

@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -188,6 +189,25 @@ func generatorState(v Verdict) string {
 		}
 	}
 	return strings.Join(out, " and ")
+}
+
+// LowerBoundKey is the benchfmt configuration key of a sweep's knee line
+// that records LowerBound ("true" or "false") beside the "knee" line's
+// text (String), so a reader of the file takes it typed (Config,
+// LowerBoundOf) and never from the text.
+const LowerBoundKey = "knee-lower-bound"
+
+// Config is the knee's configuration on a sweep's knee line: "knee",
+// its String, and LowerBoundKey.
+func (k Knee) Config() [][2]string {
+	return [][2]string{{"knee", k.String()}, {LowerBoundKey, strconv.FormatBool(k.LowerBound)}}
+}
+
+// LowerBoundOf reads LowerBoundKey's value: false when absent or not a
+// boolean.
+func LowerBoundOf(value string) bool {
+	b, _ := strconv.ParseBool(value)
+	return b
 }
 
 // String describes the knee in one line.

@@ -248,3 +248,20 @@ func TestSweepDropsInterruptedStep(t *testing.T) {
 		t.Fatalf("interrupted waiting: %d steps, interrupted %v, %v", len(sw.Steps), sw.Interrupted, err)
 	}
 }
+
+// TestKneeConfig: a knee line's configuration carries LowerBound under
+// its own key, read back typed whatever the "knee" text says.
+func TestKneeConfig(t *testing.T) {
+	for _, k := range []Knee{{Rate: 2000, Step: 1, LowerBound: true, Note: "every step up to the last was met"}, {Rate: 2000, Step: 1}, {Step: -1, Note: "no step was measured"}} {
+		kv := map[string]string{}
+		for _, c := range k.Config() {
+			kv[c[0]] = c[1]
+		}
+		if len(kv) != 2 || kv["knee"] != k.String() || LowerBoundOf(kv[LowerBoundKey]) != k.LowerBound {
+			t.Errorf("%+v: config %q", k, kv)
+		}
+	}
+	if LowerBoundOf("") || LowerBoundOf("knee at least") || !LowerBoundOf("true") {
+		t.Error("LowerBoundOf: a value that is not true read as true, or true not")
+	}
+}

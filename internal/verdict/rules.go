@@ -95,7 +95,7 @@ func (c *Comparison) decideAmortised(worse, better bool) {
 	lowB, lowH := c.BaseSum.Lo, c.HeadSum.Lo
 	switch {
 	case b == h && c.BaseSum.Lo == c.BaseSum.Hi && c.HeadSum.Lo == c.HeadSum.Hi:
-		c.Note = "exact"
+		c.Equal = true
 	case b == h:
 		c.Note = "amortised: equal medians"
 	case math.Abs(h-b) < step:

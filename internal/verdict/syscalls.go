@@ -55,7 +55,7 @@ func (c *Comparison) decideSyscall(instr Status) {
 	c.Status = Same
 	switch {
 	case b.Center == h.Center && b.Lo == b.Hi && h.Lo == h.Hi:
-		c.Note = "exact"
+		c.Equal = true
 	case b.Center == h.Center:
 		c.Note = "syscalls: equal medians"
 	case gap < MinAmortisedStep(c.Unit):

@@ -1,6 +1,8 @@
 // Package verdict decides whether benchmarks got worse between two sets of
 // samples. It is the one verdict of `loopbench compare` and `loopbench
-// gate`, so a gate and a later comparison of its files agree.
+// gate`, so a gate and a later comparison of its files agree, and it
+// prints itself: Judge reads and decides two files, WriteText prints
+// benchstat's tables, NewJSONReport the same as one object.
 //
 // The rules, in order:
 //
@@ -124,7 +126,10 @@ type Comparison struct {
 	Significant      bool    // P passed Threshold
 	MinEffect        float64 // the effective minimum effect
 	Status           Status
-	Note             string // why, when the status needs a reason
+	// Equal says every value of both sides is one and the same: an exact
+	// or amortised comparison with nothing to show.
+	Equal bool
+	Note  string // why, when the status needs a reason beyond the rule
 }
 
 // Verdict is the outcome of a run's comparisons.
@@ -311,11 +316,11 @@ func (c *Comparison) undecided(v *Verdict, strictest float64) {
 func (c *Comparison) decideExact(worse, better bool) {
 	switch {
 	case c.BaseSum.Center == c.HeadSum.Center:
-		c.Note = "exact"
+		c.Equal = true
 	case worse:
-		c.Status, c.Note = Regressed, "exact"
+		c.Status = Regressed
 	case better:
-		c.Status, c.Note = Improved, "exact"
+		c.Status = Improved
 	default:
 		c.Note = fmt.Sprintf("exact, within the %s minimum effect", pct(c.MinEffect))
 	}

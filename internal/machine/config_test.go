@@ -1,4 +1,4 @@
-package main
+package machine
 
 import (
 	"path/filepath"
@@ -22,12 +22,12 @@ func vcsBuild(rev, modified string) *debug.BuildInfo {
 func TestCommitOf(t *testing.T) {
 	const rev = "0123456789abcdef0123456789abcdef01234567"
 	own := gatetest.New(t)
-	own.Write("go.mod", "module "+modulePath+"\n\ngo 1.26\n")
-	own.Write("cmd/loopbench/main.go", "package main\n")
+	own.Write("go.mod", "module "+ModulePath+"\n\ngo 1.26\n")
+	own.Write("internal/machine/config.go", "package main\n")
 	ownHead := own.Commit("loopbench")
 	other := gatetest.New(t) // another module, with a copy of loopbench inside
-	other.Write("vendored/go.mod", "module "+modulePath+"\n")
-	other.Write("vendored/cmd/loopbench/main.go", "package main\n")
+	other.Write("vendored/go.mod", "module "+ModulePath+"\n")
+	other.Write("vendored/internal/machine/config.go", "package main\n")
 	other.Commit("other")
 	plain := &debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "-buildvcs", Value: "false"}}}
 	for _, c := range []struct {
@@ -36,12 +36,12 @@ func TestCommitOf(t *testing.T) {
 		source string
 		want   string
 	}{
-		{"recorded", vcsBuild(rev, "false"), filepath.Join(other.Dir, "vendored/cmd/loopbench/main.go"), rev},
+		{"recorded", vcsBuild(rev, "false"), filepath.Join(other.Dir, "vendored/internal/machine/config.go"), rev},
 		{"recorded modified", vcsBuild(rev, "true"), "", rev + "-modified"},
 		{"no build info", nil, "", "unknown"},
-		{"trimpath", plain, modulePath + "/cmd/loopbench/main.go", "unknown"},
-		{"own checkout", plain, filepath.Join(own.Dir, "cmd/loopbench/main.go"), ownHead},
-		{"copy in another repository", plain, filepath.Join(other.Dir, "vendored/cmd/loopbench/main.go"), "unknown"},
+		{"trimpath", plain, ModulePath + "/internal/machine/config.go", "unknown"},
+		{"own checkout", plain, filepath.Join(own.Dir, "internal/machine/config.go"), ownHead},
+		{"copy in another repository", plain, filepath.Join(other.Dir, "vendored/internal/machine/config.go"), "unknown"},
 		{"not a checkout", plain, filepath.Join(t.TempDir(), "main.go"), "unknown"},
 	} {
 		if got := commitOf(c.bi, c.source); got != c.want {
@@ -49,11 +49,11 @@ func TestCommitOf(t *testing.T) {
 		}
 	}
 	own.Write("results/new/raw.txt", "untracked\n")
-	if got := commitOf(plain, filepath.Join(own.Dir, "cmd/loopbench/main.go")); got != ownHead {
+	if got := commitOf(plain, filepath.Join(own.Dir, "internal/machine/config.go")); got != ownHead {
 		t.Errorf("with an untracked file: %q, want %q", got, ownHead)
 	}
-	own.Write("cmd/loopbench/main.go", "package main // changed\n")
-	if got := commitOf(plain, filepath.Join(own.Dir, "cmd/loopbench/main.go")); got != ownHead+"-modified" {
+	own.Write("internal/machine/config.go", "package main // changed\n")
+	if got := commitOf(plain, filepath.Join(own.Dir, "internal/machine/config.go")); got != ownHead+"-modified" {
 		t.Errorf("with a changed file: %q, want %q", got, ownHead+"-modified")
 	}
 }
@@ -64,10 +64,10 @@ func TestCommitNotWorkingDirectory(t *testing.T) {
 	r := gatetest.New(t)
 	head := r.Commit("unrelated")
 	t.Chdir(r.Dir)
-	if c := commit(); strings.HasPrefix(c, head) {
+	if c := Commit(); strings.HasPrefix(c, head) {
 		t.Fatalf("commit %s is the working directory's", c)
 	}
-	for _, line := range machineConfig() {
+	for _, line := range RunConfig() {
 		if line[0] == "commit" && strings.HasPrefix(line[1], head) {
 			t.Fatalf("the configuration records the working directory's commit %s", line[1])
 		}

@@ -1,7 +1,6 @@
-package main
+package verdict
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -9,82 +8,15 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/loopbench/loopbench/internal/verdict"
+	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchunit"
 )
-
-// sortPairs orders the pairs as compare and gate print them, whatever
-// order the files hold them in (run and gate shuffle every round): by
-// configuration group as the files first give them, then by unit as they
-// first appear (sec/op before the metrics, as go test writes them), then
-// by name in natural order (nameCompare).
-func sortPairs(m *verdict.Matched) {
-	var units []string
-	for _, p := range m.Pairs {
-		if !slices.Contains(units, p.Unit) {
-			units = append(units, p.Unit)
-		}
-	}
-	slices.SortStableFunc(m.Pairs, func(a, b verdict.Pair) int {
-		return cmp.Or(
-			cmp.Compare(slices.Index(m.Groups, a.Group), slices.Index(m.Groups, b.Group)),
-			cmp.Compare(slices.Index(units, a.Unit), slices.Index(units, b.Unit)),
-			nameCompare(a.Name, b.Name))
-	})
-	slices.SortStableFunc(m.BaseOnly, nameCompare)
-	slices.SortStableFunc(m.HeadOnly, nameCompare)
-}
-
-// nameCompare orders benchmark names naturally: segment by segment (the
-// name's "/" parts), and within a segment, such as "n=1000" or "batch=9",
-// runs of digits by their value, so batch=9 comes before batch=10 and
-// p=1000 before p=100000; other characters compare as bytes. A name that
-// is a prefix of another, segment-wise, comes first.
-func nameCompare(a, b string) int {
-	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
-	for i := range min(len(as), len(bs)) {
-		if c := naturalCompare(as[i], bs[i]); c != 0 {
-			return c
-		}
-	}
-	return cmp.Compare(len(as), len(bs))
-}
-
-// naturalCompare compares a and b with runs of digits read as numbers (a
-// shorter run of equal value, "07" against "7", first).
-func naturalCompare(a, b string) int {
-	for a != "" && b != "" {
-		da, db := digitRun(a), digitRun(b)
-		if da > 0 && db > 0 {
-			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
-			if c := cmp.Or(cmp.Compare(len(na), len(nb)), strings.Compare(na, nb), cmp.Compare(da, db)); c != 0 {
-				return c
-			}
-			a, b = a[da:], b[db:]
-			continue
-		}
-		if a[0] != b[0] {
-			return cmp.Compare(a[0], b[0])
-		}
-		a, b = a[1:], b[1:]
-	}
-	return cmp.Compare(len(a), len(b))
-}
-
-// digitRun is the length of s's leading run of ASCII digits.
-func digitRun(s string) int {
-	n := 0
-	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-		n++
-	}
-	return n
-}
 
 // countUnit reports whether unit counts whole things: the amortised units
 // and the exact ones (instructions), whose values never take a sub-unit
 // prefix (90.67n allocs/op is no count).
-func countUnit(c *verdict.Comparison) bool {
-	return verdict.AmortisedUnit(c.Unit) || c.ExactUnit
+func countUnit(c *Comparison) bool {
+	return AmortisedUnit(c.Unit) || c.ExactUnit
 }
 
 // cellScale is the scale of a row's cells, benchunit's as benchstat's
@@ -110,6 +42,38 @@ func formatCell(scale benchunit.Scaler, count bool, v float64) string {
 	return scale.Format(v)
 }
 
+// formatSum is a summary at the scale (formatCell): for the U test its
+// center and interval; without a test its median, and its range when the
+// values differ.
+func formatSum(scale benchunit.Scaler, count bool, s benchmath.Summary, rule Rule) string {
+	f := func(v float64) string { return formatCell(scale, count, v) }
+	switch {
+	case rule == RuleUTest:
+		return fmt.Sprintf("%s ± %s", f(s.Center), s.PctRangeString())
+	case s.Lo == s.Hi:
+		return f(s.Center)
+	}
+	return fmt.Sprintf("%s [%s, %s]", f(s.Center), f(s.Lo), f(s.Hi))
+}
+
+// FormatDelta is a relative change as a signed percentage.
+func FormatDelta(d float64) string {
+	switch {
+	case math.IsInf(d, 1):
+		return "+inf"
+	case math.IsInf(d, -1):
+		return "-inf"
+	case d == 0:
+		return "0%"
+	}
+	return fmt.Sprintf("%+.2f%%", 100*d)
+}
+
+// PctString is a fraction as a percentage without trailing zeros.
+func PctString(f float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", 100*f), "0"), ".") + "%"
+}
+
 // geomean is a unit table's summary row, as benchstat prints it: the
 // geometric mean of each side's centers and of the head/base ratios (0/0
 // counting as 1), over every comparison of the unit in the group, those
@@ -121,7 +85,7 @@ type geomean struct {
 }
 
 // add adds a comparison's centers.
-func (g *geomean) add(c *verdict.Comparison, shown bool) {
+func (g *geomean) add(c *Comparison, shown bool) {
 	b, h := c.BaseSum.Center, c.HeadSum.Center
 	g.base, g.head = append(g.base, b), append(g.head, h)
 	r := math.NaN()
@@ -154,7 +118,7 @@ func (g *geomean) write(w io.Writer, unit string) {
 	}
 	delta := "?"
 	if !math.IsNaN(mr) {
-		delta = formatDelta(mr - 1)
+		delta = FormatDelta(mr - 1)
 	}
 	fmt.Fprintf(w, "geomean\t%s\t%s\t%s\t%s", unit, cell(mb), cell(mh), delta)
 	if math.IsNaN(mb) || math.IsNaN(mh) || math.IsNaN(mr) {
