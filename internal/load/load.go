@@ -66,6 +66,8 @@ import (
 	"fmt"
 	"net"
 	"time"
+
+	"github.com/loopbench/loopbench/internal/loadresult"
 )
 
 // Config describes a load run.
@@ -109,6 +111,11 @@ type Config struct {
 	// HTTP, when set, makes the requests HTTP/1.1 (see HTTP); Size is then
 	// the request's length.
 	HTTP *HTTP `json:"-"`
+	// Interval is the length of the series' intervals (see Series): at
+	// least loadresult.MinInterval, at most Duration, and at most
+	// loadresult.MaxIntervals of them. 0: DefaultInterval, longer for a
+	// window of more than MaxIntervals of it, at most Duration.
+	Interval time.Duration
 }
 
 // DefaultTimeout is the per-request timeout when Config.Timeout is 0.
@@ -143,6 +150,8 @@ func (cfg Config) Validate() error {
 		return fmt.Errorf("-size %d: a UDP request is one datagram, at most %d bytes", cfg.Size, MaxDatagram)
 	case cfg.Network == "udp" && cfg.TLS != nil:
 		return fmt.Errorf("-tls goes over TCP, not -udp")
+	case cfg.Interval != 0:
+		return loadresult.CheckInterval(cfg.Interval, cfg.Duration)
 	}
 	return nil
 }
