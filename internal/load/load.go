@@ -59,6 +59,19 @@
 // request is sent after the window; one in flight when it closes gets
 // until its deadline (Timeout after its send), so a stalled server ends
 // the run at the window's end plus Timeout at the latest.
+//
+// Over time: the result's Series cuts the window into intervals of
+// Config.Interval, and a request belongs to the interval in which it was
+// scheduled (its intended send time; its send in closed loop), the time
+// that makes it one of the window's. Each interval counts its requests
+// answered and failed (timeouts included) and holds their corrected
+// latencies (with the timeouts' and the unsent requests', as the run's
+// histogram does), so the intervals sum to the run's Answered and Errors
+// and their histograms merged hold the run's corrected histogram's
+// counts. A stall shows as the latency of the intervals whose requests
+// it delayed. Each loop keeps its own series, made before the run (an
+// answer costs an index and one histogram record more), merged with the
+// loops' results.
 package load
 
 import (

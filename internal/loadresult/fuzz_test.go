@@ -28,7 +28,7 @@ func FuzzRead(f *testing.F) {
 			if err != nil || len(again) != 1 || again[0].CorrectedHist.TotalCount() != r.CorrectedHist.TotalCount() {
 				t.Fatalf("a result read back as %d results, %v", len(again), err)
 			}
-			if r.Series != nil && (r.Series.sumsTo(r) != nil || again[0].Series == nil || len(again[0].Series.Points) != len(r.Series.Points)) {
+			if r.Series != nil && (r.Series.Check(r) != nil || again[0].Series == nil || len(again[0].Series.Points) != len(r.Series.Points)) {
 				t.Fatalf("a series read back as %+v", again[0].Series)
 			}
 			if _, err := MergeGenerators([]Result{r, again[0]}); err != nil {

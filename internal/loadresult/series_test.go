@@ -111,7 +111,7 @@ func TestMergeSeries(t *testing.T) {
 	if err != nil || m.Series == nil || m.SeriesLeftOut != "" {
 		t.Fatalf("aligned: series %v, left out %q, %v", m.Series, m.SeriesLeftOut, err)
 	}
-	if err := m.Series.sumsTo(m.Result); err != nil {
+	if err := m.Series.Check(m.Result); err != nil {
 		t.Fatal(err)
 	}
 	for i, want := range []int64{3, 2, 2} {

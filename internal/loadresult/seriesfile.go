@@ -49,7 +49,7 @@ func (l *seriesLine) decode(r Result) (*Series, error) {
 	if s.Window <= 0 {
 		return nil, fmt.Errorf("window_ns %d: want a positive window", l.WindowNS)
 	}
-	if err := CheckInterval(s.Interval, s.Window); err != nil {
+	if err := CheckInterval(s.Interval, s.Window); err != nil && s.Interval != s.Window { // one interval may be shorter than MinInterval
 		return nil, fmt.Errorf("interval_ns %d: %v", l.IntervalNS, err)
 	}
 	if n := Intervals(s.Window, s.Interval); len(l.Points) != n {
@@ -78,7 +78,7 @@ func (l *seriesLine) decode(r Result) (*Series, error) {
 				i, r.Answered, r.Errors, totalCount(r))
 		}
 	}
-	return s, s.sumsTo(r)
+	return s, s.Check(r)
 }
 
 func totalCount(r Result) int64 {
@@ -88,8 +88,9 @@ func totalCount(r Result) int64 {
 	return r.CorrectedHist.TotalCount()
 }
 
-// sumsTo says where the series does not add up to r.
-func (s *Series) sumsTo(r Result) error {
+// Check says where the series does not add up to r: its answered
+// requests, errors and recorded latencies to r's.
+func (s *Series) Check(r Result) error {
 	answered, errs, recorded := s.Totals()
 	total := totalCount(r)
 	switch {
