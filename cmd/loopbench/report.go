@@ -101,6 +101,13 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	loads, files, err := splitLoadFiles(files)
+	if err != nil {
+		return err
+	}
+	if err := writeLoadSeries(dir, loads, stderr); err != nil || len(files) == 0 {
+		return err
+	}
 	lay := report.Layout{Col: *col, Row: *row}
 	err = writeReportAs(stdout, stderr, files, dir, filter, "", lay)
 	if exitCode(err) == 2 {

@@ -119,6 +119,9 @@ func (r Result) Write(w io.Writer) error {
 	return err
 }
 
+// ErrNoResult is Read's error for a file without a result line.
+var ErrNoResult = errors.New("no loopbench load result in it (write one with load -out)")
+
 // prefix starts every result line.
 var prefix = []byte(`{"format":`)
 
@@ -150,7 +153,7 @@ func Read(name string, rd io.Reader) ([]Result, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no loopbench load result in it (write one with load -out)", name)
+		return nil, fmt.Errorf("%s: %w", name, ErrNoResult)
 	}
 	return out, nil
 }

@@ -110,7 +110,7 @@ type Merged struct {
 	// unless forced. Warnings make the figures doubtful.
 	Refusals, Warnings []string
 	// SeriesLeftOut says in one line why the merged result has no
-	// series; "" when it has one.
+	// series; "" when it has one, or when no generator has one.
 	SeriesLeftOut string
 }
 
@@ -138,7 +138,7 @@ func MergeGenerators(rs []Result) (Merged, error) {
 	}
 	m.Refusals = m.refuse()
 	m.Warnings = m.warn()
-	if _, why := seriesOf(rs); why != "" {
+	if _, why := seriesOf(rs); why != "" && slices.ContainsFunc(rs, func(r Result) bool { return r.Series != nil }) {
 		m.SeriesLeftOut = "the per-interval series is left out: " + why
 	}
 	return m, nil
