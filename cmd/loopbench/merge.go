@@ -10,7 +10,7 @@ import (
 	"github.com/loopbench/loopbench/internal/loadresult"
 )
 
-const mergeUsage = `usage: loopbench merge [-format table|benchfmt|json] [-force] FILE...
+const mergeUsage = `usage: loopbench merge [-format table|benchfmt|json] [-force] [-out FILE] [-hgrm FILE] FILE...
 
 Merges the results of N load generators run against one server (each
 written by 'loopbench load -out FILE'; a file may hold other lines around
@@ -30,7 +30,11 @@ Warns when the windows overlap by less than 90% of the longest (start the
 generators with -start-at), when a generator fell behind its schedule,
 and when one kept the CPUs its loops can use busy (it measures itself). A sweep step some
 generator was interrupted in ends the merged sweep before it, with a
-warning (in the first step: nothing to merge, exit 2).
+warning (in the first step: nothing to merge, exit 2). The generators'
+series over time are merged interval by interval when their windows line
+up (same -interval and -duration, starts within a tenth of an interval),
+else one line says why they are left out; -out writes the merged result
+(load -out's format), -hgrm its corrected histogram (.hgrm).
 
 Exit status: 0 merged; 2 a usage error, a refusal, or a file that is
 missing, has no result or a malformed one (named, in one line; the other

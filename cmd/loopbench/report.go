@@ -40,6 +40,8 @@ directory DIR:
                merge of sweeps): every server at one -percentile against
                the offered rate, knees marked; sweep-N.svg each sweep at
                every percentile; sweeps.md the knees (also printed)
+  series.svg   for a load -out or merge -out file (series-N.svg for
+               several): each run, or each step of a sweep, over time
 
 It prints the tables, as many columns as fit in 120 (the files hold all).
 Results are grouped as benchstat groups them (golang.org/x/perf
