@@ -333,14 +333,8 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if f.reportDir != "" {
-		if err := writeSpectrum(f.reportDir, f.cfg, reps); err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "report: %s\n", filepath.Join(f.reportDir, "latency.svg"))
-		if err := writeSeriesFigure(filepath.Join(f.reportDir, "series.svg"), reps, stderr); err != nil {
-			return fmt.Errorf("-report: %w", err)
-		}
+	if err := writeLoadReport(f, reps, stderr); err != nil {
+		return err
 	}
 	if err := writeHgrm(f.hgrm, reps, stderr); err != nil {
 		return err

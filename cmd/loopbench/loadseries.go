@@ -11,6 +11,22 @@ import (
 	"github.com/loopbench/loopbench/internal/report"
 )
 
+// writeLoadReport draws the runs into -report's directory, if given:
+// their latency spectrum (latency.svg) and series (series.svg).
+func writeLoadReport(f loadFlags, reps []loadresult.Result, stderr io.Writer) error {
+	if f.reportDir == "" {
+		return nil
+	}
+	if err := writeSpectrum(f.reportDir, f.cfg, reps); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "report: %s\n", filepath.Join(f.reportDir, "latency.svg"))
+	if err := writeSeriesFigure(filepath.Join(f.reportDir, "series.svg"), reps, stderr); err != nil {
+		return fmt.Errorf("-report: %w", err)
+	}
+	return nil
+}
+
 // seriesRuns are results as SeriesFigure draws them, a row each: a
 // sweep's steps by their index and offered rate, runs by their number
 // when there are several.
