@@ -180,7 +180,7 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.StringVar(&f.cpus, "cpu", "", "pin the generator to these CPUs (e.g. 1 or 2-3), one loop on each")
 	fs.DurationVar(&c.Spin, "spin", 0, "poll instead of sleeping when the next send is less than this away (0: off; costs a busy CPU)")
 	fs.StringVar(&f.reportDir, "report", "", "write the latency percentile spectrum (latency.svg), or the sweep's plot (sweep.svg), and the run or each step over time (series.svg) to this directory")
-	fs.DurationVar(&c.Interval, "interval", load.DefaultInterval, "the intervals of the series over time that -out holds and -report draws: 10ms to the -duration, longer by default for a -duration over an hour")
+	fs.DurationVar(&c.Interval, "interval", load.DefaultInterval, "the intervals of the series over time that -out holds and -report draws: 10ms to the -duration, at most 3600 of them; by default longer for a -duration over 10 minutes (600 intervals)")
 	fs.StringVar(&f.hgrm, "hgrm", "", "write the corrected latency histogram (the runs' merged) to this file in HdrHistogram's percentile-distribution format (.hgrm, in ms, as wrk2 --latency prints it)")
 	fs.StringVar(&f.out, "out", "", "write the mergeable result (histograms, window, counts, CPU) to this file, one JSON line (a line per step with -sweep); - for stdout, after the table (see loopbench merge)")
 	fs.StringVar(&f.name, "name", "", "names this generator in -out (default: the host name)")
@@ -196,7 +196,7 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	if !set["interval"] {
-		c.Interval = 0 // load's default: a second, at most the window, at most loadresult.MaxIntervals
+		c.Interval = 0 // load's default: a second, at most the window, at most load.DefaultIntervals of them
 	}
 	if err := httpf.apply(&f, tlsf, set); err != nil {
 		return f, err

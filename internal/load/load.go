@@ -127,7 +127,7 @@ type Config struct {
 	// Interval is the length of the series' intervals (see Series): at
 	// least loadresult.MinInterval, at most Duration, and at most
 	// loadresult.MaxIntervals of them. 0: DefaultInterval, longer for a
-	// window of more than MaxIntervals of it, at most Duration.
+	// window of more than DefaultIntervals of it, at most Duration.
 	Interval time.Duration
 }
 

@@ -8,18 +8,23 @@ import (
 )
 
 // DefaultInterval is the series' interval when Config.Interval is 0, for
-// a window of up to loadresult.MaxIntervals seconds.
+// a window of up to DefaultIntervals of it.
 const DefaultInterval = time.Second
+
+// DefaultIntervals bounds the intervals of a series by default: each
+// costs a loop about 30 KB (loadresult.SeriesDigits), so a long run gets
+// longer intervals unless asked for more (up to loadresult.MaxIntervals).
+const DefaultIntervals = 600
 
 // seriesInterval is the interval of a run's series: Config.Interval, or
 // by default DefaultInterval, longer when the window holds more than
-// loadresult.MaxIntervals of it, at most the window.
+// DefaultIntervals of it, at most the window.
 func seriesInterval(cfg Config) time.Duration {
 	if cfg.Interval > 0 {
 		return cfg.Interval
 	}
 	d := cfg.Duration
-	per := (d + loadresult.MaxIntervals - 1) / loadresult.MaxIntervals
+	per := (d + DefaultIntervals - 1) / DefaultIntervals
 	return min(max(DefaultInterval, per), d)
 }
 

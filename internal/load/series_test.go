@@ -72,13 +72,15 @@ func TestSeriesBoundaries(t *testing.T) {
 }
 
 // TestSeriesInterval: the default interval is a second, the window when
-// shorter, longer when the window holds more than MaxIntervals seconds;
+// shorter, longer when the window holds more than DefaultIntervals
+// seconds;
 // a given one is checked, naming -interval.
 func TestSeriesInterval(t *testing.T) {
 	for _, c := range []struct{ d, interval, want time.Duration }{
 		{10 * time.Second, 0, time.Second},
 		{500 * time.Millisecond, 0, 500 * time.Millisecond},
-		{2 * time.Hour, 0, 2 * time.Second},
+		{10 * time.Minute, 0, time.Second},
+		{2 * time.Hour, 0, 12 * time.Second},
 		{10 * time.Second, 100 * time.Millisecond, 100 * time.Millisecond},
 	} {
 		if got := seriesInterval(Config{Duration: c.d, Interval: c.interval}); got != c.want {
