@@ -122,9 +122,9 @@ func seriesOf(parts []Result) (*Series, string) {
 		switch {
 		case p.Series == nil:
 			return nil, fmt.Sprintf("%s has no per-interval series (written before load kept one)", partName(p))
-		case p.Series.Interval != first.Series.Interval || p.Series.Window != first.Series.Window:
-			return nil, fmt.Sprintf("%s has %v intervals over %v, %s %v over %v",
-				partName(p), p.Series.Interval, p.Series.Window, partName(first), first.Series.Interval, first.Series.Window)
+		case p.Series.Interval != first.Series.Interval || p.Series.Window != first.Series.Window || len(p.Series.Points) != len(first.Series.Points):
+			return nil, fmt.Sprintf("%s has %d intervals of %v over %v, %s %d of %v over %v", partName(p), len(p.Series.Points), p.Series.Interval,
+				p.Series.Window, partName(first), len(first.Series.Points), first.Series.Interval, first.Series.Window)
 		case absDuration(p.WindowStart.Sub(first.WindowStart)) > alignment(first.Series.Interval):
 			return nil, fmt.Sprintf("the windows of %s and %s start %v apart, more than a tenth of the %v interval (start them with -start-at)",
 				partName(p), partName(first), absDuration(p.WindowStart.Sub(first.WindowStart)), first.Series.Interval)

@@ -129,7 +129,7 @@ func TestMergeSeries(t *testing.T) {
 		want string
 	}{
 		{[]Result{a, late}, "the windows of c and a start 500ms apart, more than a tenth of the 1s interval"},
-		{[]Result{a, fine}, "d has 100ms intervals over 3s, a 1s over 3s"},
+		{[]Result{a, fine}, "d has 30 intervals of 100ms over 3s, a 3 of 1s over 3s"},
 		{[]Result{a, synth(t, "e", t0, 3*time.Second, []int64{1}, 0)}, "e has no per-interval series"},
 	} {
 		m, err := MergeGenerators(c.rs)
