@@ -70,6 +70,13 @@ their requests were scheduled (under overload, the server's rate). No
 request is sent after the window, and each has -timeout from its send:
 a stalled server ends the run by the window's end plus -timeout.
 
+Over time: -out also holds the window cut into -interval intervals
+(1s; 10ms to -duration), each with its requests answered, its errors and
+their corrected latencies, a request counting in the interval it was
+scheduled in (sent in, in closed loop), so the intervals add up to the
+run; -report draws them (series.svg: throughput, errors, corrected p50,
+p99 and max over time, a row per run or step).
+
 -sweep SPEC runs one open-loop run (with its warmup) per rate, rising:
 a list (2000,4000,8000) or geometric steps (2000:400000:x1.4). It stops
 after the server fell behind on two steps in a row (achieved below 99 %
@@ -172,7 +179,8 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	fs.StringVar(&f.format, "format", "table", "output: table, benchfmt or json")
 	fs.StringVar(&f.cpus, "cpu", "", "pin the generator to these CPUs (e.g. 1 or 2-3), one loop on each")
 	fs.DurationVar(&c.Spin, "spin", 0, "poll instead of sleeping when the next send is less than this away (0: off; costs a busy CPU)")
-	fs.StringVar(&f.reportDir, "report", "", "write the latency percentile spectrum (latency.svg), or the sweep's plot (sweep.svg), to this directory")
+	fs.StringVar(&f.reportDir, "report", "", "write the latency percentile spectrum (latency.svg), or the sweep's plot (sweep.svg), and the run or each step over time (series.svg) to this directory")
+	fs.DurationVar(&c.Interval, "interval", load.DefaultInterval, "the intervals of the series over time that -out holds and -report draws: 10ms to the -duration, at most 3600 of them; by default longer for a -duration over 10 minutes (600 intervals)")
 	fs.StringVar(&f.hgrm, "hgrm", "", "write the corrected latency histogram (the runs' merged) to this file in HdrHistogram's percentile-distribution format (.hgrm, in ms, as wrk2 --latency prints it)")
 	fs.StringVar(&f.out, "out", "", "write the mergeable result (histograms, window, counts, CPU) to this file, one JSON line (a line per step with -sweep); - for stdout, after the table (see loopbench merge)")
 	fs.StringVar(&f.name, "name", "", "names this generator in -out (default: the host name)")
@@ -187,6 +195,9 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if !set["interval"] {
+		c.Interval = 0 // load's default: a second, at most the window, at most load.DefaultIntervals of them
+	}
 	if err := httpf.apply(&f, tlsf, set); err != nil {
 		return f, err
 	}
@@ -322,11 +333,8 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if f.reportDir != "" {
-		if err := writeSpectrum(f.reportDir, f.cfg, reps); err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "report: %s\n", filepath.Join(f.reportDir, "latency.svg"))
+	if err := writeLoadReport(f, reps, stderr); err != nil {
+		return err
 	}
 	if err := writeHgrm(f.hgrm, reps, stderr); err != nil {
 		return err

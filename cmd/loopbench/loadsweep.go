@@ -94,7 +94,11 @@ func writeSweepOutputs(f loadFlags, outs *loadOutputs, sw load.Sweep, stdout, st
 		return err
 	}
 	fmt.Fprintf(stderr, "report: %s\n", path)
-	return nil
+	rs := make([]loadresult.Result, len(sw.Steps))
+	for i, s := range sw.Steps {
+		rs[i] = s.Result.AsStep(s.Index, f.slo, f.maxErr)
+	}
+	return writeSeriesFigure(filepath.Join(f.reportDir, "series.svg"), rs, stderr)
 }
 
 // sweepSeries is a sweep as the report's plots draw it.

@@ -82,8 +82,17 @@ func TestLoadSweepOutputs(t *testing.T) {
 	if err != nil || len(rs) != 2 || *rs[1].Step != 1 || rs[1].Offered != 200 || rs[0].SLO != time.Second {
 		t.Fatalf("-out: %d results, %v", len(rs), err)
 	}
+	for _, r := range rs {
+		if r.Series == nil || r.Series.Check(r) != nil {
+			t.Fatalf("-out: step %d's series %v", *r.Step, r.Series)
+		}
+	}
 	if fi, err := os.Stat(filepath.Join(dir, "rep", "sweep.svg")); err != nil || fi.Size() == 0 {
 		t.Fatalf("-report: %v", err)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "rep", "series.svg"))
+	if err != nil || strings.Count(string(svg), " req/s offered: throughput<") != 2 {
+		t.Fatalf("-report's series.svg: %v, want a row per step", err)
 	}
 	out, _, code = runOut(sweepArgs(addr, "-format", "json")...)
 	var js struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/loopbench/loopbench/internal/loadresult"
 )
 
-const mergeUsage = `usage: loopbench merge [-format table|benchfmt|json] [-force] FILE...
+const mergeUsage = `usage: loopbench merge [-format table|benchfmt|json] [-force] [-out FILE] [-hgrm FILE] FILE...
 
 Merges the results of N load generators run against one server (each
 written by 'loopbench load -out FILE'; a file may hold other lines around
@@ -30,7 +30,11 @@ Warns when the windows overlap by less than 90% of the longest (start the
 generators with -start-at), when a generator fell behind its schedule,
 and when one kept the CPUs its loops can use busy (it measures itself). A sweep step some
 generator was interrupted in ends the merged sweep before it, with a
-warning (in the first step: nothing to merge, exit 2).
+warning (in the first step: nothing to merge, exit 2). The generators'
+series over time are merged interval by interval when their windows line
+up (same -interval and -duration, starts within a tenth of an interval),
+else one line says why they are left out; -out writes the merged result
+(load -out's format), -hgrm its corrected histogram (.hgrm).
 
 Exit status: 0 merged; 2 a usage error, a refusal, or a file that is
 missing, has no result or a malformed one (named, in one line; the other
@@ -42,13 +46,16 @@ Flags:
 func runMerge(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprint(stderr, mergeUsage); fs.PrintDefaults() }
-	format := fs.String("format", "table", "output: table, benchfmt or json")
-	force := fs.Bool("force", false, "merge what merge refuses (the same file twice, different runs, windows apart), with a warning")
+	var o mergeOptions
+	fs.StringVar(&o.format, "format", "table", "output: table, benchfmt or json")
+	fs.BoolVar(&o.force, "force", false, "merge what merge refuses (the same file twice, different runs, windows apart), with a warning")
+	fs.StringVar(&o.hgrm, "hgrm", "", "write the merged corrected latency histogram to this file in HdrHistogram's percentile-distribution format (.hgrm, in ms); not for sweeps")
+	fs.StringVar(&o.out, "out", "", "write the merged result (a line per step of sweeps), with its series when the generators' line up, as load -out writes one")
 	if err := parseArgs(fs, args, stderr); err != nil {
 		return err
 	}
-	if *format != "table" && *format != "benchfmt" && *format != "json" {
-		return usageError{fmt.Sprintf("-format %q: want table, benchfmt or json", *format)}
+	if o.format != "table" && o.format != "benchfmt" && o.format != "json" {
+		return usageError{fmt.Sprintf("-format %q: want table, benchfmt or json", o.format)}
 	}
 	if fs.NArg() == 0 {
 		return usageError{"no result files given"}
@@ -66,7 +73,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if len(all) > 0 {
-		if err := mergeAll(all, refusals, *format, *force, stdout, stderr); err != nil {
+		if err := mergeAll(all, refusals, o, stdout, stderr); err != nil {
 			return err
 		}
 	}
@@ -76,23 +83,39 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// mergeOptions are merge's flags.
+type mergeOptions struct {
+	format    string
+	force     bool
+	hgrm, out string // -hgrm, -out: "" none
+}
+
 // mergeAll merges the results, single runs or sweeps, and writes them;
 // a refusal is a usage error unless forced.
-func mergeAll(all []loadresult.Result, refusals []string, format string, force bool, stdout, stderr io.Writer) error {
+func mergeAll(all []loadresult.Result, refusals []string, o mergeOptions, stdout, stderr io.Writer) error {
 	sweep, err := load.IsSweep(all)
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	if sweep && o.hgrm != "" {
+		return usageError{"-hgrm holds one run's histogram: not with sweeps (-out holds each merged step's)"}
+	}
 	var warnings []string
 	var write func() error
+	var merged []loadresult.Merged // one, or a step's each
 	if sweep {
 		ms, err := load.MergeSweeps(all)
 		if err != nil {
 			return usageError{err.Error()}
 		}
 		refusals, warnings = append(refusals, ms.Refusals...), ms.Warnings
+		for _, st := range ms.Steps {
+			m := st.Merged
+			m.Result = m.Result.AsStep(st.Index, ms.Criteria.SLO, ms.Criteria.MaxErrors)
+			merged = append(merged, m)
+		}
 		write = func() error {
-			return byFormat(format, func() error { return writeJSON(stdout, mergedSweepToJSON(ms)) },
+			return byFormat(o.format, func() error { return writeJSON(stdout, mergedSweepToJSON(ms)) },
 				func() error { return writeMergedSweepBenchfmt(stdout, ms) }, func() error { return writeMergedSweepTable(stdout, ms) })
 		}
 	} else {
@@ -100,12 +123,24 @@ func mergeAll(all []loadresult.Result, refusals []string, format string, force b
 		if err != nil {
 			return err
 		}
-		refusals, warnings = append(refusals, m.Refusals...), m.Warnings
+		refusals, warnings, merged = append(refusals, m.Refusals...), m.Warnings, []loadresult.Merged{m}
 		write = func() error {
-			return byFormat(format, func() error { return writeJSON(stdout, mergedToJSON(m)) },
+			return byFormat(o.format, func() error { return writeJSON(stdout, mergedToJSON(m)) },
 				func() error { return writeMergedBenchfmt(stdout, m) }, func() error { return writeMergedTable(stdout, m) })
 		}
 	}
+	if err := checkRefusals(refusals, warnings, o.force, stderr); err != nil {
+		return err
+	}
+	if err := write(); err != nil {
+		return err
+	}
+	return writeMergedFiles(merged, o, stderr)
+}
+
+// checkRefusals fails on a refusal unless forced, and prints the
+// warnings.
+func checkRefusals(refusals, warnings []string, force bool, stderr io.Writer) error {
 	if len(refusals) > 0 && !force {
 		more := ""
 		if len(refusals) > 1 {
@@ -119,7 +154,7 @@ func mergeAll(all []loadresult.Result, refusals []string, format string, force b
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "loopbench merge: warning: %s\n", w)
 	}
-	return write()
+	return nil
 }
 
 // sameFiles names the files given more than once, under any name.

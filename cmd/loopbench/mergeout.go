@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -106,4 +109,52 @@ func mergeName(first loadresult.Result, gen, rate string) benchfmt.Name {
 		name += "/rate=" + rate
 	}
 	return benchfmt.Name(name)
+}
+
+// writeMergedFiles says, in one line, why the merge has no series when
+// it has none (the first step's reason, for sweeps), and writes -hgrm
+// and -out.
+func writeMergedFiles(merged []loadresult.Merged, o mergeOptions, stderr io.Writer) error {
+	for _, m := range merged {
+		if m.SeriesLeftOut == "" {
+			continue
+		}
+		if m.Step != nil && len(merged) > 1 {
+			fmt.Fprintf(stderr, "loopbench merge: step %d: %s\n", *m.Step+1, m.SeriesLeftOut)
+		} else {
+			fmt.Fprintf(stderr, "loopbench merge: %s\n", m.SeriesLeftOut)
+		}
+		break
+	}
+	rs := make([]loadresult.Result, len(merged))
+	for i, m := range merged {
+		rs[i] = m.Result
+		rs[i].Name = mergedName(m.Generators)
+	}
+	if err := writeHgrm(o.hgrm, rs, stderr); err != nil {
+		return err
+	}
+	if o.out == "" {
+		return nil
+	}
+	var buf bytes.Buffer
+	for _, r := range rs {
+		if err := r.Write(&buf); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(o.out, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("-out: %v", err)
+	}
+	fmt.Fprintf(stderr, "out: %s\n", o.out)
+	return nil
+}
+
+// mergedName names a merged result by its generators: "a+b+c".
+func mergedName(gens []loadresult.Result) string {
+	names := make([]string, len(gens))
+	for i, g := range gens {
+		names[i] = g.Name
+	}
+	return strings.Join(names, "+")
 }

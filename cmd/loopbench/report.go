@@ -40,6 +40,8 @@ directory DIR:
                merge of sweeps): every server at one -percentile against
                the offered rate, knees marked; sweep-N.svg each sweep at
                every percentile; sweeps.md the knees (also printed)
+  series.svg   for a load -out or merge -out file (series-N.svg for
+               several): each run, or each step of a sweep, over time
 
 It prints the tables, as many columns as fit in 120 (the files hold all).
 Results are grouped as benchstat groups them (golang.org/x/perf
@@ -99,6 +101,13 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	}
 	dir, err := reportDir(*out, files)
 	if err != nil {
+		return err
+	}
+	loads, files, err := splitLoadFiles(files)
+	if err != nil {
+		return err
+	}
+	if err := writeLoadSeries(dir, loads, stderr); err != nil || len(files) == 0 {
 		return err
 	}
 	lay := report.Layout{Col: *col, Row: *row}

@@ -230,7 +230,7 @@ func (c *conn) answer(now time.Duration) {
 	ok, last := true, false
 	if c.measured {
 		ok, last = w.run.limit.take()
-		w.rec.answer(now-c.intended, now-c.sent)
+		w.rec.answer(c.intended, now-c.intended, now-c.sent)
 	}
 	if ok && w.run.s.inWindow(now) && now <= w.run.stoppedAt() {
 		w.rec.arrived++
@@ -245,7 +245,7 @@ func (c *conn) answer(now time.Duration) {
 func (c *conn) timeout(now time.Duration) {
 	c.w.work++
 	if c.measured {
-		c.w.rec.timeout(now-c.intended, now-c.sent)
+		c.w.rec.timeout(c.intended, now-c.intended, now-c.sent)
 	}
 	c.fail(errTimeout)
 }
@@ -275,10 +275,17 @@ func (c *conn) lost(from wire, err error) {
 // request dials.
 func (c *conn) fail(err error) {
 	c.drop()
+	c.failed(err)
+	c.end(c.w.now())
+}
+
+// failed counts err, when the current request is one of the window's,
+// in the errors and its interval.
+func (c *conn) failed(err error) {
 	if c.measured {
 		c.w.errs.add(err)
+		c.w.rec.series.failed(c.intended)
 	}
-	c.end(c.w.now())
 }
 
 // end frees the connection after its request and arranges the next.
@@ -361,9 +368,7 @@ func (c *conn) opened(err error) {
 	}
 	c.k++
 	c.countScheduled()
-	if c.measured {
-		w.errs.add(err)
-	}
+	c.failed(err)
 	c.state, c.freeAt = idle, now
 	w.busy--
 	if !w.run.s.open() {

@@ -85,6 +85,7 @@ func runBounded(t *testing.T, ctx context.Context, cfg Config) loadresult.Result
 	if took, bound := time.Since(start), cfg.Warmup+cfg.Duration+cfg.Timeout+3*time.Second; took > bound {
 		t.Fatalf("the run took %v, more than warmup+duration+timeout plus 3 s (%v)", took, bound)
 	}
+	checkSeries(t, cfg, rep)
 	return rep
 }
 

@@ -56,9 +56,7 @@ func (c *conn) answerHTTP(arrived int64) {
 		c.drop() // the next request dials
 	}
 	if s := c.resp.Status(); s < 200 || s > 299 {
-		if c.measured {
-			c.w.errs.add(StatusError(s))
-		}
+		c.failed(StatusError(s))
 		c.end(c.w.now())
 		return
 	}

@@ -59,6 +59,19 @@
 // request is sent after the window; one in flight when it closes gets
 // until its deadline (Timeout after its send), so a stalled server ends
 // the run at the window's end plus Timeout at the latest.
+//
+// Over time: the result's Series cuts the window into intervals of
+// Config.Interval, and a request belongs to the interval in which it was
+// scheduled (its intended send time; its send in closed loop), the time
+// that makes it one of the window's. Each interval counts its requests
+// answered and failed (timeouts included) and holds their corrected
+// latencies (with the timeouts' and the unsent requests', as the run's
+// histogram does), so the intervals sum to the run's Answered and Errors
+// and their histograms merged hold the run's corrected histogram's
+// counts. A stall shows as the latency of the intervals whose requests
+// it delayed. Each loop keeps its own series, made before the run (an
+// answer costs an index and one histogram record more), merged with the
+// loops' results.
 package load
 
 import (
@@ -66,6 +79,8 @@ import (
 	"fmt"
 	"net"
 	"time"
+
+	"github.com/loopbench/loopbench/internal/loadresult"
 )
 
 // Config describes a load run.
@@ -109,6 +124,11 @@ type Config struct {
 	// HTTP, when set, makes the requests HTTP/1.1 (see HTTP); Size is then
 	// the request's length.
 	HTTP *HTTP `json:"-"`
+	// Interval is the length of the series' intervals (see Series): at
+	// least loadresult.MinInterval, at most Duration, and at most
+	// loadresult.MaxIntervals of them. 0: DefaultInterval, longer for a
+	// window of more than DefaultIntervals of it, at most Duration.
+	Interval time.Duration
 }
 
 // DefaultTimeout is the per-request timeout when Config.Timeout is 0.
@@ -143,6 +163,8 @@ func (cfg Config) Validate() error {
 		return fmt.Errorf("-size %d: a UDP request is one datagram, at most %d bytes", cfg.Size, MaxDatagram)
 	case cfg.Network == "udp" && cfg.TLS != nil:
 		return fmt.Errorf("-tls goes over TCP, not -udp")
+	case cfg.Interval != 0:
+		return loadresult.CheckInterval(cfg.Interval, cfg.Duration)
 	}
 	return nil
 }

@@ -21,6 +21,7 @@ type recorder struct {
 	scheduled                  int64
 	answered, timedOut, unsent int64 // of the window's requests
 	spin                       time.Duration
+	series                     series // the window interval by interval; empty until newWorker sets it
 }
 
 func newRecorder() *recorder {
@@ -28,8 +29,8 @@ func newRecorder() *recorder {
 }
 
 // record adds v to h; a value beyond the histogram's range is recorded
-// at its top and counted.
-func (r *recorder) record(h *hdrhistogram.Histogram, v time.Duration) {
+// at its top and counted. It returns the value recorded.
+func (r *recorder) record(h *hdrhistogram.Histogram, v time.Duration) int64 {
 	if v < 0 {
 		v = 0
 	}
@@ -38,22 +39,25 @@ func (r *recorder) record(h *hdrhistogram.Histogram, v time.Duration) {
 		v = time.Duration(loadresult.HistHighest)
 	}
 	h.RecordValue(int64(v))
+	return int64(v)
 }
 
-// answer records a response to one of the window's requests.
-func (r *recorder) answer(corrected, uncorrected time.Duration) {
-	r.finish(corrected, uncorrected, &r.answered)
+// answer records a response to one of the window's requests, intended
+// at at (time since the start).
+func (r *recorder) answer(at, corrected, uncorrected time.Duration) {
+	r.finish(at, corrected, uncorrected, &r.answered)
 }
 
 // timeout records one of the window's requests that timed out: its
 // latencies so far, at least the timeout, are lower bounds of its own.
-func (r *recorder) timeout(corrected, uncorrected time.Duration) {
-	r.finish(corrected, uncorrected, &r.timedOut)
+func (r *recorder) timeout(at, corrected, uncorrected time.Duration) {
+	r.finish(at, corrected, uncorrected, &r.timedOut)
 }
 
-// finish records a request's latencies and counts it in n.
-func (r *recorder) finish(corrected, uncorrected time.Duration, n *int64) {
-	r.record(r.corrected, corrected)
+// finish records the latencies of a request intended at at, in the
+// run's histograms and its interval's, and counts it in n.
+func (r *recorder) finish(at, corrected, uncorrected time.Duration, n *int64) {
+	r.series.latency(at, r.record(r.corrected, corrected), n == &r.answered)
 	r.record(r.uncorrected, uncorrected)
 	*n++
 }
@@ -69,7 +73,7 @@ func (r *recorder) unsentFrom(at func(k int) time.Duration, first int, measure, 
 			return
 		}
 		if t >= measure {
-			r.record(r.corrected, end-t)
+			r.series.latency(t, r.record(r.corrected, end-t), false)
 			r.unsent++
 			r.scheduled++
 		}
@@ -83,7 +87,8 @@ func (r *recorder) pacing(lag time.Duration) { r.record(r.lag, lag) }
 func (r *recorder) result(errs *errorLog) loadresult.Result {
 	part := loadresult.Result{Requests: r.arrived, Scheduled: r.scheduled, Answered: r.answered, TimedOut: r.timedOut,
 		Unsent: r.unsent, Overflow: r.overflow, Spin: r.spin, Gone: errs.gone,
-		CorrectedHist: r.corrected, UncorrectedHist: r.uncorrected, PacingLagHist: r.lag, ReceiveLagHist: r.recvLag}
+		CorrectedHist: r.corrected, UncorrectedHist: r.uncorrected, PacingLagHist: r.lag, ReceiveLagHist: r.recvLag,
+		Series: r.series.result()}
 	part.Errors, part.ErrorTexts = errs.counts()
 	return part
 }

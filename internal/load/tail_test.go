@@ -126,12 +126,16 @@ func TestErrorsInWindowOnly(t *testing.T) {
 }
 
 // TestOverflowRecordedAtTop: a latency beyond the histogram's 60 s is
-// recorded as 60 s and counted.
+// recorded as 60 s and counted, in its interval's histogram too.
 func TestOverflowRecordedAtTop(t *testing.T) {
 	r := newRecorder()
-	r.answer(61*time.Second, time.Millisecond)
-	r.answer(time.Millisecond, time.Millisecond)
+	r.series = newSeries(0, time.Second, time.Second)
+	r.answer(0, 61*time.Second, time.Millisecond)
+	r.answer(0, time.Millisecond, time.Millisecond)
 	if r.overflow != 1 || r.corrected.TotalCount() != 2 || time.Duration(r.corrected.Max()) < 59*time.Second {
 		t.Fatalf("overflow %d, %d recorded, max %v", r.overflow, r.corrected.TotalCount(), time.Duration(r.corrected.Max()))
+	}
+	if h := r.series.hists[0]; h.TotalCount() != 2 || time.Duration(h.Max()) < 59*time.Second || r.series.answered[0] != 2 {
+		t.Fatalf("interval: %d recorded, max %v, %d answered", h.TotalCount(), time.Duration(h.Max()), r.series.answered[0])
 	}
 }

@@ -59,6 +59,7 @@ func newWorker(r *shared, cpu int) (*worker, error) {
 	w := &worker{run: r, l: l, cpu: cpu, rec: newRecorder(), errs: newErrorLog(), buf: make([]byte, 64<<10), start: make(chan time.Time)}
 	w.landFn, w.stopFn, w.interruptFn, w.expireFn = w.land, func() { w.closeWindow(r.stoppedAt()) }, w.interrupt, w.expire
 	w.sendFn = w.sendDue
+	w.rec.series = newSeries(r.s.measure, r.s.end-r.s.measure, seriesInterval(r.cfg))
 	return w, nil
 }
 

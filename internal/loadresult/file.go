@@ -14,17 +14,22 @@ import (
 )
 
 // Format names the file format and its version; it is the first key of
-// every result line. Version 3 holds the generator's CPU and wall time,
-// its spin, its errors by text and the receive lag; Read reads version
-// 2 too. Version 1 held histograms in µs.
-const Format = "loopbench-load-result/3"
+// every result line. Version 4 holds the run's series, interval by
+// interval; Read reads versions 3 and 2 too. Version 3 held the
+// generator's CPU and wall time, its spin, its errors by text and the
+// receive lag. Version 1 held histograms in µs.
+const Format = "loopbench-load-result/4"
+
+// formatV3 is the version before the series.
+const formatV3 = "loopbench-load-result/3"
 
 // formatV2 is the previous version: the generator's cores, not its CPU
 // and wall time.
 const formatV2 = "loopbench-load-result/2"
 
-// MaxLine bounds a result line: a result is a few kilobytes.
-const MaxLine = 1 << 20
+// MaxLine bounds a result line: a result is a few kilobytes, and its
+// series up to a few hundred bytes an interval.
+const MaxLine = 4 << 20
 
 // fileLine is a result as one line of a file: every duration in ns, the
 // histograms encoded.
@@ -71,6 +76,8 @@ type fileLine struct {
 	UncorrectedNS string `json:"uncorrected_hist_ns"`
 	PacingLagNS   string `json:"pacing_lag_hist_ns"`
 	ReceiveLagNS  string `json:"receive_lag_hist_ns,omitempty"`
+	// Series is the run interval by interval (version 4).
+	Series *seriesLine `json:"series,omitempty"`
 }
 
 // Write writes r as one line of a result file. It fails when r has no
@@ -100,6 +107,10 @@ func (r Result) Write(w io.Writer) error {
 		}
 		*h.dst = s
 	}
+	var err error
+	if l.Series, err = encodeSeries(r.Series); err != nil {
+		return err
+	}
 	b, err := json.Marshal(l)
 	if err != nil {
 		return err
@@ -107,6 +118,9 @@ func (r Result) Write(w io.Writer) error {
 	_, err = w.Write(append(b, '\n'))
 	return err
 }
+
+// ErrNoResult is Read's error for a file without a result line.
+var ErrNoResult = errors.New("no loopbench load result in it (write one with load -out)")
 
 // prefix starts every result line.
 var prefix = []byte(`{"format":`)
@@ -139,7 +153,7 @@ func Read(name string, rd io.Reader) ([]Result, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no loopbench load result in it (write one with load -out)", name)
+		return nil, fmt.Errorf("%s: %w", name, ErrNoResult)
 	}
 	return out, nil
 }
@@ -168,7 +182,7 @@ func decode(b []byte) (Result, error) {
 		var old struct {
 			Format string `json:"format"`
 		}
-		if json.Unmarshal(b, &old) == nil && old.Format != Format && old.Format != formatV2 {
+		if json.Unmarshal(b, &old) == nil && old.Format != Format && old.Format != formatV3 && old.Format != formatV2 {
 			return Result{}, formatError(old.Format)
 		}
 		return Result{}, fmt.Errorf("not a load result: %v", err)
@@ -189,6 +203,11 @@ func decode(b []byte) (Result, error) {
 		}
 		if *h.dst, err = decodeHist(h.s); err != nil {
 			return r, fmt.Errorf("%s histogram: %w", h.name, err)
+		}
+	}
+	if l.Series != nil {
+		if r.Series, err = l.Series.decode(r); err != nil {
+			return r, fmt.Errorf("series: %w", err)
 		}
 	}
 	r.Summarize()
@@ -223,10 +242,12 @@ func formatError(format string) error {
 
 // check rejects the values no load run writes.
 func (l fileLine) check() error {
-	v3 := l.Format == Format
+	v3 := l.Format == Format || l.Format == formatV3
 	switch {
 	case !v3 && l.Format != formatV2:
 		return formatError(l.Format)
+	case l.Format != Format && l.Series != nil:
+		return fmt.Errorf("a series in a %s result, which holds none", l.Format)
 	case l.WindowEnd.Before(l.WindowStart):
 		return fmt.Errorf("window ends (%v) before it starts (%v)", l.WindowEnd, l.WindowStart)
 	case l.Requests < 0 || l.Scheduled < 0 || l.Answered < 0 || l.TimedOut < 0 || l.Unsent < 0 || l.Errors < 0 || l.Gone < 0 || l.Overflow < 0:
@@ -236,7 +257,7 @@ func (l fileLine) check() error {
 	case l.ElapsedNS < 0 || l.DurationNS < 0 || l.CPUNS < 0 || l.WallNS < 0 || l.SpinNS < 0 || l.CPUCores < 0 || l.CPUCores > 1e6:
 		return errors.New("negative times or cores")
 	case v3 && l.CPUCores != 0:
-		return errors.New("generator_cpu_cores in a version 3 result, which holds cpu_ns and wall_ns")
+		return errors.New("generator_cpu_cores in a version 3 or 4 result, which holds cpu_ns and wall_ns")
 	case l.Step != nil && (*l.Step < 0 || *l.Step >= MaxSteps):
 		return fmt.Errorf("step %d out of a sweep's range", *l.Step)
 	case l.SLONS < 0 || l.MaxErrors < 0:

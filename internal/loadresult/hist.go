@@ -25,10 +25,13 @@ const (
 	maxVarint        = 9
 )
 
-// countsLen is the number of counts of a load histogram: every decoded
-// histogram has exactly these bounds, so decoding allocates this much
-// whatever its input says.
-var countsLen = len(NewHistogram().Export().Counts)
+// countsLen and seriesCountsLen are the number of counts of a load
+// histogram and of an interval's: every decoded histogram has exactly
+// these bounds, so decoding allocates this much whatever its input says.
+var (
+	countsLen       = len(NewHistogram().Export().Counts)
+	seriesCountsLen = len(NewSeriesHistogram().Export().Counts)
+)
 
 // encodeHist encodes h as HdrHistogram's V2 compressed base64.
 func encodeHist(h *hdrhistogram.Histogram) (string, error) {
@@ -36,12 +39,20 @@ func encodeHist(h *hdrhistogram.Histogram) (string, error) {
 	return string(b), err
 }
 
-// decodeHist decodes a histogram load wrote. It checks what
+// decodeHist decodes a run histogram load wrote (HistDigits).
+func decodeHist(s string) (*hdrhistogram.Histogram, error) { return decodeHistAt(s, HistDigits) }
+
+// decodeHistAt decodes a histogram load wrote at digits significant
+// digits (HistDigits or SeriesDigits). It checks what
 // hdrhistogram.Decode trusts: every length, the bounds (which size the
 // counts it allocates), each count's index, and the size the zlib stream
 // inflates to, so hostile input is an error, never a panic nor an
 // allocation it sizes.
-func decodeHist(s string) (*hdrhistogram.Histogram, error) {
+func decodeHistAt(s string, digits int32) (*hdrhistogram.Histogram, error) {
+	n := countsLen
+	if digits == SeriesDigits {
+		n = seriesCountsLen
+	}
 	if s == "" {
 		return nil, errors.New("missing")
 	}
@@ -52,15 +63,15 @@ func decodeHist(s string) (*hdrhistogram.Histogram, error) {
 	if len(raw) < 8 || binary.BigEndian.Uint32(raw)&^0xf0 != compressedCookie {
 		return nil, errors.New("not an HdrHistogram V2 compressed encoding")
 	}
-	n := binary.BigEndian.Uint32(raw[4:])
-	if uint64(n) > uint64(len(raw)-8) {
-		return nil, fmt.Errorf("says %d compressed bytes, holds %d", n, len(raw)-8)
+	size := binary.BigEndian.Uint32(raw[4:])
+	if uint64(size) > uint64(len(raw)-8) {
+		return nil, fmt.Errorf("says %d compressed bytes, holds %d", size, len(raw)-8)
 	}
-	z, err := zlib.NewReader(bytes.NewReader(raw[8 : 8+n]))
+	z, err := zlib.NewReader(bytes.NewReader(raw[8 : 8+size]))
 	if err != nil {
 		return nil, fmt.Errorf("compressed contents: %v", err)
 	}
-	limit := int64(headerSize + countsLen*maxVarint)
+	limit := int64(headerSize + n*maxVarint)
 	plain, err := io.ReadAll(io.LimitReader(z, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("compressed contents: %v", err)
@@ -68,17 +79,17 @@ func decodeHist(s string) (*hdrhistogram.Histogram, error) {
 	if int64(len(plain)) > limit {
 		return nil, fmt.Errorf("inflates to more than the %d bytes a load histogram takes at most", limit)
 	}
-	counts, err := decodePayload(plain)
+	counts, err := decodePayload(plain, digits, n)
 	if err != nil {
 		return nil, err
 	}
 	return hdrhistogram.Import(&hdrhistogram.Snapshot{LowestTrackableValue: HistLowest, HighestTrackableValue: HistHighest,
-		SignificantFigures: HistDigits, Counts: counts}), nil
+		SignificantFigures: int64(digits), Counts: counts}), nil
 }
 
-// decodePayload checks the inflated header against the load histogram's
-// bounds and decodes its counts.
-func decodePayload(p []byte) ([]int64, error) {
+// decodePayload checks the inflated header against the bounds of a load
+// histogram at want digits, of n counts, and decodes its counts.
+func decodePayload(p []byte, want int32, n int) ([]int64, error) {
 	if len(p) < headerSize || binary.BigEndian.Uint32(p)&^0xf0 != payloadCookie {
 		return nil, errors.New("no V2 histogram header in the compressed contents")
 	}
@@ -87,11 +98,11 @@ func decodePayload(p []byte) ([]int64, error) {
 	}
 	digits := int32(binary.BigEndian.Uint32(p[12:]))
 	lowest, highest := int64(binary.BigEndian.Uint64(p[16:])), int64(binary.BigEndian.Uint64(p[24:]))
-	if digits != HistDigits || lowest != HistLowest || highest != HistHighest {
+	if digits != want || lowest != HistLowest || highest != HistHighest {
 		return nil, fmt.Errorf("bounds %d to %d at %d digits, want a load histogram's: %d ns to %d ns at %d digits",
-			lowest, highest, digits, HistLowest, HistHighest, HistDigits)
+			lowest, highest, digits, HistLowest, HistHighest, want)
 	}
-	counts := make([]int64, countsLen)
+	counts := make([]int64, n)
 	var total int64
 	idx := 0
 	for rest := p[headerSize:]; len(rest) > 0; {
@@ -101,14 +112,14 @@ func decodePayload(p []byte) ([]int64, error) {
 		}
 		rest = rest[size:]
 		if v < 0 {
-			if v == math.MinInt64 || -v > int64(countsLen-idx) {
-				return nil, fmt.Errorf("a run of %d empty counts past the histogram's %d", uint64(-v), countsLen)
+			if v == math.MinInt64 || -v > int64(n-idx) {
+				return nil, fmt.Errorf("a run of %d empty counts past the histogram's %d", uint64(-v), n)
 			}
 			idx += int(-v)
 			continue
 		}
-		if idx >= countsLen {
-			return nil, fmt.Errorf("more than the histogram's %d counts", countsLen)
+		if idx >= n {
+			return nil, fmt.Errorf("more than the histogram's %d counts", n)
 		}
 		if total += v; total < 0 || total > 1<<53 {
 			return nil, errors.New("counts add up to more than 2⁵³")

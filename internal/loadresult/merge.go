@@ -19,7 +19,8 @@ import (
 // side by side, so CPU/Wall is the cores they kept busy together. The
 // window runs from the earliest start to the latest end, and Elapsed is
 // that span; Duration is the longest asked for. Behind and Interrupted
-// are set when they are in any part. The identity (Name, Label, Addr,
+// are set when they are in any part. The series are merged interval by
+// interval when they line up (seriesOf), else left out. The identity (Name, Label, Addr,
 // Size, PacingMethod, Step and its criteria) is the first part's.
 func Merge(parts ...Result) Result {
 	if len(parts) == 0 {
@@ -71,6 +72,7 @@ func Merge(parts ...Result) Result {
 		}
 	}
 	m.Elapsed = m.WindowEnd.Sub(m.WindowStart)
+	m.Series, _ = seriesOf(parts)
 	m.Summarize()
 	return m
 }
@@ -107,6 +109,9 @@ type Merged struct {
 	// same result twice, windows that do not meet): merge refuses them
 	// unless forced. Warnings make the figures doubtful.
 	Refusals, Warnings []string
+	// SeriesLeftOut says in one line why the merged result has no
+	// series; "" when it has one, or when no generator has one.
+	SeriesLeftOut string
 }
 
 // Overlaps reports whether the generators' windows have a common part.
@@ -133,6 +138,9 @@ func MergeGenerators(rs []Result) (Merged, error) {
 	}
 	m.Refusals = m.refuse()
 	m.Warnings = m.warn()
+	if _, why := seriesOf(rs); why != "" && slices.ContainsFunc(rs, func(r Result) bool { return r.Series != nil }) {
+		m.SeriesLeftOut = "the per-interval series is left out: " + why
+	}
 	return m, nil
 }
 

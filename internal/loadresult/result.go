@@ -5,7 +5,11 @@
 // (Result.WriteText), JSON (Result.JSON, every duration in ns), the
 // one-line file `load -out` writes and `merge` reads (Write, Read), and
 // benchmark values in ns (Result.Values, Units). Percentiles is the one
-// list of percentiles they all report.
+// list of percentiles they all report. A Series is the run over time,
+// interval by interval: each request counts in the interval in which it
+// was scheduled (its intended send time; its send in closed loop), so
+// the intervals add up to the run's answered requests, errors and
+// corrected histogram exactly, and Read rejects a series that does not.
 //
 // Merge is the one merging of results, on Result: counts and rates
 // summed, latency histograms merged (never an average of percentiles),
@@ -102,6 +106,11 @@ type Result struct {
 	// else to do (no send, read or timeout since the last poll), summed
 	// over the loops: CPU spent by choice, which SpinFreeCores leaves out.
 	CPU, Wall, Spin time.Duration
+
+	// Series is the run over time, interval by interval (see Series);
+	// nil in a result written before load kept one, or merged from parts
+	// whose series do not line up.
+	Series *Series
 }
 
 // ErrorCount is one kind of error and how often it happened.

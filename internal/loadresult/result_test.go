@@ -164,7 +164,7 @@ func TestReadErrors(t *testing.T) {
 		{"log only", "hello\nworld\n", "no loopbench load result"},
 		{"truncated", good[:len(good)/2] + "\n", "f:1: not a load result"},
 		{"other format", `{"format":"something/2"}` + "\n", `f:1: format "something/2"`},
-		{"version 1", strings.Replace(good, Format, "loopbench-load-result/1", 1), `format "loopbench-load-result/1", want "loopbench-load-result/3" (write it again`},
+		{"version 1", strings.Replace(good, Format, "loopbench-load-result/1", 1), `format "loopbench-load-result/1", want "loopbench-load-result/4" (write it again`},
 		{"bad histogram", hist("xx"), "corrected histogram: not base64"},
 		{"short histogram", hist("AAAA"), "corrected histogram: not an HdrHistogram V2"},
 		{"huge bounds", hist(craftHist(5, 1, 1<<62, nil, 0)), "bounds 1 to 4611686018427387904 at 5 digits, want a load histogram's"},
@@ -176,7 +176,7 @@ func TestReadErrors(t *testing.T) {
 		{"window backwards", strings.Replace(good, `"window_end":"2026-11-23T10:00:01Z"`, `"window_end":"2026-11-23T09:00:00Z"`, 1), "window ends"},
 		{"negative count", strings.Replace(good, `"errors":0`, `"errors":-1`, 1), "negative counts"},
 		{"negative CPU", strings.Replace(good, `"cpu_ns":500000000`, `"cpu_ns":-5`, 1), "negative times or cores"},
-		{"cores in version 3", strings.Replace(good, `"cpu_ns":`, `"generator_cpu_cores":0.5,"cpu_ns":`, 1), "generator_cpu_cores in a version 3 result"},
+		{"cores in version 3", strings.Replace(good, `"cpu_ns":`, `"generator_cpu_cores":0.5,"cpu_ns":`, 1), "generator_cpu_cores in a version 3 or 4 result"},
 		{"latencies in µs", strings.Replace(good, `"cpu_ns":`, `"p99_us":5,"cpu_ns":`, 1), `unknown field "p99_us"`},
 		{"long result line", `{"format":"` + strings.Repeat("x", MaxLine) + "\n", "longer than"},
 	} {

@@ -12,6 +12,10 @@
 // does (a table per benchmark name and unit, columns by the variant keys
 // /impl, /ready, /timers, /selector and /cancel, rows by the rest of the
 // name), benchmath summarizes, benchunit scales.
+//
+// Load's own figures are drawn here too, on the same panels: a latency
+// percentile spectrum (Spectrum), sweeps against the offered rate
+// (SweepFigure, SweepCompare) and runs over time (SeriesFigure).
 package report
 
 import (
