@@ -6,7 +6,7 @@
 // zeroed by ResetTimer, and a dump under the benchmark's name and N
 // (valgrind.WindowReason) when its counted pass ends. A binary built
 // with it counts windows only when run under callgrind with
-// valgrind.TestingWindowsEnv set; anywhere else it runs as without.
+// valgrind.WindowsEnv set; anywhere else it runs as without.
 //
 // The patch is made at gate time from $GOROOT/src/testing/benchmark.go:
 // B's StartTimer, StopTimer, ResetTimer and runN are renamed (each
