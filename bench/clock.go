@@ -11,7 +11,7 @@ import (
 // timers are due in an iteration, how many iterations a wait takes, how
 // long the selector sleeps, where a deadline falls among the pending
 // ones. Natively that is what it measures, on the real clock. Counted
-// under callgrind (Counted), where the process runs some 50 times slower
+// under callgrind in windows (valgrind.Windows), where the process runs some 50 times slower
 // and by a varying amount, it would make every process count different
 // work; there its loops run under a virtual clock (internal/vclock)
 // instead, which stands still while callbacks run and, when the loop
@@ -20,8 +20,8 @@ import (
 // in every process. (CallSoon's loops never wait and read no clock: they
 // keep the real one.)
 
-// countingWindows reports whether the process counts windows (see
-// Counted) or runs natively to size them (valgrind.Sizing: the counter
+// countingWindows reports whether the process counts windows
+// (valgrind.Windows) or runs natively to size them (valgrind.Sizing: the counter
 // learns how many iterations of the counted work fit its benchtime, and a
 // benchmark that natively waits on timers, as cold-fire does, is sized by
 // its work); tests set it to run the counted mode without callgrind.

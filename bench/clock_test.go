@@ -141,3 +141,11 @@ func TestSizingRunsTheCountedClock(t *testing.T) {
 		t.Fatal("natively, without the sizing variable, the loop takes the virtual clock")
 	}
 }
+
+// calls records a Timer's calls.
+type calls struct{ got []string }
+
+func (c *calls) ResetTimer()                  { c.got = append(c.got, "reset") }
+func (c *calls) StartTimer()                  { c.got = append(c.got, "start") }
+func (c *calls) StopTimer()                   { c.got = append(c.got, "stop") }
+func (c *calls) ReportMetric(float64, string) { c.got = append(c.got, "metric") }

@@ -15,13 +15,13 @@
 // global source is seeded alike; one P and no collector keep the
 // process's path the same run to run). Two methods:
 //
-//   - Windows, for a binary whose harness brackets each benchmark's timed
-//     loop with client requests (loopbench's bench.Counted, HasWindows),
-//     or whose testing package does, patched by the gate's overlay
-//     (package overlay, HasTestingWindows): callgrind starts with instrumentation off (--instr-atstart=no), the
-//     harness counts only what the benchmark's timer times and dumps it
-//     under the benchmark's name and N; per op is the window's count over
-//     N. Init, setup and the b.N = 1 pass run uninstrumented, and several
+//   - Windows, for a binary whose testing package brackets each
+//     benchmark's timed loop with client requests, patched by the gate's
+//     overlay (package overlay, HasWindows): callgrind starts with
+//     instrumentation off (--instr-atstart=no), the testing package
+//     counts only what the benchmark's timer times and dumps it under the
+//     benchmark's name and N; per op is the window's count over N. Init,
+//     setup and the b.N = 1 pass run uninstrumented, and several
 //     benchmarks of one N share a process, one dump each.
 //   - The difference of two processes, for a binary without windows (a
 //     toolchain the overlay does not fit): a process per benchmark at two iteration counts, per op

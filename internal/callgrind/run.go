@@ -76,15 +76,10 @@ func Find() (Valgrind, error) {
 type Binary struct {
 	Path, Dir string
 	Args      []string // more flags for every run (-test.short)
-	// Window says the binary's harness counts each benchmark's timed
-	// loop in a window (HasWindows), or its testing package does
-	// (Testing).
+	// Window says the binary's testing package counts each benchmark's
+	// timed loop in a window (HasWindows): it was built with the gate's
+	// overlay, which valgrind.WindowsEnv turns on.
 	Window bool
-	// Testing says the windows are counted by the binary's testing
-	// package, patched by the gate's overlay (HasTestingWindows), which
-	// valgrind.TestingWindowsEnv turns on, not the harness's
-	// valgrind.WindowsEnv.
-	Testing bool
 }
 
 // Listed is a benchmark found by List: its full name (without
@@ -95,9 +90,10 @@ type Listed struct {
 }
 
 // Skipped is a benchmark its harness skipped when listed (b.Skip): its
-// name and the reason it gave. A harness that counts windows skips those
-// it cannot count (loopbench's bench: the Go runtime's timers, real
-// waits), so a gate can name them instead of passing them.
+// name and the reason it gave. A harness that knows what windows cannot
+// count skips it where they are counted or sized (loopbench's bench: the
+// Go runtime's timers, real waits), so a gate can name them instead of
+// passing them.
 type Skipped struct {
 	Name, Reason string
 }
@@ -175,8 +171,6 @@ func (b Binary) run(ctx context.Context, prefix []string, pattern, benchtime str
 	cmd.Dir = b.Dir
 	cmd.Env = append(os.Environ(), Env...)
 	switch {
-	case slices.Contains(prefix, WindowFlag) && b.Testing:
-		cmd.Env = append(cmd.Env, valgrind.TestingWindowsEnv+"=1")
 	case slices.Contains(prefix, WindowFlag):
 		cmd.Env = append(cmd.Env, valgrind.WindowsEnv+"=1")
 	case prefix == nil && b.Window: // a listing that sizes windows

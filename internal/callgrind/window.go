@@ -12,14 +12,10 @@ import (
 	"github.com/loopbench/loopbench/internal/valgrind"
 )
 
-// WindowFlag starts callgrind with instrumentation off: a binary whose
-// harness brackets each benchmark's timed loop with client requests (see
-// package valgrind and bench.Counted) turns it on around the loop alone.
+// WindowFlag starts callgrind with instrumentation off: a binary built
+// with the gate's overlay of the testing package (package overlay) turns
+// it on around each benchmark's timed loop alone.
 const WindowFlag = "--instr-atstart=no"
-
-// windowSymbol is in a test binary whose benchmarks issue the window's
-// client requests: loopbench's bench harness.
-const windowSymbol = "github.com/loopbench/loopbench/internal/valgrind.clientRequest"
 
 // GroupSize is the most benchmarks counted in one process by windows: one
 // valgrind start for many, each window dumped on its own. Every
@@ -27,19 +23,14 @@ const windowSymbol = "github.com/loopbench/loopbench/internal/valgrind.clientReq
 // (GOGC=off), which bounds it.
 var GroupSize = 24
 
-// testingSymbol is in a test binary built with the gate's overlay of the
+// windowSymbol is in a test binary built with the gate's overlay of the
 // testing package (package overlay).
-const testingSymbol = "testing.lbClientRequest"
+const windowSymbol = "testing.lbClientRequest"
 
-// HasWindows says the binary's harness counts windows: it issues
-// loopbench's client requests. A binary without them is counted by its
-// testing package's windows (HasTestingWindows), else by the difference
-// of two processes.
+// HasWindows says the binary's testing package counts windows: it was
+// built with the gate's overlay. A binary without them is counted by the
+// difference of two processes.
 func HasWindows(path string) bool { return hasSymbol(path, windowSymbol) }
-
-// HasTestingWindows says the binary's testing package counts windows:
-// it was built with the gate's overlay.
-func HasTestingWindows(path string) bool { return hasSymbol(path, testingSymbol) }
 
 // hasSymbol says the ELF binary at path defines the Go function sym.
 func hasSymbol(path, sym string) bool {

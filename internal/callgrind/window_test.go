@@ -8,10 +8,12 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/loopbench/loopbench/internal/overlay"
 	"github.com/loopbench/loopbench/internal/valgrind"
 )
 
-// TestWindows counts testdata/windowbench's benchmarks by their windows:
+// TestWindows counts testdata/windowbench's benchmarks by the windows of
+// the testing package the overlay patches:
 // two benchmarks in one process, and one of them at other counts (one
 // iteration too: go test's only pass); per op is the same at 1000 and 4000, twice the work counts twice, and the
 // setup's 2·10⁶ iterations (2000 per op at 1000) are not in it.
@@ -23,15 +25,13 @@ func TestWindows(t *testing.T) {
 	if err != nil {
 		t.Skip("valgrind not installed (Debian package valgrind): windows not counted")
 	}
-	bin := filepath.Join(t.TempDir(), "windowbench.test")
-	if out, err := exec.Command("go", "test", "-c", "-o", bin, "./testdata/windowbench").CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	bin := buildWindowbench(t)
 	if !HasWindows(bin) {
 		t.Fatal("HasWindows: false for a binary that counts windows")
 	}
 	// Counted as a whole process (a gate whose other side has no
-	// windows), the harness leaves the counts alone: setup included.
+	// windows), the testing package leaves the counts alone: setup
+	// included.
 	whole, _, err := v.Count(context.Background(), Binary{Path: bin, Dir: t.TempDir()}, "Spin", 1000, t.TempDir())
 	if err != nil || whole.Ir < 2e6 {
 		t.Fatalf("the whole process: %v instructions, %v", whole.Ir, err)
@@ -79,10 +79,7 @@ func TestWindows(t *testing.T) {
 // the difference of two counts, it runs natively and fits one or two. A
 // benchmark its harness skips is listed as skipped, with its reason.
 func TestListSizesWindows(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "windowbench.test")
-	if out, err := exec.Command("go", "test", "-c", "-o", bin, "./testdata/windowbench").CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	bin := buildWindowbench(t)
 	iters := map[bool]int{}
 	for _, window := range []bool{false, true} {
 		ls, skipped, err := Binary{Path: bin, Dir: t.TempDir(), Window: window}.List(context.Background(), "^Benchmark(Waits|RealClock)$", "20ms")
@@ -102,6 +99,28 @@ func TestListSizesWindows(t *testing.T) {
 	if iters[false] > 2 || iters[true] < 100 {
 		t.Fatalf("iterations in 20 ms: %d plain, %d sized for windows", iters[false], iters[true])
 	}
+}
+
+// buildWindowbench builds testdata/windowbench with the gate's overlay
+// of the testing package (without it where the toolchain does not take
+// it: a GOARCH without client requests), and returns the test binary's
+// path.
+func buildWindowbench(t *testing.T) string {
+	t.Helper()
+	tc, err := overlay.Current(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	args := []string{"test", "-c"}
+	if ov, err := overlay.Write(dir, tc); err == nil {
+		args = append(args, "-overlay", ov)
+	}
+	bin := filepath.Join(dir, "windowbench.test")
+	if out, err := exec.Command("go", append(args, "-o", bin, "./testdata/windowbench")...).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return bin
 }
 
 // windowbenchSkip is testdata/windowbench's BenchmarkRealClock's reason.

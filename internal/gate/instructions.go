@@ -119,8 +119,7 @@ func writeSides(cfg Config, run [][2]string, sides []*Side, results []callgrind.
 
 // listTasks lists each measured side's benchmarks natively for the
 // benchtime and returns them as tasks with their sides, and the method
-// that counts them: windows when every measured binary has them (its
-// harness's or its testing package's). A benchmark both sides have is
+// that counts them: windows when every measured binary has them. A benchmark both sides have is
 // counted at the same iteration counts on both: the saved baseline's,
 // else those of head's listing. Those a harness skipped go to
 // res.NotCounted. Where more than one package is gated, benchmarks are
@@ -176,8 +175,8 @@ func listTasks(ctx context.Context, cfg Config, sides []*Side, res *Result) ([]c
 }
 
 // measuredBinaries are the test binaries of each measured side and
-// whether every one of them counts windows: by its harness, or by its
-// testing package when it has no harness of its own. Where they are of
+// whether every one of them counts windows (its testing package was
+// built with the overlay: callgrind.HasWindows). Where they are of
 // more than one package, res.pkgOf maps each binary to its package.
 func measuredBinaries(cfg Config, sides []*Side, res *Result) (map[*Side][]callgrind.Binary, bool) {
 	bins := map[*Side][]callgrind.Binary{}
@@ -189,9 +188,6 @@ func measuredBinaries(cfg Config, sides []*Side, res *Result) (map[*Side][]callg
 		}
 		for _, sb := range s.bins {
 			b := callgrind.Binary{Path: sb.path, Dir: sb.dir, Window: callgrind.HasWindows(sb.path)}
-			if !b.Window && callgrind.HasTestingWindows(sb.path) {
-				b.Window, b.Testing = true, true
-			}
 			if cfg.Short {
 				b.Args = []string{"-test.short"}
 			}

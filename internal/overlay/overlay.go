@@ -1,12 +1,13 @@
 // Package overlay builds a `go test -overlay` file that patches the
 // standard library's testing package of the toolchain at hand, so that
-// any module's benchmarks, unchanged, count their timed loops in
-// callgrind windows as loopbench's own harness does (package valgrind):
-// instrumentation on only while a benchmark's timer runs, the counts
-// zeroed by ResetTimer, and a dump under the benchmark's name and N
-// (valgrind.WindowReason) when its counted pass ends. A binary built
+// any module's benchmarks, unchanged (loopbench's own ./bench too),
+// count their timed loops in callgrind windows (package valgrind's
+// client requests): instrumentation on only while a benchmark's timer
+// runs, the counts zeroed by ResetTimer, and a dump under the
+// benchmark's name and N (valgrind.WindowReason) when its counted pass
+// ends. A binary built
 // with it counts windows only when run under callgrind with
-// valgrind.TestingWindowsEnv set; anywhere else it runs as without.
+// valgrind.WindowsEnv set; anywhere else it runs as without.
 //
 // The patch is made at gate time from $GOROOT/src/testing/benchmark.go:
 // B's StartTimer, StopTimer, ResetTimer and runN are renamed (each

@@ -3,10 +3,12 @@ package overlay_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -75,14 +77,58 @@ func TestPatchUnfit(t *testing.T) {
 
 // TestWindowsUnderCallgrind builds testdata/spin with the overlay and
 // counts it under callgrind at 100 iterations: each benchmark's window is
-// dumped under its name and N, and counts its loop alone. The setups
-// (2 million multiply-adds before ResetTimer and before B.Loop, 20,000
-// with the timer stopped in every iteration) would count 100 times the
-// loop or more; each window counts what Plain's does within 10 % (the
-// timer calls inside StopStart's loop are its only extra).
+// dumped under its name and N, in the pass of 100 alone (not testing's
+// first pass of one), and counts its loop alone. The setups (2 million
+// multiply-adds before ResetTimer, before B.Loop, and on a
+// sub-benchmark's first run; 20,000 with the timer stopped in every
+// iteration) would count 100 times the loop or more; each window counts
+// what Plain's does within 10 % (the timer calls inside StopStart's loop
+// are its only extra). The counted pass starts with 64 MiB of free heap
+// and samples no allocations for the memory profile.
 func TestWindowsUnderCallgrind(t *testing.T) {
-	vg, err := exec.LookPath("valgrind")
-	if err != nil {
+	bin := buildSpin(t)
+	ir, out := countSpin(t, bin, "100x")
+	plain := ir["Plain@100"] / 100
+	if len(ir) != 6 || plain < 200 {
+		t.Fatalf("windows %v: want Plain, Setup, Loop, StopStart, Shared/case and State at N=100 alone", ir)
+	}
+	for _, name := range []string{"Setup", "Loop", "StopStart", "Shared/case"} {
+		if r := ir[name+"@100"] / 100 / plain; r < 0.9 || r > 1.1 {
+			t.Errorf("%s counted %.0f instructions/op, Plain %.0f: ratio %.2f, want 1 (its setup left out)", name, ir[name+"@100"]/100, plain, r)
+		}
+	}
+	if free := metric(out, "State", "free-heap-bytes"); free < 64<<20 {
+		t.Errorf("State's window started with %.0f bytes of free heap, want 64 MiB or more", free)
+	}
+	if rate := metric(out, "State", "mem-profile-rate"); rate != 0 {
+		t.Errorf("State's window ran with runtime.MemProfileRate %v, want 0", rate)
+	}
+}
+
+// TestWindowsAtOneIteration: at -test.benchtime=1x go test's only pass,
+// the one that makes the setups, is counted, and its window still holds
+// one operation alone: each at most a few thousand instructions above
+// Plain's (a setup is 8 million). No lower bound: on a loaded machine
+// Loop's window of 1474 instructions once counted 709, less than its
+// operation (most likely the monitor thread's work, left out with its
+// callees, reaching into a window this short).
+func TestWindowsAtOneIteration(t *testing.T) {
+	bin := buildSpin(t)
+	ir, _ := countSpin(t, bin, "1x")
+	t.Logf("instructions by window: %v", ir)
+	plain := ir["Plain@1"]
+	for _, name := range []string{"Setup", "Loop", "StopStart", "Shared/case"} {
+		if c, ok := ir[name+"@1"]; !ok || c <= 0 || c > plain+5000 {
+			t.Errorf("%s at one iteration: %v instructions (window %v), Plain %v", name, c, ok, plain)
+		}
+	}
+}
+
+// buildSpin builds testdata/spin with the overlay, or skips the test
+// where its windows are not counted.
+func buildSpin(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("valgrind"); err != nil {
 		t.Skip("valgrind not installed (Debian package valgrind): the windows are not counted")
 	}
 	if !valgrind.Supported || os.Getenv("GOARCH") != "" && os.Getenv("GOARCH") != runtime.GOARCH {
@@ -101,17 +147,26 @@ func TestWindowsUnderCallgrind(t *testing.T) {
 	if out, err := exec.Command("go", "test", "-c", "-overlay", ov, "-o", bin, "./testdata/spin").CombinedOutput(); err != nil {
 		t.Fatalf("go test -c -overlay: %v\n%s", err, out)
 	}
-	if !callgrind.HasTestingWindows(bin) || callgrind.HasWindows(bin) {
-		t.Fatal("the binary built with the overlay is not seen as counting its windows in testing")
+	if !callgrind.HasWindows(bin) {
+		t.Fatal("the binary built with the overlay is not seen as counting its windows")
 	}
-	out := filepath.Join(dir, "cg.out")
-	cmd := exec.Command(vg, append(append([]string{}, callgrind.Flags...), callgrind.WindowFlag, "--callgrind-out-file="+out,
-		bin, "-test.run=^$", "-test.bench=.", "-test.benchtime=100x")...)
-	cmd.Env = append(append(os.Environ(), callgrind.Env...), valgrind.TestingWindowsEnv+"=1")
+	return bin
+}
+
+// countSpin runs every benchmark of bin under callgrind at benchtime,
+// asked to count windows, and returns each window's instructions by
+// "name@N" and the benchmarks' output.
+func countSpin(t *testing.T, bin, benchtime string) (map[string]float64, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "cg.out")
+	cmd := exec.Command("valgrind", append(append([]string{}, callgrind.Flags...), callgrind.WindowFlag, "--callgrind-out-file="+out,
+		bin, "-test.run=^$", "-test.bench=.", "-test.benchtime="+benchtime)...)
+	cmd.Env = append(append(os.Environ(), callgrind.Env...), valgrind.WindowsEnv+"=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if b, err := cmd.Output(); err != nil {
-		t.Fatalf("%v: %s\n%s", err, b, stderr.Bytes())
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s\n%s", err, stdout, stderr.Bytes())
 	}
 	dumps, err := callgrind.ReadDumps(out)
 	if err != nil {
@@ -119,17 +174,31 @@ func TestWindowsUnderCallgrind(t *testing.T) {
 	}
 	ir := map[string]float64{}
 	for _, d := range dumps {
-		if name, n, ok := valgrind.ParseWindowReason(d.Reason); ok && n == 100 {
-			ir[name] = d.Counts.Ir / 100
+		// A parent benchmark's pass of one iteration at 1x is counted
+		// too: its window is empty, its sub-benchmarks' are their own.
+		if name, n, ok := valgrind.ParseWindowReason(d.Reason); ok && name != "Shared" {
+			ir[fmt.Sprintf("%s@%d", name, n)] = d.Counts.Ir
 		}
 	}
-	plain := ir["Plain"]
-	if len(ir) != 4 || plain < 200 {
-		t.Fatalf("windows per op %v: want Plain, Setup, Loop and StopStart at N=100", ir)
-	}
-	for _, name := range []string{"Setup", "Loop", "StopStart"} {
-		if r := ir[name] / plain; r < 0.9 || r > 1.1 {
-			t.Errorf("%s counted %.0f instructions/op, Plain %.0f: ratio %.2f, want 1 (its setup left out)", name, ir[name], plain, r)
+	return ir, string(stdout)
+}
+
+// metric is the value of unit on benchmark name's result line in out,
+// or -1.
+func metric(out, name, unit string) float64 {
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 || f[0] != "Benchmark"+name {
+			continue
+		}
+		for i := 1; i+1 < len(f); i++ {
+			if f[i+1] == unit {
+				v, err := strconv.ParseFloat(f[i], 64)
+				if err == nil {
+					return v
+				}
+			}
 		}
 	}
+	return -1
 }

@@ -24,7 +24,7 @@ func RequestSource(goarch string) ([]byte, bool) {
 
 // RequestConstants is Go source declaring the request codes a window
 // issues (and RunningOnValgrind's), each name prefixed by prefix, and
-// WindowPrefix and TestingWindowsEnv as prefixWindowPrefix and
+// WindowPrefix and WindowsEnv as prefixWindowPrefix and
 // prefixWindowsEnv: the same values as this package's, for a copy of the
 // requests in another package.
 func RequestConstants(prefix string) string {
@@ -37,13 +37,5 @@ func RequestConstants(prefix string) string {
 	%[1]sWindowPrefix      = %[7]q
 	%[1]sWindowsEnv        = %[8]q
 )
-`, prefix, requestRunningOnValgrind, requestZeroStats, requestDumpStatsAt, requestStartInstr, requestStopInstr, WindowPrefix, TestingWindowsEnv)
+`, prefix, requestRunningOnValgrind, requestZeroStats, requestDumpStatsAt, requestStartInstr, requestStopInstr, WindowPrefix, WindowsEnv)
 }
-
-// TestingWindowsEnv is the environment variable, set to 1, with which a
-// counter asks a test binary built with the gate's overlay of the
-// testing package (package overlay) to count each benchmark's timed loop
-// in a window. It is not WindowsEnv, so that a binary whose own harness
-// counts windows (loopbench's bench) and whose testing package is
-// patched too counts each window once.
-const TestingWindowsEnv = "LOOPBENCH_TESTING_WINDOWS"

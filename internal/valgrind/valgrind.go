@@ -33,13 +33,16 @@ const (
 )
 
 // WindowsEnv is the environment variable, set to 1, with which a counter
-// asks a harness to count windows: a process under valgrind without it
-// (a whole-process count, or a gate counting by the difference of two
-// processes) must not zero or dump the counts.
+// asks a test binary built with the gate's overlay of the testing
+// package (package overlay) to count each benchmark's timed loop in a
+// window; a benchmark may read it too (Windows), as loopbench's bench
+// does to drive its clock-following loops by a virtual clock. A process
+// under valgrind without it (a whole-process count, or a gate counting
+// by the difference of two processes) zeroes and dumps no counts.
 const WindowsEnv = "LOOPBENCH_CALLGRIND_WINDOWS"
 
-// Windows reports whether the process should count windows: it runs
-// under valgrind, asked to by WindowsEnv.
+// Windows reports whether the process counts windows: it runs under
+// valgrind, asked to by WindowsEnv.
 func Windows() bool { return os.Getenv(WindowsEnv) == "1" && Running() }
 
 // SizingEnv is the environment variable, set to 1, with which a counter

@@ -106,9 +106,11 @@ func (r *Repo) Commit(msg string) string {
 	return r.Git("rev-parse", "HEAD")
 }
 
-// CommitClockWork commits BenchmarkClock, whose work per operation depends
-// on the clock: a benchmark no two processes run alike. It returns the
-// commit.
+// CommitClockWork commits BenchmarkClock, whose work per operation is
+// drawn from the clock once a pass (100 to 2099 steps): a benchmark no
+// two processes run alike, at any number of operations (a draw per
+// operation would average out in a window widened tenfold). It returns
+// the commit.
 func (r *Repo) CommitClockWork() string {
 	r.t.Helper()
 	r.Write("clock_test.go", `package gated
@@ -119,8 +121,9 @@ import (
 )
 
 func BenchmarkClock(b *testing.B) {
+	steps := 100 + int(time.Now().UnixNano()%2000)
 	for range b.N {
-		sink = Work(int(time.Now().UnixNano() % 2000))
+		sink = Work(steps)
 	}
 }
 `)

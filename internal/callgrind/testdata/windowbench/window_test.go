@@ -1,12 +1,12 @@
 // Package windowbench has benchmarks counted by windows, for package
-// callgrind's test: a large setup, then a timed loop.
+// callgrind's test (built with the gate's overlay of the testing
+// package): a large setup, then a timed loop, then a teardown.
 package windowbench
 
 import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/bench"
 	"github.com/loopbench/loopbench/internal/valgrind"
 )
 
@@ -21,36 +21,30 @@ func spin(n int) {
 	sink = x
 }
 
-func loop(per int) func(bench.Timer, int) error {
-	return func(t bench.Timer, n int) error {
-		spin(2_000_000) // setup: not counted
-		t.ResetTimer()
-		for range n {
-			spin(per)
-		}
-		t.StopTimer()
-		spin(200_000) // teardown: not counted
-		return nil
+func loop(b *testing.B, per int) {
+	spin(2_000_000) // setup: not counted
+	b.ResetTimer()
+	for range b.N {
+		spin(per)
 	}
+	b.StopTimer()
+	spin(200_000) // teardown: not counted
 }
 
-func BenchmarkSpin(b *testing.B)      { bench.Counted(b, "Spin", b.N, loop(100)) }
-func BenchmarkSpinTwice(b *testing.B) { bench.Counted(b, "SpinTwice", b.N, loop(200)) }
+func BenchmarkSpin(b *testing.B)      { loop(b, 100) }
+func BenchmarkSpinTwice(b *testing.B) { loop(b, 200) }
 
 // BenchmarkWaits sleeps 10 ms an op natively, as a benchmark that waits on
 // timers, and only spins when run to size windows (valgrind.Sizing), as
 // such a benchmark does on the virtual clock it is counted by.
 func BenchmarkWaits(b *testing.B) {
-	bench.Counted(b, "Waits", b.N, func(t bench.Timer, n int) error {
-		for range n {
-			if valgrind.Sizing() {
-				spin(100)
-			} else {
-				time.Sleep(10 * time.Millisecond)
-			}
+	for range b.N {
+		if valgrind.Sizing() {
+			spin(100)
+		} else {
+			time.Sleep(10 * time.Millisecond)
 		}
-		return nil
-	})
+	}
 }
 
 // BenchmarkRealClock cannot be counted: it skips itself, with a reason,

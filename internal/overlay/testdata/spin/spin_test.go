@@ -1,11 +1,18 @@
-// Package spin has benchmarks in the three shapes whose timed loop the
+// Package spin has benchmarks in the shapes whose timed loop the
 // overlay's window must count alone, each spinning Per multiply-adds an
 // operation: one after a large setup and ResetTimer, one in a B.Loop
-// after a large setup, and one that stops its timer for large work in
-// every iteration; and Plain, the loop alone.
+// after a large setup, one that stops its timer for large work in every
+// iteration, and a sub-benchmark whose large setup is made on its first
+// run only and shared by the later ones (loopbench's bench harness);
+// Plain, the loop alone; and State, which reports what its window starts
+// with: the free heap and the memory profile's sampling rate.
 package spin
 
-import "testing"
+import (
+	"runtime"
+	"runtime/metrics"
+	"testing"
+)
 
 var sink uint64
 
@@ -52,4 +59,30 @@ func BenchmarkStopStart(b *testing.B) {
 		b.StartTimer()
 		spin(Per)
 	}
+}
+
+func BenchmarkShared(b *testing.B) {
+	ready := false
+	b.Run("case", func(b *testing.B) {
+		if !ready {
+			spin(Large)
+			ready = true
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			spin(Per)
+		}
+	})
+}
+
+func BenchmarkState(b *testing.B) {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	rate := runtime.MemProfileRate
+	for range b.N {
+		spin(Per)
+	}
+	b.ReportMetric(float64(s[0].Value.Uint64()+s[1].Value.Uint64()), "free-heap-bytes")
+	b.ReportMetric(float64(rate), "mem-profile-rate")
 }
