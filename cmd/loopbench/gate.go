@@ -67,8 +67,8 @@ GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off,randautoseed=0,
 --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64 so counts compare
 between runners). Benchmarks are counted by windows: the binaries are
 built with an overlay of the toolchain's testing package (go test -c
--overlay, patched at gate time from $GOROOT/src/testing/benchmark.go), or
-loopbench's harness (./bench) issues the same client requests; callgrind
+-overlay, patched at gate time from $GOROOT/src/testing/benchmark.go),
+loopbench's own ./bench as any module's; callgrind
 starts with instrumentation off, each benchmark's timed loop alone (b.N
 or b.Loop, while its timer runs) is counted and dumped, up to 24
 benchmarks share a process, and per op is the window's count over N (n,

@@ -18,7 +18,7 @@ const windowBenchtime = "2ms"
 // instrFlags are gate's flags of the instructions metric.
 type instrFlags struct {
 	metric, maxSpread, save, baseline string
-	saveOnly                          string
+	saveOnly, method                  string
 	windowBenchtime                   string // sizes windows when -benchtime is not given
 	repeat, maxRepeat, jobs           int
 	short                             bool
@@ -31,6 +31,7 @@ type instrFlags struct {
 
 func (f *instrFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.metric, "metric", "wall", "wall (go test -bench rounds, timed) or instructions (counts under valgrind's callgrind, see above)")
+	fs.StringVar(&f.method, "method", "auto", "instructions: how to count: windows (the overlay's; exit 2 where the toolchain does not take it), difference (of two processes per benchmark), or auto (windows where the toolchain takes the patch, else difference)")
 	fs.IntVar(&f.repeat, "repeat", 2, "instructions: counts of each benchmark (2 or more: one count cannot show that counts disagree)")
 	fs.IntVar(&f.maxRepeat, "max-repeat", 5, "instructions: counts of a benchmark whose counts disagree (on either side), judged on their ranges")
 	fs.BoolVar(&f.short, "short", false, "instructions: run the benchmarks with -test.short (loopbench's pull-request set: no 10⁶ sizes, no Go runtime baselines)")
@@ -49,7 +50,7 @@ func (f *instrFlags) on() bool { return f.metric == "instructions" }
 func (f *instrFlags) check(g *gateFlags, set map[string]bool) error {
 	switch f.metric {
 	case "wall":
-		for _, name := range []string{"repeat", "max-repeat", "short", "j", "max-spread", "save", "save-only", "baseline"} {
+		for _, name := range []string{"repeat", "max-repeat", "short", "j", "max-spread", "save", "save-only", "baseline", "method"} {
 			if set[name] {
 				return usageError{fmt.Sprintf("-%s applies to -metric instructions", name)}
 			}
@@ -58,6 +59,11 @@ func (f *instrFlags) check(g *gateFlags, set map[string]bool) error {
 	case "instructions":
 	default:
 		return usageError{fmt.Sprintf("-metric %q: want wall or instructions", f.metric)}
+	}
+	switch f.method {
+	case "auto", "windows", "difference":
+	default:
+		return usageError{fmt.Sprintf("-method %q: want auto, windows or difference", f.method)}
 	}
 	var err error
 	if f.spread, err = parseEffect(f.maxSpread); err != nil {
@@ -97,6 +103,12 @@ func (f *instrFlags) apply(cfg *gate.Config, minEffect float64) {
 		return
 	}
 	cfg.Metric = "instructions"
+	switch f.method {
+	case "windows":
+		cfg.Method = gate.MethodWindow
+	case "difference":
+		cfg.Method = gate.MethodDifference
+	}
 	cfg.Callgrind.Repeat, cfg.Callgrind.Jobs, cfg.Callgrind.MaxSpread = f.repeat, f.jobs, f.spread
 	cfg.Callgrind.MaxRepeat, cfg.Short = f.maxRepeat, f.short
 	cfg.Callgrind.WindowBenchtime = f.windowBenchtime

@@ -120,6 +120,8 @@ func TestGateUsage(t *testing.T) {
 		{[]string{"-metric", "instructions", "-min-count", "5"}, "-min-count applies to wall time"},
 		{[]string{"-metric", "cycles"}, `-metric "cycles": want wall or instructions`},
 		{[]string{"-repeat", "3"}, "-repeat applies to -metric instructions"},
+		{[]string{"-method", "difference"}, "-method applies to -metric instructions"},
+		{[]string{"-metric", "instructions", "-method", "both"}, `-method "both": want auto, windows or difference`},
 	}
 	for _, c := range cases {
 		_, errs, code := runOut(append([]string{"gate"}, c.args...)...)

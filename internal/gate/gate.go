@@ -48,6 +48,11 @@ type Config struct {
 	// HeadOnly counts head alone (the instructions metric), for a saved
 	// baseline: no base side, no verdict.
 	HeadOnly bool
+	// Method forces how the instructions metric counts: "windows" (an
+	// error where the toolchain does not take the overlay) or
+	// "difference"; "" counts by windows where it can, else by the
+	// difference of two processes.
+	Method string
 	// Short runs the binaries with -test.short (the instructions metric):
 	// loopbench's pull-request set.
 	Short bool

@@ -120,6 +120,9 @@ func (s *Side) build(ctx context.Context, cfg Config, top, rel, tmp string) (not
 		flags, note = overlayFlags(ctx, cfg, src, filepath.Join(tmp, s.Name+"-overlay"))
 	}
 	for i, pkg := range pkgs {
+		if s.refuseNote(cfg, note) {
+			return ""
+		}
 		b := &binary{pkg: pkg, path: filepath.Join(tmp, fmt.Sprintf("%s-%d.test", s.Name, i))}
 		if more := b.build(ctx, cfg, src, s, flags); more != "" {
 			note, flags = more, nil
@@ -129,8 +132,21 @@ func (s *Side) build(ctx context.Context, cfg Config, top, rel, tmp string) (not
 		}
 		s.bins = append(s.bins, b)
 	}
+	if s.refuseNote(cfg, note) {
+		return ""
+	}
 	s.Binary = s.bins[0].path
 	return note
+}
+
+// refuseNote makes a fallback to the difference of two processes, which
+// note names, the side's error when -method windows forbids it.
+func (s *Side) refuseNote(cfg Config, note string) bool {
+	if note == "" || cfg.Method != MethodWindow {
+		return false
+	}
+	s.err = errorf("-method windows: %s", strings.TrimSuffix(note, ": counted by the difference of two processes"))
+	return true
 }
 
 // build builds b.pkg's test binary with flags (the overlay's), and
@@ -169,6 +185,9 @@ func (b *binary) build(ctx context.Context, cfg Config, src string, s *Side, fla
 // toolchain that builds at src to dir and returns the -overlay flag, or
 // no flag and a note naming the Go version the patch does not fit.
 func overlayFlags(ctx context.Context, cfg Config, src, dir string) ([]string, string) {
+	if cfg.Method == MethodDifference {
+		return nil, "-method difference: counted by the difference of two processes"
+	}
 	toolchain := cfg.toolchain
 	if toolchain == nil {
 		toolchain = overlay.Current

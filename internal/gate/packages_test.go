@@ -145,3 +145,38 @@ func TestGateInstructionsFallback(t *testing.T) {
 		t.Fatalf("method %s, lines %q", res.Method, notes)
 	}
 }
+
+// TestGateMethodForced: Method "difference" counts by the difference of
+// two processes where windows would do; Method "windows" on a toolchain
+// the patch does not fit is an error naming it, not a fallback.
+func TestGateMethodForced(t *testing.T) {
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		t.Skip("valgrind not installed: the instructions metric is not tested here")
+	}
+	r := newRepo(t)
+	good := r.CommitWork("100")
+	cfg := r.config(good, good)
+	cfg.Metric, cfg.Bench, cfg.Benchtime = "instructions", "Work", "20x"
+	cfg.Callgrind.Repeat, cfg.Callgrind.Jobs, cfg.Callgrind.MaxSpread = 1, 1, 0.005
+
+	diff := cfg
+	var log strings.Builder
+	diff.Method, diff.Log = MethodDifference, &log
+	res, err := Run(context.Background(), diff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Method != MethodDifference || !strings.Contains(log.String(), "gate: -method difference: counted by the difference of two processes") {
+		t.Fatalf("method %s, log %q", res.Method, log.String())
+	}
+
+	win := cfg
+	win.Method = MethodWindow
+	win.toolchain = func(string) (overlay.Toolchain, error) {
+		return overlay.Toolchain{GOROOT: t.TempDir(), Version: "go1.99-fake", GOARCH: "amd64"}, nil
+	}
+	_, err = Run(context.Background(), win)
+	if err == nil || !strings.Contains(err.Error(), "-method windows") || !strings.Contains(err.Error(), "go1.99-fake") {
+		t.Fatalf("err %v", err)
+	}
+}

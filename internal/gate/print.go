@@ -41,7 +41,7 @@ func (jg *Judging) instructionsHeader(w io.Writer, cfg Config, res *Result) {
 	}
 	fmt.Fprintf(w, "gate: base %s (%s) vs head %s (%s), instructions under callgrind of -bench %q (%s), counts sized by -benchtime %s, %d repeats (up to %d where they disagree)\n",
 		baseName(cfg, res), shortCommit(res.Base.Commit), orTree(res.Head.Rev), shortCommit(res.Head.Commit), cfg.Bench, set, benchtime, cfg.Callgrind.Repeat, cfg.Callgrind.MaxRepeat)
-	how := "each benchmark's timed loop, by client requests of its harness or of the testing package patched by the gate's overlay (--instr-atstart=no)"
+	how := "each benchmark's timed loop, by client requests of the testing package patched by the gate's overlay (--instr-atstart=no)"
 	if res.Method == MethodDifference {
 		how = "the difference of two processes per benchmark (a binary issues no client requests)"
 	}
