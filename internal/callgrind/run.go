@@ -43,6 +43,16 @@ var Env = []string{"GOMAXPROCS=1", "GOGC=off", "GODEBUG=" + GODEBUG}
 // GODEBUG is the GODEBUG setting of Env.
 const GODEBUG = "asyncpreemptoff=1,cpu.rdtscp=off,randautoseed=0"
 
+// WindowEnv is the environment of a process that counts windows: Env,
+// valgrind.WindowsEnv, and randseednop=0, with which the overlay's
+// window restarts math/rand's global source from seed 1 before every
+// pass (rand.Seed takes effect again), so that what a benchmark draws
+// depends neither on the benchmarks that ran before it in the process
+// nor on a seed from the clock.
+func WindowEnv() []string {
+	return append(Env[:len(Env):len(Env)], "GODEBUG="+GODEBUG+",randseednop=0", valgrind.WindowsEnv+"=1")
+}
+
 // Flags are callgrind's flags. The simulated caches are fixed (32 KiB
 // 8-way first-level caches, an 8 MiB 16-way last level, 64-byte lines),
 // not the host's, so est-cycles compare between runners.
@@ -172,7 +182,7 @@ func (b Binary) run(ctx context.Context, prefix []string, pattern, benchtime str
 	cmd.Env = append(os.Environ(), Env...)
 	switch {
 	case slices.Contains(prefix, WindowFlag):
-		cmd.Env = append(cmd.Env, valgrind.WindowsEnv+"=1")
+		cmd.Env = append(os.Environ(), WindowEnv()...)
 	case prefix == nil && b.Window: // a listing that sizes windows
 		cmd.Env = append(cmd.Env, valgrind.SizingEnv+"=1")
 	}

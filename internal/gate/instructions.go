@@ -298,10 +298,12 @@ func baselineIters(path string) (map[string]int, error) {
 // runConfig is the configuration an instruction count depends on.
 func runConfig(cfg Config, v callgrind.Valgrind, method string) [][2]string {
 	flags := strings.Join(callgrind.Flags, " ")
+	env := callgrind.Env
 	if method == MethodWindow {
 		flags += " " + callgrind.WindowFlag
+		env = callgrind.WindowEnv()
 	}
-	flags += " " + strings.Join(callgrind.Env, " ")
+	flags += " " + strings.Join(env, " ")
 	// Both methods leave the monitor thread out: counts from before they
 	// did are not comparable.
 	method += " without=" + callgrind.SysmonFunc

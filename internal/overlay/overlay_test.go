@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,6 +106,26 @@ func TestWindowsUnderCallgrind(t *testing.T) {
 	}
 }
 
+// TestWindowsDrawAlike: a benchmark that draws its work from math/rand's
+// global source, seeded from the clock at init, counts the same in two
+// processes, also when another benchmark drew from it first in one of
+// them: each pass starts the source from the same seed.
+func TestWindowsDrawAlike(t *testing.T) {
+	bin := buildSpin(t)
+	alone, out1 := countSpinBench(t, bin, "^BenchmarkDraw$", "100x")
+	after, out2 := countSpinBench(t, bin, "^Benchmark(Consume|Draw)$", "100x")
+	if d1, d2 := metric(out1, "Draw", "drawn"), metric(out2, "Draw", "drawn"); d1 != d2 || d1 <= 0 {
+		t.Errorf("Draw drew %v alone and %v after Consume, want the same draws", d1, d2)
+	}
+	a, b := alone["Draw@100"], after["Draw@100"]
+	if a < 10000 || b < 10000 {
+		t.Fatalf("Draw's windows: alone %v, after Consume %v", alone, after)
+	}
+	if d := math.Abs(a-b) / a; d > 0.001 {
+		t.Errorf("Draw counted %.0f instructions alone and %.0f after Consume: %.2f %% apart, want the same draws", a, b, 100*d)
+	}
+}
+
 // TestWindowsAtOneIteration: at -test.benchtime=1x go test's only pass,
 // the one that makes the setups, is counted, and its window still holds
 // one operation alone: each at most a few thousand instructions above
@@ -157,11 +178,16 @@ func buildSpin(t *testing.T) string {
 // asked to count windows, and returns each window's instructions by
 // "name@N" and the benchmarks' output.
 func countSpin(t *testing.T, bin, benchtime string) (map[string]float64, string) {
+	return countSpinBench(t, bin, "^Benchmark(Plain|Setup|Loop|StopStart|Shared|State)$", benchtime)
+}
+
+// countSpinBench is countSpin of the benchmarks that pattern matches.
+func countSpinBench(t *testing.T, bin, pattern, benchtime string) (map[string]float64, string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "cg.out")
 	cmd := exec.Command("valgrind", append(append([]string{}, callgrind.Flags...), callgrind.WindowFlag, "--callgrind-out-file="+out,
-		bin, "-test.run=^$", "-test.bench=.", "-test.benchtime="+benchtime)...)
-	cmd.Env = append(append(os.Environ(), callgrind.Env...), valgrind.WindowsEnv+"=1")
+		bin, "-test.run=^$", "-test.bench="+pattern, "-test.benchtime="+benchtime)...)
+	cmd.Env = append(os.Environ(), callgrind.WindowEnv()...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.Output()

@@ -4,15 +4,24 @@
 // after a large setup, one that stops its timer for large work in every
 // iteration, and a sub-benchmark whose large setup is made on its first
 // run only and shared by the later ones (loopbench's bench harness);
-// Plain, the loop alone; and State, which reports what its window starts
+// Plain, the loop alone; Draw, whose work an operation is drawn from
+// math/rand's global source (seeded from the clock at init), and
+// Consume, which draws from it too; and State, which reports what its window starts
 // with: the free heap and the memory profile's sampling rate.
 package spin
 
 import (
+	"math/rand"
 	"runtime"
 	"runtime/metrics"
 	"testing"
+	"time"
 )
+
+func init() {
+	//lint:ignore SA1019 what many benchmarks do
+	rand.Seed(time.Now().UnixNano())
+}
 
 var sink uint64
 
@@ -85,4 +94,20 @@ func BenchmarkState(b *testing.B) {
 	}
 	b.ReportMetric(float64(s[0].Value.Uint64()+s[1].Value.Uint64()), "free-heap-bytes")
 	b.ReportMetric(float64(rate), "mem-profile-rate")
+}
+
+func BenchmarkDraw(b *testing.B) {
+	sum := 0
+	for range b.N {
+		n := rand.Intn(2 * Per)
+		spin(n)
+		sum += n
+	}
+	b.ReportMetric(float64(sum), "drawn")
+}
+
+func BenchmarkConsume(b *testing.B) {
+	for range b.N {
+		spin(rand.Intn(2 * Per))
+	}
 }
