@@ -51,7 +51,14 @@ func TestWindows(t *testing.T) {
 	for _, r := range rs {
 		// Instructions, not system calls: under load, sysmon's preemption
 		// can put a futex call in one repeat's window and not the other's.
-		if r.Err != nil || len(r.PerOp) != 2 || math.Abs(r.PerOp[1].Ir/r.PerOp[0].Ir-1) > 0.01 {
+		// A window of one iteration is its fixed cost mostly (about 700
+		// instructions), whose repeats may differ by a few instructions
+		// of the runtime's: they agree within 100.
+		agree := len(r.PerOp) == 2 && math.Abs(r.PerOp[1].Ir/r.PerOp[0].Ir-1) <= 0.01
+		if r.Iters[1] == 1 && len(r.PerOp) == 2 {
+			agree = math.Abs(r.PerOp[1].Ir-r.PerOp[0].Ir) <= 100
+		}
+		if r.Err != nil || !agree {
 			t.Fatalf("%s at %d: %+v", r.Name, r.Iters[1], r)
 		}
 	}
