@@ -19,8 +19,14 @@ import (
 // starts a new turn, the monitor sees a goroutine that is not running
 // too long, and sleeps as long as an idle program's (up to 10 ms).
 //
+// Each yield costs the runtime a thread wake-up (two futex calls), so
+// the loop yields as seldom as keeps its turns under 10 ms: every 8 ms.
+// A turn the monitor sees began no later than it saw it, so it ends
+// before the monitor counts 10 ms of it, unless one iteration's
+// callbacks run for more than 2 ms.
+//
 // docs/using-the-loop.md has the counts.
-const yieldEvery = 5 * time.Millisecond
+const yieldEvery = 8 * time.Millisecond
 
 // yieldBeforeWait yields the loop's goroutine once when yieldEvery has
 // passed on the loop clock since the last yield. The iteration calls it

@@ -32,20 +32,21 @@ func TestYieldBeforeWait(t *testing.T) {
 			now := time.Duration(0)
 			l.c.clock = func() time.Duration { return now }
 			l.CallLater(time.Hour, func() {}) // the wait would block
+			e, ms := yieldEvery, time.Millisecond
 			steps := []struct {
 				at    time.Duration
 				ready bool // a callback is ready: the wait does not block
 				want  int
 			}{
 				{0, false, 0},
-				{4 * time.Millisecond, false, 0},
-				{5 * time.Millisecond, true, 0},
-				{5 * time.Millisecond, false, 1},
-				{9 * time.Millisecond, false, 1},
-				{10 * time.Millisecond, false, 2},
-				{40 * time.Millisecond, true, 2},
-				{40 * time.Millisecond, false, 3},
-				{41 * time.Millisecond, false, 3},
+				{e - ms, false, 0},
+				{e, true, 0},
+				{e, false, 1},
+				{2*e - ms, false, 1},
+				{2 * e, false, 2},
+				{8 * e, true, 2},
+				{8 * e, false, 3},
+				{8*e + ms, false, 3},
 			}
 			for i, s := range steps {
 				now = s.at
