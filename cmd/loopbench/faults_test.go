@@ -222,6 +222,11 @@ func TestReportBadInput(t *testing.T) {
 // not that something saturates.
 func TestLoadServerWentAway(t *testing.T) {
 	addr := serveLoopback(t, func(c net.Conn) {
+		// The reset comes once a request arrives, so after the dial has
+		// completed: a reset that beat the dial's own check would be a
+		// connection that could not be opened.
+		c.SetReadDeadline(time.Now().Add(time.Second))
+		c.Read(make([]byte, 64))
 		c.(*net.TCPConn).SetLinger(0) // a reset
 		c.Close()
 	})
