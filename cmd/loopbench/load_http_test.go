@@ -97,3 +97,13 @@ func TestLoadHgrm(t *testing.T) {
 		t.Errorf("unwritable -hgrm: exit %d, %q", code, errs)
 	}
 }
+
+// TestLoadHTTPS loads serve -proto http -tls through an https URL: the
+// requests go over TLS and every one is answered.
+func TestLoadHTTPS(t *testing.T) {
+	addr, _ := startServe(t, "-proto", "http", "-tls", "-size", "100", "-duration", "3s")
+	out, errs, code := runOut("load", "-url", "https://"+addr+"/", "-insecure", "-conns", "2", "-warmup", "0s", "-duration", "20s", "-requests", "40")
+	if code != 0 || !strings.Contains(out, " + 0 unsent, 0 errors") || !strings.Contains(errs+out, "tls") {
+		t.Fatalf("load exit %d\nstderr %s\nstdout %s", code, errs, out)
+	}
+}
