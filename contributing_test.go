@@ -57,21 +57,31 @@ var scriptPath = regexp.MustCompile(`\bscripts/[\w.-]+\.sh\b`)
 // TestScriptsNamedExist: every script that README.md, CONTRIBUTING.md and
 // docs/*.md name is in scripts/.
 func TestScriptsNamedExist(t *testing.T) {
-	docs, err := filepath.Glob("docs/*.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range append(docs, "README.md", "CONTRIBUTING.md") {
-		doc, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range scriptPath.FindAllString(string(doc), -1) {
+	for name, doc := range guideDocs(t) {
+		for _, p := range scriptPath.FindAllString(doc, -1) {
 			if _, err := os.Stat(p); err != nil {
 				t.Errorf("%s names %s, which does not exist", name, p)
 			}
 		}
 	}
+}
+
+// guideDocs are README.md, CONTRIBUTING.md and docs/*.md, by name.
+func guideDocs(t *testing.T) map[string]string {
+	t.Helper()
+	names, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]string{}
+	for _, name := range append(names, "README.md", "CONTRIBUTING.md") {
+		doc, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[name] = string(doc)
+	}
+	return docs
 }
 
 // mdAnchorLink is a Markdown link to a heading of a repository file.
@@ -80,16 +90,8 @@ var mdAnchorLink = regexp.MustCompile(`\]\(([^)#\s]+\.md)#([^)\s]+)\)`)
 // TestDocLinksResolve: every link from README.md, CONTRIBUTING.md and
 // docs/*.md to a heading of a Markdown file names a heading that file has.
 func TestDocLinksResolve(t *testing.T) {
-	docs, err := filepath.Glob("docs/*.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range append(docs, "README.md", "CONTRIBUTING.md") {
-		doc, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range mdAnchorLink.FindAllStringSubmatch(string(doc), -1) {
+	for name, doc := range guideDocs(t) {
+		for _, m := range mdAnchorLink.FindAllStringSubmatch(doc, -1) {
 			target, err := os.ReadFile(filepath.Join(filepath.Dir(name), m[1]))
 			if err != nil {
 				t.Errorf("%s links to %s, which does not exist", name, m[1])
