@@ -242,14 +242,7 @@ def echo_server(kind, host, port, cert=None, key=None):
         ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         ctx.load_cert_chain(cert, key)
     server = loop.run_until_complete(loop.create_server(Echo, host, port, ssl=ctx))
-    addr = server.sockets[0].getsockname()
-    print("listening on %s:%d (%s%s)" % (addr[0], addr[1], kind, ", TLS" if ctx else ""), flush=True)
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, loop.stop)
-    loop.run_forever()
-    server.close()
-    loop.run_until_complete(server.wait_closed())
-    loop.close()
+    serve_until_signal(loop, server, "%s%s" % (kind, ", TLS" if ctx else ""))
 
 
 class HTTP(asyncio.Protocol):
@@ -301,8 +294,14 @@ def http_server(kind, host, port, size):
     asyncio.set_event_loop(loop)
     answers = http_answers(size)
     server = loop.run_until_complete(loop.create_server(lambda: HTTP(answers), host, port))
+    serve_until_signal(loop, server, "%s, httptools, HTTP/1.1, %d bytes of body" % (kind, size))
+
+
+def serve_until_signal(loop, server, what):
+    """Says where server listens and what it is, then runs loop until
+    SIGINT or SIGTERM, and closes both."""
     addr = server.sockets[0].getsockname()
-    print("listening on %s:%d (%s, httptools, HTTP/1.1, %d bytes of body)" % (addr[0], addr[1], kind, size), flush=True)
+    print("listening on %s:%d (%s)" % (addr[0], addr[1], what), flush=True)
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, loop.stop)
     loop.run_forever()
