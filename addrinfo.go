@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/sock"
+	"github.com/loopbench/loopbench/internal/sys/sock"
 )
 
 // lookupTimeout bounds a host-name lookup.

@@ -4,7 +4,7 @@ import (
 	"flag"
 	"testing"
 
-	"github.com/loopbench/loopbench/internal/asyncdiff"
+	"github.com/loopbench/loopbench/internal/conform/asyncdiff"
 )
 
 var (
@@ -18,7 +18,7 @@ var (
 // writer on a socketpair, futures' done callbacks, tasks awaiting
 // futures and tasks, cancelled, sleep(0)) in CPython's asyncio and on
 // every variant, odd seeds in lazy cancel mode, and requires the same
-// trace of what ran in what order. See internal/asyncdiff.
+// trace of what ran in what order. See internal/conform/asyncdiff.
 func TestAsyncioDifferential(t *testing.T) {
 	diffRun[asyncdiff.Schedule]{
 		what: "the differential check against asyncio", python: asyncdiff.Python,

@@ -4,7 +4,7 @@ import (
 	"flag"
 	"testing"
 
-	"github.com/loopbench/loopbench/internal/asyncdiff"
+	"github.com/loopbench/loopbench/internal/conform/asyncdiff"
 )
 
 var (
@@ -19,7 +19,7 @@ var (
 // timeout, wait_for, wait, shield), cancelled at random points by timers and by
 // each other, in CPython's asyncio and on every variant, odd seeds in
 // lazy cancel mode, and requires the same trace of who got what, in which
-// order, with which exception. See internal/asyncdiff.
+// order, with which exception. See internal/conform/asyncdiff.
 func TestCoordinationDifferential(t *testing.T) {
 	diffRun[asyncdiff.CoordSchedule]{
 		what: "the differential check of the coordination primitives", python: *coordPy,

@@ -6,7 +6,7 @@ import (
 	"net"
 	"net/netip"
 
-	"github.com/loopbench/loopbench/internal/sock"
+	"github.com/loopbench/loopbench/internal/sys/sock"
 )
 
 // DatagramProtocol receives a datagram endpoint's traffic: asyncio's

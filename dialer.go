@@ -3,7 +3,7 @@ package loopbench
 import (
 	"context"
 
-	"github.com/loopbench/loopbench/internal/sock"
+	"github.com/loopbench/loopbench/internal/sys/sock"
 )
 
 // dialer holds what the loop's outgoing connections hold while they are

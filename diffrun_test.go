@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/asyncdiff"
+	"github.com/loopbench/loopbench/internal/conform/asyncdiff"
 )
 
 // diffRun is one differential check against CPython's asyncio: seeded

@@ -59,7 +59,7 @@ func WakeInvariant(q *Queue[int], s *Semaphore, m *Lock) error {
 }
 
 // DriveForTest gives l the clock now and wraps its selector with wrap:
-// the differential check's driver (internal/asyncdiff), under which time
+// the differential check's driver (internal/conform/asyncdiff), under which time
 // moves only when the loop would block.
 func DriveForTest(l *Loop, now func() time.Duration, wrap func(selectors.Selector) selectors.Selector) {
 	l.drive(now, wrap)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/seltest"
+	"github.com/loopbench/loopbench/internal/conform/seltest"
 	"github.com/loopbench/loopbench/selectors"
 )
 

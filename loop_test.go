@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/looptest"
+	"github.com/loopbench/loopbench/internal/conform/looptest"
 )
 
 // TestLoop runs every conformance suite of the loop (looptest.Suites) on

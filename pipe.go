@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"syscall"
 
-	"github.com/loopbench/loopbench/internal/proc"
-	"github.com/loopbench/loopbench/internal/sock"
+	"github.com/loopbench/loopbench/internal/sys/proc"
+	"github.com/loopbench/loopbench/internal/sys/sock"
 )
 
 // PipeTransport is one standard stream of a subprocess, the parent's end

@@ -3,7 +3,7 @@ package loopbench
 import (
 	"fmt"
 
-	"github.com/loopbench/loopbench/internal/sock"
+	"github.com/loopbench/loopbench/internal/sys/sock"
 )
 
 // sockOp is one task-style socket operation and its future, in one

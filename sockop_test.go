@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopbench/loopbench/internal/seltest"
-	"github.com/loopbench/loopbench/internal/sock"
+	"github.com/loopbench/loopbench/internal/conform/seltest"
+	"github.com/loopbench/loopbench/internal/sys/sock"
 	"golang.org/x/sys/unix"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net"
 
-	"github.com/loopbench/loopbench/internal/sock"
+	"github.com/loopbench/loopbench/internal/sys/sock"
 )
 
 // Task-style socket operations, asyncio's loop.sock_*: each tries the

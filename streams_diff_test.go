@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/asyncdiff"
+	"github.com/loopbench/loopbench/internal/conform/asyncdiff"
 )
 
 // TestStreamsDifferential runs the stream and subprocess scenarios of
-// internal/asyncdiff/streams.py under CPython's asyncio and on every
+// internal/conform/asyncdiff/streams.py under CPython's asyncio and on every
 // variant, over real sockets and pipes, and requires the same trace of
 // results and exception classes. Python 3.11 has no readuntil with
 // several separators: ReadUntil's is checked against 3.13's documented

@@ -11,7 +11,7 @@ import (
 )
 
 // streamScenario is the loopbench side of a scenario of
-// internal/asyncdiff/streams.py, written as its asyncio side is.
+// internal/conform/asyncdiff/streams.py, written as its asyncio side is.
 type streamScenario func(tk *loopbench.Task, l *loopbench.Loop, tr *streamTrace) error
 
 // streamScenarios are the scenarios by their names in streams.py.

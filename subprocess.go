@@ -7,7 +7,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/loopbench/loopbench/internal/proc"
+	"github.com/loopbench/loopbench/internal/sys/proc"
 )
 
 // Redirect says what a child's standard stream is connected to.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net"
 
-	"github.com/loopbench/loopbench/internal/sock"
+	"github.com/loopbench/loopbench/internal/sys/sock"
 )
 
 // readBufferSize is the size of the loop's shared read buffer, asyncio's

@@ -3,7 +3,7 @@ package loopbench
 import (
 	"fmt"
 
-	"github.com/loopbench/loopbench/internal/sock"
+	"github.com/loopbench/loopbench/internal/sys/sock"
 )
 
 // Default write-buffer limits (asyncio's): pause the protocol above 64 KiB

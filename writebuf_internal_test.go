@@ -5,8 +5,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/loopbench/loopbench/internal/proc"
-	"github.com/loopbench/loopbench/internal/sock"
+	"github.com/loopbench/loopbench/internal/sys/proc"
+	"github.com/loopbench/loopbench/internal/sys/sock"
 )
 
 // seqBytes returns n bytes of the sequence that starts at offset off.

@@ -2,7 +2,7 @@ package bench
 
 import (
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/sock"
+	"github.com/loopbench/loopbench/internal/sys/sock"
 )
 
 var nop = func() {}

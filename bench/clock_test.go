@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/valgrind"
+	"github.com/loopbench/loopbench/internal/harness/valgrind"
 )
 
 // counting runs the test with countingWindows set to on.

@@ -12,7 +12,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/loopbench/loopbench/bench"
-	"github.com/loopbench/loopbench/internal/raceflag"
+	"github.com/loopbench/loopbench/internal/sys/raceflag"
 )
 
 // TestOutputParses runs the benchmarks of this package once (the varied

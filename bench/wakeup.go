@@ -6,7 +6,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/cpu"
+	"github.com/loopbench/loopbench/internal/sys/cpu"
 )
 
 // wakeupWait is the wait the Wakeup workload asks for: below a

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/echo"
+	"github.com/loopbench/loopbench/internal/harness/echo"
 	"golang.org/x/perf/benchfmt"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/tlscert"
+	"github.com/loopbench/loopbench/internal/harness/tlscert"
 )
 
 // TestTLSEchoServers: the Python peers' TLS echo servers (Python's ssl

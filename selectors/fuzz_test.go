@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/loopbench/loopbench/internal/seltest"
+	"github.com/loopbench/loopbench/internal/conform/seltest"
 	"github.com/loopbench/loopbench/selectors"
 	"golang.org/x/sys/unix"
 )

@@ -6,7 +6,7 @@
 // Unix systems. A backend the kernel refuses is absent from Names, and
 // New and Available say why in one line.
 //
-// The contract, which every backend honours and internal/seltest checks:
+// The contract, which every backend honours and internal/conform/seltest checks:
 //
 //   - Register, Modify and Unregister take an fd and a non-empty set of
 //     Events (Read, Write). Registering a registered fd, or modifying or
@@ -59,7 +59,7 @@
 // libev, which all wait in whole milliseconds (epoll_wait, poll): there a
 // 200 µs timer fires after a millisecond or more, here near 200 µs, as
 // late as the kernel's wake-up makes it and no later. A loop thread that
-// must wake on time also lowers its timer slack (internal/cpu), which
+// must wake on time also lowers its timer slack (internal/sys/cpu), which
 // Linux otherwise adds to every wait (50 µs by default).
 //
 // A Selector is not safe for concurrent use; the loop owns it.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopbench/loopbench/internal/seltest"
+	"github.com/loopbench/loopbench/internal/conform/seltest"
 	"github.com/loopbench/loopbench/selectors"
 )
 

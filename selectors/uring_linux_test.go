@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/sock"
+	"github.com/loopbench/loopbench/internal/sys/sock"
 	"golang.org/x/sys/unix"
 )
 

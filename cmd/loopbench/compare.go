@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/loopbench/loopbench/internal/verdict"
+	"github.com/loopbench/loopbench/internal/harness/verdict"
 )
 
 const compareUsage = `usage: loopbench compare [flags] base.txt head.txt

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopbench/loopbench/internal/verdict"
+	"github.com/loopbench/loopbench/internal/harness/verdict"
 )
 
 // synth writes a results file: n samples per benchmark around the given

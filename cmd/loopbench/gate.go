@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/gate"
-	"github.com/loopbench/loopbench/internal/verdict"
+	"github.com/loopbench/loopbench/internal/harness/gate"
+	"github.com/loopbench/loopbench/internal/harness/verdict"
 )
 
 const gateUsage = `usage: loopbench gate [-base REV] [-head REV] [flags]

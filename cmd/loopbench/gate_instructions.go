@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/loopbench/loopbench/internal/gate"
+	"github.com/loopbench/loopbench/internal/harness/gate"
 )
 
 // windowBenchtime is the instructions metric's default -benchtime: the

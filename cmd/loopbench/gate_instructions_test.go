@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopbench/loopbench/internal/gate/gatetest"
+	"github.com/loopbench/loopbench/internal/harness/gate/gatetest"
 )
 
 func needValgrind(t *testing.T) {

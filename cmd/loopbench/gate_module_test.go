@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopbench/loopbench/internal/gate"
-	"github.com/loopbench/loopbench/internal/gate/gatetest"
-	"github.com/loopbench/loopbench/internal/valgrind"
+	"github.com/loopbench/loopbench/internal/harness/gate"
+	"github.com/loopbench/loopbench/internal/harness/gate/gatetest"
+	"github.com/loopbench/loopbench/internal/harness/valgrind"
 )
 
 // hotSource is package hot of a throwaway module: three benchmarks in

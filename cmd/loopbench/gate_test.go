@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopbench/loopbench/internal/gate"
-	"github.com/loopbench/loopbench/internal/gate/gatetest"
-	"github.com/loopbench/loopbench/internal/verdict"
+	"github.com/loopbench/loopbench/internal/harness/gate"
+	"github.com/loopbench/loopbench/internal/harness/gate/gatetest"
+	"github.com/loopbench/loopbench/internal/harness/verdict"
 )
 
 // TestGateEndToEnd: on a throwaway module, a revision ten times slower

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/loopbench/loopbench/internal/history"
+	"github.com/loopbench/loopbench/internal/harness/history"
 )
 
 const historyUsage = `usage: loopbench history [-format text|json] [-out DIR] [-min-effect P] [-min-segment N] DIR | FILE...

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/gate/gatetest"
-	"github.com/loopbench/loopbench/internal/valgrind"
+	"github.com/loopbench/loopbench/internal/harness/gate/gatetest"
+	"github.com/loopbench/loopbench/internal/harness/valgrind"
 )
 
 // seriesSource is package series of a throwaway module: three benchmarks,

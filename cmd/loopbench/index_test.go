@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/gate/gatetest"
+	"github.com/loopbench/loopbench/internal/harness/gate/gatetest"
 )
 
 // TestResultsIndex keeps results/README.md the index of the committed

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/benchdata"
-	"github.com/loopbench/loopbench/internal/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/benchdata"
+	"github.com/loopbench/loopbench/internal/harness/loadresult"
 	"golang.org/x/perf/benchfmt"
 )
 

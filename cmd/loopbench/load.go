@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-	"github.com/loopbench/loopbench/internal/cpu"
-	"github.com/loopbench/loopbench/internal/load"
-	"github.com/loopbench/loopbench/internal/loadresult"
-	"github.com/loopbench/loopbench/internal/report"
+	"github.com/loopbench/loopbench/internal/harness/load"
+	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/report"
+	"github.com/loopbench/loopbench/internal/sys/cpu"
 )
 
 const loadUsage = `usage: loopbench load -addr host:port [flags]

@@ -8,8 +8,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/loopbench/loopbench/internal/httpwire"
-	"github.com/loopbench/loopbench/internal/load"
+	"github.com/loopbench/loopbench/internal/harness/httpwire"
+	"github.com/loopbench/loopbench/internal/harness/load"
 )
 
 // loadHTTP is load's HTTP/1.1 mode: its flags, and the request they make.

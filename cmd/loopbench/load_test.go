@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/echo"
-	"github.com/loopbench/loopbench/internal/load"
-	"github.com/loopbench/loopbench/internal/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/echo"
+	"github.com/loopbench/loopbench/internal/harness/load"
+	"github.com/loopbench/loopbench/internal/harness/loadresult"
 	"golang.org/x/perf/benchfmt"
 )
 

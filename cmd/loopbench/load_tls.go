@@ -10,7 +10,7 @@ import (
 	"net"
 	"os"
 
-	"github.com/loopbench/loopbench/internal/load"
+	"github.com/loopbench/loopbench/internal/harness/load"
 )
 
 // loadTLS is load's TLS: its flags and the line the output carries.

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/load"
-	"github.com/loopbench/loopbench/internal/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/load"
+	"github.com/loopbench/loopbench/internal/harness/loadresult"
 	"github.com/montanaflynn/stats"
 	"golang.org/x/perf/benchfmt"
 )

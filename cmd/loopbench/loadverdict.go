@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/load"
-	"github.com/loopbench/loopbench/internal/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/load"
+	"github.com/loopbench/loopbench/internal/harness/loadresult"
 )
 
 // farBehind is the share of the offered rate a run must achieve: below

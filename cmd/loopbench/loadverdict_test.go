@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/loadresult"
-	"github.com/loopbench/loopbench/internal/tlscert"
+	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/tlscert"
 )
 
 // TestWarnCPUBoundPerLoop: the CPU-bound warning holds a run against the

@@ -3,7 +3,7 @@ package main
 import (
 	"io"
 
-	"github.com/loopbench/loopbench/internal/machine"
+	"github.com/loopbench/loopbench/internal/harness/machine"
 )
 
 // machineConfig is the machine's and the build's configuration, as every

@@ -55,8 +55,8 @@ import (
 	"syscall"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/loadresult"
-	"github.com/loopbench/loopbench/internal/machine"
+	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/machine"
 	"github.com/loopbench/loopbench/selectors"
 )
 

@@ -6,8 +6,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/loopbench/loopbench/internal/load"
-	"github.com/loopbench/loopbench/internal/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/load"
+	"github.com/loopbench/loopbench/internal/harness/loadresult"
 )
 
 const mergeUsage = `usage: loopbench merge [-format table|benchfmt|json] [-force] [-out FILE] [-hgrm FILE] FILE...

@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/loopbench/loopbench/internal/load"
-	"github.com/loopbench/loopbench/internal/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/load"
+	"github.com/loopbench/loopbench/internal/harness/loadresult"
 	"golang.org/x/perf/benchfmt"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/loadresult"
 )
 
 // TestMergeOneSweepFile: merge of one generator's sweep file gives every

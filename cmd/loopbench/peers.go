@@ -14,7 +14,7 @@ import (
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/bench"
-	"github.com/loopbench/loopbench/internal/rounds"
+	"github.com/loopbench/loopbench/internal/harness/rounds"
 	"github.com/loopbench/loopbench/peers"
 	"github.com/loopbench/loopbench/selectors"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopbench/loopbench/internal/cpu"
+	"github.com/loopbench/loopbench/internal/sys/cpu"
 	"github.com/loopbench/loopbench/selectors"
 )
 

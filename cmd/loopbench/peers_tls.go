@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/bench"
-	"github.com/loopbench/loopbench/internal/load"
-	"github.com/loopbench/loopbench/internal/tlscert"
+	"github.com/loopbench/loopbench/internal/harness/load"
+	"github.com/loopbench/loopbench/internal/harness/tlscert"
 	"github.com/loopbench/loopbench/peers"
 	"golang.org/x/perf/benchfmt"
 )

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/procstat"
+	"github.com/loopbench/loopbench/internal/harness/procstat"
 	"github.com/loopbench/loopbench/peers"
 	"golang.org/x/perf/benchfmt"
 )

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/procstat"
+	"github.com/loopbench/loopbench/internal/harness/procstat"
 )
 
 // TestCostRates: a quarter and a half of the ceiling, rounded down to two

@@ -5,7 +5,7 @@ import (
 	"io"
 	"slices"
 
-	"github.com/loopbench/loopbench/internal/verdict"
+	"github.com/loopbench/loopbench/internal/harness/verdict"
 )
 
 // costPairs are the server-side figures of every server but loopbench's

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/cpu"
+	"github.com/loopbench/loopbench/internal/sys/cpu"
 )
 
 // lockedWriter serializes writes to w: a server's stderr, copied by

@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/httpwire"
-	"github.com/loopbench/loopbench/internal/load"
-	"github.com/loopbench/loopbench/internal/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/httpwire"
+	"github.com/loopbench/loopbench/internal/harness/load"
+	"github.com/loopbench/loopbench/internal/harness/loadresult"
 	"github.com/loopbench/loopbench/peers"
 )
 
@@ -22,7 +22,7 @@ import (
 // costSize bytes of body (serve -proto http's, and the peers' of
 // peers.HTTPServers). The rows are the same, only the servers, their
 // serve arguments and the load differ: an HTTP load is loopbench load
-// -proto http's (internal/load), the C floor client speaking the echo
+// -proto http's (internal/harness/load), the C floor client speaking the echo
 // protocol only.
 
 // httpProto is -proto's value for HTTP/1.1.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopbench/loopbench/internal/cpu"
+	"github.com/loopbench/loopbench/internal/sys/cpu"
 )
 
 // TestPinKeepsASpareP: pinning (here to every CPU the process may

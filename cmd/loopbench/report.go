@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/report"
+	"github.com/loopbench/loopbench/internal/harness/report"
 	"github.com/loopbench/loopbench/peers"
 	"golang.org/x/perf/benchproc"
 )

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// copyRun copies a synthetic run directory of internal/report's testdata
+// copyRun copies a synthetic run directory of internal/harness/report's testdata
 // to dir/name.
 func copyRun(t *testing.T, dir, name string) string {
 	t.Helper()

@@ -13,8 +13,8 @@ import (
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/bench"
-	"github.com/loopbench/loopbench/internal/machine"
-	"github.com/loopbench/loopbench/internal/rounds"
+	"github.com/loopbench/loopbench/internal/harness/machine"
+	"github.com/loopbench/loopbench/internal/harness/rounds"
 )
 
 // measure is bench.Measure; tests replace it with a deterministic stub.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/bench"
-	"github.com/loopbench/loopbench/internal/machine"
+	"github.com/loopbench/loopbench/internal/harness/machine"
 	"github.com/loopbench/loopbench/selectors"
 	"golang.org/x/perf/benchfmt"
 )

@@ -19,7 +19,7 @@ import (
 	"github.com/loopbench/loopbench/peers"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/echo"
+	"github.com/loopbench/loopbench/internal/harness/echo"
 )
 
 const serveUsage = `usage: loopbench serve [flags]

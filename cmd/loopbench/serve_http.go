@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/httpserve"
+	"github.com/loopbench/loopbench/internal/harness/httpserve"
 	"github.com/loopbench/loopbench/peers"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/echo"
+	"github.com/loopbench/loopbench/internal/harness/echo"
 )
 
 // serveWork is serve's -work and -size: the CPU time a loop server

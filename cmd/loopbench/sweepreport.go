@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/benchdata"
-	"github.com/loopbench/loopbench/internal/load"
-	"github.com/loopbench/loopbench/internal/loadresult"
-	"github.com/loopbench/loopbench/internal/report"
+	"github.com/loopbench/loopbench/internal/harness/benchdata"
+	"github.com/loopbench/loopbench/internal/harness/load"
+	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/report"
 	"github.com/montanaflynn/stats"
 	"golang.org/x/perf/benchfmt"
 )

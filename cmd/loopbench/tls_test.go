@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/cpu"
-	"github.com/loopbench/loopbench/internal/tlscert"
+	"github.com/loopbench/loopbench/internal/harness/tlscert"
+	"github.com/loopbench/loopbench/internal/sys/cpu"
 )
 
 // startServe runs serve with args in the background and returns the

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/loopbench/loopbench/internal/gate"
-	"github.com/loopbench/loopbench/internal/verdict"
+	"github.com/loopbench/loopbench/internal/harness/gate"
+	"github.com/loopbench/loopbench/internal/harness/verdict"
 	"golang.org/x/perf/benchproc"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/loopbench/loopbench/impl/deque"
-	"github.com/loopbench/loopbench/internal/queuetest"
+	"github.com/loopbench/loopbench/internal/conform/queuetest"
 )
 
 func nop() {}

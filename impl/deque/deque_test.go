@@ -5,7 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/loopbench/loopbench/impl/deque"
-	"github.com/loopbench/loopbench/internal/queuetest"
+	"github.com/loopbench/loopbench/internal/conform/queuetest"
 )
 
 func newQueue() queuetest.Queue { return new(deque.Deque) }

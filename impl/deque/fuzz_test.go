@@ -3,7 +3,7 @@ package deque_test
 import (
 	"testing"
 
-	"github.com/loopbench/loopbench/internal/queuetest"
+	"github.com/loopbench/loopbench/internal/conform/queuetest"
 )
 
 // FuzzOps replays byte-encoded push, pop, release, clear and lookup

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/loopbench/loopbench/impl/heap2ary"
-	"github.com/loopbench/loopbench/internal/timerqtest"
+	"github.com/loopbench/loopbench/internal/conform/timerqtest"
 )
 
 func newQueue() timerqtest.Queue { return new(heap2ary.Heap) }

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/loopbench/loopbench/impl/heap4ary"
-	"github.com/loopbench/loopbench/internal/timerqtest"
+	"github.com/loopbench/loopbench/internal/conform/timerqtest"
 )
 
 func newQueue() timerqtest.Queue { return new(heap4ary.Heap) }

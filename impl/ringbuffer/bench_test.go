@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/loopbench/loopbench/impl/ringbuffer"
-	"github.com/loopbench/loopbench/internal/queuetest"
+	"github.com/loopbench/loopbench/internal/conform/queuetest"
 )
 
 func nop() {}

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/loopbench/loopbench/impl/ringbuffer"
-	"github.com/loopbench/loopbench/internal/queuetest"
+	"github.com/loopbench/loopbench/internal/conform/queuetest"
 )
 
 func newQueue() queuetest.Queue { return new(ringbuffer.Ring) }

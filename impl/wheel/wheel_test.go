@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/loopbench/loopbench/impl/wheel"
-	"github.com/loopbench/loopbench/internal/timerqtest"
+	"github.com/loopbench/loopbench/internal/conform/timerqtest"
 )
 
 func newQueue() timerqtest.Queue { return new(wheel.Wheel) }

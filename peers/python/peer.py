@@ -277,7 +277,7 @@ class HTTP(asyncio.Protocol):
 
 
 def http_answers(size):
-    """The responses by (keep-alive, HEAD), as internal/httpwire's."""
+    """The responses by (keep-alive, HEAD), as internal/harness/httpwire's."""
     body = bytes(ord("a") + i % 26 for i in range(size))
     head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n" % size
     answers = {}

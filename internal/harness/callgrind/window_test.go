@@ -1,0 +1,163 @@
+package callgrind
+
+import (
+	"context"
+	"math"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/loopbench/loopbench/internal/harness/overlay"
+	"github.com/loopbench/loopbench/internal/harness/valgrind"
+)
+
+// TestWindows counts testdata/windowbench's benchmarks by the windows of
+// the testing package the overlay patches:
+// two benchmarks in one process, and one of them at other counts (one
+// iteration too: go test's only pass); per op is the same at 1000 and 4000, twice the work counts twice, and the
+// setup's 2·10⁶ iterations (2000 per op at 1000) are not in it.
+func TestWindows(t *testing.T) {
+	if !valgrind.Supported {
+		t.Skip("client requests are written for amd64 and arm64 only: windows not counted")
+	}
+	v, err := Find()
+	if err != nil {
+		t.Skip("valgrind not installed (Debian package valgrind): windows not counted")
+	}
+	bin := buildWindowbench(t)
+	if !HasWindows(bin) {
+		t.Fatal("HasWindows: false for a binary that counts windows")
+	}
+	// Counted as a whole process (a gate whose other side has no
+	// windows), the testing package leaves the counts alone: setup
+	// included.
+	whole, _, err := v.Count(context.Background(), Binary{Path: bin, Dir: t.TempDir()}, "Spin", 1000, t.TempDir())
+	if err != nil || whole.Ir < 2e6 {
+		t.Fatalf("the whole process: %v instructions, %v", whole.Ir, err)
+	}
+	b := Binary{Path: bin, Dir: t.TempDir(), Window: true}
+	tasks := []Task{{b, "Spin", [2]int{0, 1000}}, {b, "SpinTwice", [2]int{0, 1000}}, {b, "Spin", [2]int{0, 4000}}, {b, "Spin", [2]int{0, 1}}}
+	// A window leaves the runtime's monitor thread out, whose share
+	// grows with the window's wall time on a loaded machine. What is left
+	// that time moves is sysmon preempting the benchmark's goroutine
+	// after 10 ms of wall time (about 1000 instructions each, 0.14 % of
+	// Spin's window at 1000): repeats agree within 1 %.
+	cpu := ProcessCPU()
+	rs := v.Measure(context.Background(), tasks, Options{Repeat: 2, MaxRepeat: 2, Jobs: 2, MaxSpread: 0.01, Tmp: t.TempDir()}, nil)
+	if ProcessCPU() <= cpu {
+		t.Errorf("ProcessCPU %v after counting, %v before", ProcessCPU(), cpu)
+	}
+	for _, r := range rs {
+		// Instructions, not system calls: under load, sysmon's preemption
+		// can put a futex call in one repeat's window and not the other's.
+		// A window of one iteration is its fixed cost mostly (about 700
+		// instructions), whose repeats may differ by a few instructions
+		// of the runtime's: they agree within 100.
+		agree := len(r.PerOp) == 2 && math.Abs(r.PerOp[1].Ir/r.PerOp[0].Ir-1) <= 0.01
+		if r.Iters[1] == 1 && len(r.PerOp) == 2 {
+			agree = math.Abs(r.PerOp[1].Ir-r.PerOp[0].Ir) <= 100
+		}
+		if r.Err != nil || !agree {
+			t.Fatalf("%s at %d: %+v", r.Name, r.Iters[1], r)
+		}
+	}
+	spin, twice, spin4 := rs[0].PerOp[0].Ir, rs[1].PerOp[0].Ir, rs[2].PerOp[0].Ir
+	t.Logf("instructions per op: Spin %v at 1000, %v at 4000; SpinTwice %v", spin, spin4, twice)
+	if spin < 100 || spin > 2000 {
+		t.Errorf("Spin: %v instructions per op of 100 multiply-adds (the setup's would be 8000 more)", spin)
+	}
+	if r := spin4 / spin; r < 0.99 || r > 1.01 {
+		t.Errorf("Spin per op %v at 1000, %v at 4000", spin, spin4)
+	}
+	if r := twice / spin; r < 1.9 || r > 2.1 {
+		t.Errorf("SpinTwice %v per op, Spin %v: ratio %.3f, want 2", twice, spin, r)
+	}
+	// At one iteration the window is go test's only pass: counted, its one
+	// operation and the window's fixed cost, without the setup.
+	if one := rs[3].PerOp[0].Ir; one < spin || one > spin+5000 {
+		t.Errorf("Spin at 1: %v instructions, want its %v per op and the window's fixed cost", one, spin)
+	}
+}
+
+// TestListSizesWindows: listed to size windows, a binary with windows runs
+// the work they will count (valgrind.SizingEnv), so a benchmark that
+// natively sleeps 10 ms an op fits many iterations in 20 ms; listed for
+// the difference of two counts, it runs natively and fits one or two. A
+// benchmark its harness skips is listed as skipped, with its reason.
+func TestListSizesWindows(t *testing.T) {
+	bin := buildWindowbench(t)
+	iters := map[bool]int{}
+	for _, window := range []bool{false, true} {
+		ls, skipped, err := Binary{Path: bin, Dir: t.TempDir(), Window: window}.List(context.Background(), "^Benchmark(Waits|RealClock)$", "20ms")
+		// RealClock skips itself when listed to size windows, and only then.
+		want := []Skipped{{"RealClock", windowbenchSkip}}
+		if !window {
+			want = nil
+		}
+		if err != nil || len(ls) != 2-len(want) || ls[0].Name != "Waits" {
+			t.Fatalf("window %v: %v, %v", window, ls, err)
+		}
+		iters[window] = ls[0].Iters
+		if !slices.Equal(skipped, want) {
+			t.Errorf("window %v: skipped %q, want %q", window, skipped, want)
+		}
+	}
+	if iters[false] > 2 || iters[true] < 100 {
+		t.Fatalf("iterations in 20 ms: %d plain, %d sized for windows", iters[false], iters[true])
+	}
+}
+
+// buildWindowbench builds testdata/windowbench with the gate's overlay
+// of the testing package (without it where the toolchain does not take
+// it: a GOARCH without client requests), and returns the test binary's
+// path.
+func buildWindowbench(t *testing.T) string {
+	t.Helper()
+	tc, err := overlay.Current(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	args := []string{"test", "-c"}
+	if ov, err := overlay.Write(dir, tc); err == nil {
+		args = append(args, "-overlay", ov)
+	}
+	bin := filepath.Join(dir, "windowbench.test")
+	if out, err := exec.Command("go", append(args, "-o", bin, "./testdata/windowbench")...).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return bin
+}
+
+// windowbenchSkip is testdata/windowbench's BenchmarkRealClock's reason.
+const windowbenchSkip = "not countable: waits on the real clock"
+
+// TestParseListing reads go test's verbose listing: results, and skips
+// with the first line of their log, without its file:line prefix.
+func TestParseListing(t *testing.T) {
+	out := `goos: linux
+BenchmarkTimers
+BenchmarkTimers/a=1
+BenchmarkTimers/a=1         	    2000	       500.0 ns/op	       0 B/op	       0 allocs/op
+BenchmarkTimers/impl=afterfunc/op=churn/p=1000
+    bench_test.go:53: not countable: follows the real clock: judge it by wall time
+        a second line
+--- SKIP: BenchmarkTimers/impl=afterfunc/op=churn/p=1000
+BenchmarkTimers/impl=x
+--- SKIP: BenchmarkTimers/impl=x
+BenchmarkTimers/b=2-4       	      10	       100.0 ns/op
+BenchmarkOther
+    no prefix here
+--- SKIP: BenchmarkOther
+PASS
+`
+	ls, skipped := parseListing(out)
+	if want := []Listed{{"Timers/a=1", 2000}, {"Timers/b=2-4", 10}}; !slices.Equal(ls, want) {
+		t.Errorf("listed %v, want %v", ls, want)
+	}
+	want := []Skipped{{"Timers/impl=afterfunc/op=churn/p=1000", "not countable: follows the real clock: judge it by wall time"}, {"Timers/impl=x", ""}, {"Other", "no prefix here"}}
+	if !slices.Equal(skipped, want) {
+		t.Errorf("skipped %q, want %q", skipped, want)
+	}
+}
