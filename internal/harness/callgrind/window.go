@@ -3,6 +3,7 @@ package callgrind
 import (
 	"context"
 	"debug/elf"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -99,16 +100,36 @@ func (v Valgrind) countWindows(ctx context.Context, b Binary, names []string, it
 	if err != nil {
 		return nil, nil, err
 	}
+	return windowCounts(dumps, out, names, iters)
+}
+
+// ErrBadWindow is windowCounts' error for a benchmark whose window is
+// missing, was dumped more than once, or counted no instructions: its
+// count would be no count of its timed loop (two windowing harnesses in
+// one binary dump twice, the second around nothing).
+var ErrBadWindow = errors.New("window not counted once")
+
+// windowCounts picks each named benchmark's window among a process's
+// dumps, and its result line from the process's output: exactly one
+// dump, with instructions, per benchmark.
+func windowCounts(dumps []Dump, out []byte, names []string, iters int) (map[string]Counts, map[string]string, error) {
 	counts, lines := map[string]Counts{}, map[string]string{}
 	for _, name := range names {
+		n := 0
 		for _, d := range dumps {
 			if d.Reason == valgrind.WindowReason(name, iters) {
 				counts[name] = d.Counts
+				n++
 			}
 		}
 		lines[name] = resultLine(out, name)
-		if _, ok := counts[name]; !ok || lines[name] == "" {
-			return nil, nil, fmt.Errorf("%s: no window counted at %d iterations", name, iters)
+		switch {
+		case n == 0 || lines[name] == "":
+			return nil, nil, fmt.Errorf("%s: %w: none at %d iterations", name, ErrBadWindow, iters)
+		case n > 1:
+			return nil, nil, fmt.Errorf("%s: %w: dumped %d times at %d iterations (a second windowing harness in the binary?)", name, ErrBadWindow, n, iters)
+		case counts[name].Ir == 0:
+			return nil, nil, fmt.Errorf("%s: %w: it counted no instructions at %d iterations", name, ErrBadWindow, iters)
 		}
 	}
 	return counts, lines, nil

@@ -2,6 +2,7 @@ package callgrind
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -159,5 +160,31 @@ PASS
 	want := []Skipped{{"Timers/impl=afterfunc/op=churn/p=1000", "not countable: follows the real clock: judge it by wall time"}, {"Timers/impl=x", ""}, {"Other", "no prefix here"}}
 	if !slices.Equal(skipped, want) {
 		t.Errorf("skipped %q, want %q", skipped, want)
+	}
+}
+
+// TestWindowCountsRefuses takes each benchmark's one window with
+// instructions, and refuses a window that is missing, dumped twice (two
+// windowing harnesses in one binary: the second counts nothing) or empty.
+func TestWindowCountsRefuses(t *testing.T) {
+	out := []byte("BenchmarkA \t 100\t 5 ns/op\nBenchmarkB \t 100\t 7 ns/op\n")
+	win := func(name string, ir float64) Dump {
+		return Dump{Reason: valgrind.WindowReason(name, 100), Counts: Counts{Ir: ir}}
+	}
+	counts, lines, err := windowCounts([]Dump{{Counts: Counts{Ir: 9}}, win("A", 500), win("B", 700)}, out, []string{"A", "B"}, 100)
+	if err != nil || counts["A"].Ir != 500 || counts["B"].Ir != 700 || lines["B"] != "BenchmarkB \t 100\t 7 ns/op" {
+		t.Fatalf("two windows: %v %v %v", counts, lines, err)
+	}
+	for _, tc := range []struct {
+		what  string
+		dumps []Dump
+	}{
+		{"missing", []Dump{win("A", 500)}},
+		{"twice", []Dump{win("A", 500), win("B", 700), win("B", 0)}},
+		{"empty", []Dump{win("A", 500), win("B", 0)}},
+	} {
+		if _, _, err := windowCounts(tc.dumps, out, []string{"A", "B"}, 100); !errors.Is(err, ErrBadWindow) {
+			t.Errorf("%s: %v, want ErrBadWindow", tc.what, err)
+		}
 	}
 }
