@@ -141,6 +141,41 @@ func (c *Comparison) decideRange() {
 		c.Note = fmt.Sprintf("range: within the %s minimum effect", pct(c.MinEffect))
 	default:
 		c.Note = fmt.Sprintf("range: the repeats allow %s to %s, across the %s minimum effect", pctSigned(lo), pctSigned(hi), pct(c.MinEffect))
+		if !math.IsNaN(c.P) {
+			c.decideRangeByTest(lo, hi)
+		}
+	}
+}
+
+// rangeTest says the range rule cannot decide c and each side holds
+// enough repeats for the U test to reach alpha; it then sets c.P, and the
+// comparison joins the run's Holm family. Counts whose repeats still
+// disagree after every recount (a benchmark that allocates afresh each
+// op: the runtime's heap state moves its instructions by a few per cent
+// from process to process) are samples of noise, judged as timings are.
+func (c *Comparison) rangeTest(alpha float64) bool {
+	if c.Rule != RuleRange || !RangeUndecided(c.Base, c.Head, c.MinEffect) || !Reachable(len(c.Base), len(c.Head), alpha) {
+		return false
+	}
+	th := &benchmath.Thresholds{CompareAlpha: alpha}
+	c.P = uTestP(benchmath.NewSample(slices.Clone(c.Base), th), benchmath.NewSample(slices.Clone(c.Head), th))
+	return true
+}
+
+// decideRangeByTest is the verdict on a range rangeTest tested: a change
+// counts when the U test finds it at its Holm level and the medians differ
+// by more than the minimum effect; otherwise it is "~".
+func (c *Comparison) decideRangeByTest(lo, hi float64) {
+	worse, better := c.beyond()
+	test := fmt.Sprintf("U test p=%.3g (%.2g)", c.P, c.Threshold)
+	switch {
+	case c.Significant && worse:
+		c.Status, c.Note = Regressed, fmt.Sprintf("range %s to %s; %s", pctSigned(lo), pctSigned(hi), test)
+	case c.Significant && better:
+		c.Status, c.Note = Improved, fmt.Sprintf("range %s to %s; %s", pctSigned(lo), pctSigned(hi), test)
+	default:
+		c.Status = Same
+		c.Note = fmt.Sprintf("repeats disagree (%s to %s); %s, no change past the %s minimum effect", pctSigned(lo), pctSigned(hi), test, pct(c.MinEffect))
 	}
 }
 

@@ -203,7 +203,7 @@ func Decide(pairs []Pair, o Options) *Verdict {
 			continue
 		}
 		c := summarize(p, o)
-		if c.Rule == RuleUTest {
+		if c.Rule == RuleUTest || c.rangeTest(o.Alpha) {
 			tested = append(tested, len(v.Comparisons))
 		}
 		v.Comparisons = append(v.Comparisons, c)
