@@ -32,9 +32,10 @@
 //     disagree they are judged on their ranges (RuleRange): a regression
 //     when head's smallest value is above base's largest by more than the
 //     minimum effect, an improvement the other way, "~" when every ratio
-//     of the two ranges lies within the minimum effect, and only then
-//     undecided. est-cycles/op takes twice the minimum effect
-//     (UnitMinEffect).
+//     of the two ranges lies within the minimum effect. Ranges that
+//     cannot decide, with enough counts a side for the U test to reach
+//     Alpha, take the U test below; with fewer they are undecided.
+//     est-cycles/op takes twice the minimum effect (UnitMinEffect).
 //   - Every other benchmark and unit takes a Mann-Whitney U test
 //     (golang.org/x/perf/benchmath, as benchstat), and the family-wise
 //     error rate over all the tests of the run is held at Alpha with
