@@ -12,6 +12,7 @@ import (
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/bench"
 	"github.com/loopbench/loopbench/internal/harness/machine"
+	"github.com/loopbench/loopbench/internal/harness/report"
 	"github.com/loopbench/loopbench/internal/harness/runner"
 )
 
@@ -126,8 +127,8 @@ func (rc *runConfig) parseCases(variants, workloads string) error {
 	}
 	if rc.out == "" {
 		rc.out = newDir(filepath.Join("results", resultsName()))
-	} else if entries, err := os.ReadDir(rc.out); err == nil && len(entries) > 0 {
-		return usageError{fmt.Sprintf("-out %s exists and is not empty: name a new directory", rc.out)}
+	} else if err := report.CheckDir(rc.out, nil); err != nil {
+		return usageError{"-out " + err.Error()}
 	}
 	return nil
 }
