@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/loopbench/loopbench/internal/harness/index"
@@ -74,37 +72,17 @@ func runIndex(args []string, stdout, stderr io.Writer) error {
 	return os.WriteFile(*out, md, 0o644)
 }
 
-// buildIndex reads the runs of dir and the documents patterns match, and
-// returns the index. keep, when not nil, chooses the directories of dir
-// the index lists, by name (the runs git tracks, for the committed
-// index's test).
+// buildIndex is index.Build with report's reading of sweeps, its refusals
+// usage errors. keep, when not nil, chooses the directories of dir the
+// index lists, by name (the runs git tracks, for the committed index's
+// test).
 func buildIndex(dir string, patterns []string, keep func(name string) bool) ([]byte, error) {
-	fi, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		return nil, usageError{fmt.Sprintf("%s: no such directory", dir)}
-	case !fi.IsDir():
-		return nil, usageError{fmt.Sprintf("%s is not a directory: name the directory that holds the runs", dir)}
-	}
-	rd := index.Reader{Sweeps: readSweeps}
-	if e := rd.Dir(dir); e.NotRun == "" {
-		return nil, usageError{fmt.Sprintf("%s is a run directory: name the directory that holds the runs (such as results)", dir)}
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
-	docs, err := index.ReadDocs(filepath.Dir(abs), abs, patterns)
+	md, err := index.Reader{Sweeps: readSweeps}.Build(dir, patterns, keep)
 	if pe, ok := errors.AsType[*index.PatternError](err); ok {
 		return nil, usageError{fmt.Sprintf("-docs %q: %v", pe.Pattern, pe.Err)}
-	} else if err != nil {
+	}
+	if _, ok := errors.AsType[*index.InputError](err); ok {
 		return nil, usageError{err.Error()}
 	}
-	runs, err := rd.Runs(dir, docs, keep)
-	if err != nil {
-		return nil, usageError{fmt.Sprintf("%s: %v", dir, err)}
-	}
-	var b bytes.Buffer
-	index.Write(&b, runs)
-	return b.Bytes(), nil
+	return md, err
 }

@@ -10,12 +10,58 @@
 package index
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/loopbench/loopbench/internal/harness/loadresult"
 )
+
+// InputError is a results directory the index cannot be built from: it
+// is missing, is not a directory, is itself a run or holds no directory,
+// or a document it would cite cannot be read.
+// Its message names it.
+type InputError struct{ msg string }
+
+func (e *InputError) Error() string { return e.msg }
+
+// Build reads the runs of dir that keep chooses (all when keep is nil)
+// with rd, and the documents patterns match (relative to dir's parent),
+// and returns the index. A dir it cannot index is an *InputError, a
+// malformed pattern a *PatternError.
+func (rd Reader) Build(dir string, patterns []string, keep func(name string) bool) ([]byte, error) {
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return nil, &InputError{fmt.Sprintf("%s: no such directory", dir)}
+	case !fi.IsDir():
+		return nil, &InputError{fmt.Sprintf("%s is not a directory: name the directory that holds the runs", dir)}
+	}
+	if e := rd.Dir(dir); e.NotRun == "" {
+		return nil, &InputError{fmt.Sprintf("%s is a run directory: name the directory that holds the runs (such as results)", dir)}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := ReadDocs(filepath.Dir(abs), abs, patterns)
+	if _, ok := errors.AsType[*PatternError](err); ok {
+		return nil, err
+	} else if err != nil { // a document that cannot be read
+		return nil, &InputError{err.Error()}
+	}
+	runs, err := rd.Runs(dir, docs, keep)
+	if err != nil {
+		return nil, &InputError{fmt.Sprintf("%s: %v", dir, err)}
+	}
+	var b bytes.Buffer
+	Write(&b, runs)
+	return b.Bytes(), nil
+}
 
 // Write writes the Markdown index of runs.
 func Write(w io.Writer, runs []Entry) {
