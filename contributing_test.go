@@ -13,7 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode"
+
+	"github.com/loopbench/loopbench/internal/harness/index"
 )
 
 // TestContributing keeps CONTRIBUTING.md true: every repository path it
@@ -105,7 +106,7 @@ func TestDocLinksResolve(t *testing.T) {
 }
 
 // headingAnchors are the anchors GitHub gives the headings of a Markdown
-// text: lower case, spaces as hyphens, other punctuation dropped.
+// text (index.Anchor), fenced lines aside.
 func headingAnchors(doc string) []string {
 	var out []string
 	fenced := false
@@ -113,20 +114,9 @@ func headingAnchors(doc string) []string {
 		if strings.HasPrefix(line, "```") {
 			fenced = !fenced
 		}
-		h, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " ")
-		if fenced || !ok || !strings.HasPrefix(line, "#") {
-			continue
+		if h, level := index.MarkdownHeading(line); level > 0 && !fenced {
+			out = append(out, index.Anchor(h))
 		}
-		var b strings.Builder
-		for _, r := range strings.ToLower(h) {
-			switch {
-			case r == ' ':
-				b.WriteRune('-')
-			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
-				b.WriteRune(r)
-			}
-		}
-		out = append(out, b.String())
 	}
 	return out
 }

@@ -12,7 +12,12 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/internal/harness/gate/gatetest"
+	"github.com/loopbench/loopbench/internal/harness/index"
 )
+
+// markdownHeading is index.MarkdownHeading under the name the command's
+// tests give it.
+func markdownHeading(line string) (string, int) { return index.MarkdownHeading(line) }
 
 // TestResultsIndex keeps results/README.md the index of the committed
 // runs: it generates the index of the runs git tracks and fails when the

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -95,13 +94,15 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if report.PercentileIndex(*pct) < 0 {
 		return usageError{fmt.Sprintf("-percentile %q: want one of %s", *pct, strings.Join(report.SweepPercentiles, ", "))}
 	}
-	files, err := reportInputs(fs.Args())
+	files, err := report.Inputs(fs.Args())
 	if err != nil {
-		return err
+		return usageError{err.Error()}
 	}
-	dir, err := reportDir(*out, files)
-	if err != nil {
-		return err
+	dir := *out
+	if dir == "" {
+		dir = newDir("report-" + time.Now().UTC().Format("2006-01-02"))
+	} else if err := report.CheckDir(dir, files); err != nil {
+		return usageError{"-out " + err.Error()}
 	}
 	loads, files, err := splitLoadFiles(files)
 	if err != nil {
@@ -119,56 +120,6 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		err = serr
 	}
 	return err
-}
-
-// reportInputs resolves report's arguments: a directory stands for its
-// raw.txt. A missing path, or a directory without raw.txt, is a usage
-// error naming it once.
-func reportInputs(args []string) ([]string, error) {
-	var files []string
-	for _, a := range args {
-		fi, err := os.Stat(a)
-		if err != nil {
-			return nil, usageError{fmt.Sprintf("%s: no such file or directory", a)}
-		}
-		if fi.IsDir() {
-			raw := filepath.Join(a, "raw.txt")
-			if _, err := os.Stat(raw); err != nil {
-				return nil, usageError{fmt.Sprintf("%s is a directory without raw.txt: name a run directory or a results file", a)}
-			}
-			a = raw
-		}
-		files = append(files, a)
-	}
-	return files, nil
-}
-
-// reportDir returns the directory a report of files goes to: out, which
-// must be new or empty (an input's directory never is), or a new
-// report-<date> in the current directory.
-func reportDir(out string, files []string) (string, error) {
-	if out == "" {
-		return newDir("report-" + time.Now().UTC().Format("2006-01-02")), nil
-	}
-	for _, f := range files {
-		if sameDir(out, filepath.Dir(f)) {
-			return "", usageError{fmt.Sprintf("-out %s holds the input %s: name a new directory", out, f)}
-		}
-	}
-	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
-		return "", usageError{fmt.Sprintf("-out %s exists and is not empty: name a new directory", out)}
-	}
-	return out, nil
-}
-
-// sameDir reports whether a and b name one directory.
-func sameDir(a, b string) bool {
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	if err1 != nil || err2 != nil {
-		return filepath.Clean(a) == filepath.Clean(b)
-	}
-	return os.SameFile(fa, fb)
 }
 
 // writeReport reads files, writes the report to dir and prints its

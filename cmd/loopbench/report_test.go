@@ -12,7 +12,7 @@ import (
 // to dir/name.
 func copyRun(t *testing.T, dir, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "internal", "report", "testdata", "hosts", name, "raw.txt"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "internal", "harness", "report", "testdata", "hosts", name, "raw.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,47 +1,33 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"runtime"
 	"strings"
 
 	"github.com/loopbench/loopbench/bench"
+	"github.com/loopbench/loopbench/internal/harness/runner"
 	"golang.org/x/perf/benchfmt"
 )
 
-// resultWriter writes benchmark result lines with benchfmt.Writer, full
-// precision: the one writer of run's and peers' results. Configuration
-// lines are written before it, once, by the command.
-type resultWriter struct{ w *benchfmt.Writer }
-
-func newResultWriter(w io.Writer) *resultWriter { return &resultWriter{benchfmt.NewWriter(w)} }
-
-// writeCase writes c's measurement: ns/op, the workload's metrics, B/op
-// and allocs/op, under c's benchmark name with GOMAXPROCS as go test
-// names it. A workload's own ns/op metric replaces the measured one, and a
-// zero one leaves ns/op out, as go test does.
-func (rw *resultWriter) writeCase(c bench.Case, res bench.Result) error {
-	ns := res.NsPerOp
-	var vals []benchfmt.Value
-	for _, m := range res.Metrics {
-		if m.Unit == "ns/op" {
-			ns = m.Value
-			continue
-		}
-		vals = append(vals, benchfmt.Value{Value: m.Value, Unit: m.Unit})
-	}
-	if ns != 0 {
-		vals = append([]benchfmt.Value{{Value: ns, Unit: "ns/op"}}, vals...)
-	}
-	vals = append(vals, benchfmt.Value{Value: res.BytesPerOp, Unit: "B/op"}, benchfmt.Value{Value: res.AllocsPerOp, Unit: "allocs/op"})
-	name := fmt.Sprintf("%s/%s-%d", c.Workload, c.Name(), runtime.GOMAXPROCS(0))
-	return rw.write(name, res.N, vals)
+// resultWriter is runner.Writer, the one writer of run's and peers'
+// results, under the names peers calls, beside the benchfmt.Writer it
+// writes through (peers' sweeps write their own results to it).
+type resultWriter struct {
+	w  *benchfmt.Writer
+	rw *runner.Writer
 }
 
-// write writes one result line.
-func (rw *resultWriter) write(name string, iters int, vals []benchfmt.Value) error {
-	return rw.w.Write(&benchfmt.Result{Name: benchfmt.Name(name), Iters: iters, Values: vals})
+func newResultWriter(w io.Writer) *resultWriter {
+	bw := benchfmt.NewWriter(w)
+	return &resultWriter{bw, runner.NewWriter(bw)}
+}
+
+func (r *resultWriter) writeCase(c bench.Case, res bench.Result) error {
+	return r.rw.WriteCase(c, res)
+}
+
+func (r *resultWriter) write(name string, iters int, vals []benchfmt.Value) error {
+	return r.rw.Write(name, iters, vals)
 }
 
 // nameSegment makes s usable as a benchmark name segment's value: no

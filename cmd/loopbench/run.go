@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,22 +12,24 @@ import (
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/bench"
 	"github.com/loopbench/loopbench/internal/harness/machine"
-	"github.com/loopbench/loopbench/internal/harness/rounds"
+	"github.com/loopbench/loopbench/internal/harness/report"
+	"github.com/loopbench/loopbench/internal/harness/runner"
 )
 
 // measure is bench.Measure; tests replace it with a deterministic stub.
 var measure = bench.Measure
 
+// readMachine samples the machine's state around each round; tests
+// replace it.
+var readMachine = machine.Read
+
 // runConfig is what the run subcommand was asked to do.
 type runConfig struct {
-	opts      bench.Options
-	count     int
-	benchtime time.Duration
-	out       string
-	args      []string // the command line, recorded in raw.txt
-	quick     bool
-	seed      uint64        // of the case order of each round, recorded in raw.txt
-	waitIdle  time.Duration // the longest wait for a quiet machine before a round; 0: none
+	cfg   runner.Config
+	opts  bench.Options
+	out   string
+	args  []string // the command line, recorded in raw.txt
+	quick bool
 }
 
 const runUsage = `usage: loopbench run [flags]
@@ -71,57 +71,66 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
 	quick := fs.Bool("quick", false, "a short pass: fewer sizes, -count 3, -benchtime 100ms unless given (no confidence intervals: 6 rounds are needed; about 3.5 minutes on 2 cores)")
-	count := fs.Int("count", 6, "rounds over every case (3 with -quick); 6 or more give 95% confidence intervals")
-	benchtime := fs.Duration("benchtime", 200*time.Millisecond, "time per measurement (100ms with -quick)")
+	rc := runConfig{args: args}
+	fs.IntVar(&rc.cfg.Count, "count", 6, "rounds over every case (3 with -quick); 6 or more give 95% confidence intervals")
+	fs.DurationVar(&rc.cfg.Benchtime, "benchtime", 200*time.Millisecond, "time per measurement (100ms with -quick)")
 	variants := fs.String("variants", "", "comma-separated variants (as 'loopbench list' prints them); default: all")
 	workloads := fs.String("workloads", "", "comma-separated workloads: "+strings.Join(bench.Workloads, ", ")+"; default: all")
-	out := fs.String("out", "", "results directory, new or empty (default results/<date>-<host>-<commit>, with -2, -3... when taken)")
+	fs.StringVar(&rc.out, "out", "", "results directory, new or empty (default results/<date>-<host>-<commit>, with -2, -3... when taken)")
 	all := fs.Bool("all", false, "every workload on every variant (about four times longer)")
-	seed := fs.Uint64("seed", 0, "seed of each round's case order (default: from the clock; raw.txt records it)")
-	waitIdle := fs.Duration("wait-idle", 0, "before each round, wait up to this long for other processes to use under 0.2 cores (0: do not wait)")
+	fs.Uint64Var(&rc.cfg.Seed, "seed", 0, "seed of each round's case order (default: from the clock; raw.txt records it)")
+	fs.DurationVar(&rc.cfg.WaitIdle, "wait-idle", 0, "before each round, wait up to this long for other processes to use under 0.2 cores (0: do not wait)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return runConfig{}, err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	rc := runConfig{opts: bench.Options{Quick: *quick, Every: *all}, count: *count, benchtime: *benchtime, out: *out, args: args, quick: *quick, seed: *seed, waitIdle: *waitIdle}
+	rc.opts, rc.quick = bench.Options{Quick: *quick, Every: *all}, *quick
 	if !set["seed"] {
-		rc.seed = uint64(time.Now().UnixNano())
+		rc.cfg.Seed = uint64(time.Now().UnixNano())
 	}
 	switch {
-	case rc.count < 1:
-		return runConfig{}, usageError{fmt.Sprintf("-count %d: want at least 1 round", rc.count)}
-	case rc.benchtime <= 0:
-		return runConfig{}, usageError{fmt.Sprintf("-benchtime %v: want a positive duration", rc.benchtime)}
-	case rc.waitIdle < 0:
-		return runConfig{}, usageError{fmt.Sprintf("-wait-idle %v: want a duration of 0 or more", rc.waitIdle)}
+	case rc.cfg.Count < 1:
+		return runConfig{}, usageError{fmt.Sprintf("-count %d: want at least 1 round", rc.cfg.Count)}
+	case rc.cfg.Benchtime <= 0:
+		return runConfig{}, usageError{fmt.Sprintf("-benchtime %v: want a positive duration", rc.cfg.Benchtime)}
+	case rc.cfg.WaitIdle < 0:
+		return runConfig{}, usageError{fmt.Sprintf("-wait-idle %v: want a duration of 0 or more", rc.cfg.WaitIdle)}
 	}
 	if *quick && !set["count"] {
-		rc.count = 3
+		rc.cfg.Count = 3
 	}
 	if *quick && !set["benchtime"] {
-		rc.benchtime = 100 * time.Millisecond
+		rc.cfg.Benchtime = 100 * time.Millisecond
 	}
-	for _, v := range splitList(*variants) {
+	if err := rc.parseCases(*variants, *workloads); err != nil {
+		return runConfig{}, err
+	}
+	return rc, nil
+}
+
+// parseCases checks -variants, -workloads and -out.
+func (rc *runConfig) parseCases(variants, workloads string) error {
+	for _, v := range splitList(variants) {
 		cfg, err := loopbench.ParseVariant(v)
 		if err != nil {
-			return runConfig{}, usageError{strings.TrimPrefix(err.Error(), "loopbench: ")}
+			return usageError{strings.TrimPrefix(err.Error(), "loopbench: ")}
 		}
 		rc.opts.Variants = append(rc.opts.Variants, cfg)
 		rc.opts.Every = true
 	}
-	for _, w := range splitList(*workloads) {
+	for _, w := range splitList(workloads) {
 		if err := bench.CheckWorkload(w); err != nil {
-			return runConfig{}, usageError{err.Error()}
+			return usageError{err.Error()}
 		}
 		rc.opts.Workloads = append(rc.opts.Workloads, w)
 	}
 	if rc.out == "" {
 		rc.out = newDir(filepath.Join("results", resultsName()))
-	} else if entries, err := os.ReadDir(rc.out); err == nil && len(entries) > 0 {
-		return runConfig{}, usageError{fmt.Sprintf("-out %s exists and is not empty: name a new directory", rc.out)}
+	} else if err := report.CheckDir(rc.out, nil); err != nil {
+		return usageError{"-out " + err.Error()}
 	}
-	return rc, nil
+	return nil
 }
 
 // resultsName is the name of a results directory: <date>-<host>-<short
@@ -136,16 +145,7 @@ func resultsName() string {
 }
 
 // quoteArgs quotes the arguments a shell would split.
-func quoteArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a == "" || strings.ContainsAny(a, " \t'\"$|&;<>()*?[]{}\\") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		out[i] = a
-	}
-	return out
-}
+func quoteArgs(args []string) []string { return runner.QuoteArgs(args) }
 
 func splitList(s string) []string {
 	var out []string
@@ -169,139 +169,34 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(rc.out, 0o755); err != nil {
 		return err
 	}
-	raw, err := os.Create(filepath.Join(rc.out, "raw.txt"))
+	stderr = &lockedWriter{w: stderr} // the heartbeat writes beside the run
+	fmt.Fprintln(stderr, "loopbench run: "+runner.Plan(len(cases), rc.cfg.Count, rc.cfg.Benchtime))
+	if n := rc.cfg.Count; rc.quick && n < 6 {
+		give := map[bool]string{true: "gives", false: "give"}[n == 1]
+		fmt.Fprintf(stderr, "loopbench run: -quick: %s %s no confidence intervals (6 are needed); use it to try things, not to decide\n", plural(n, "round"), give)
+	}
+	ctx, stop := interruptContext(measuring)
+	defer stop()
+	progress := runner.NewProgress(stderr, isTerminal(stderr), len(cases), rc.cfg.Count, time.Now)
+	progress.Start(newTicks())
+	rc.cfg.Measure, rc.cfg.Sample, rc.cfg.Log = measure, readMachine, stderr
+	raw := filepath.Join(rc.out, "raw.txt")
+	runErr, err := rc.cfg.WriteFile(ctx, raw, func(w io.Writer) {
+		writeConfig(w)
+		fmt.Fprintf(w, "command: loopbench run %s\nseed: %d\n", strings.Join(quoteArgs(rc.args), " "), rc.cfg.Seed)
+	}, cases, progress)
 	if err != nil {
 		return err
 	}
-	writeConfig(raw)
-	fmt.Fprintf(raw, "command: loopbench run %s\nseed: %d\n", strings.Join(quoteArgs(rc.args), " "), rc.seed)
-	bench.WriteUnits(raw)
-	stderr = &lockedWriter{w: stderr} // the heartbeat writes beside the run
-	fmt.Fprintln(stderr, "loopbench run: "+plan(len(cases), rc.count, rc.benchtime))
-	if rc.quick && rc.count < 6 {
-		give := map[bool]string{true: "gives", false: "give"}[rc.count == 1]
-		fmt.Fprintf(stderr, "loopbench run: -quick: %s %s no confidence intervals (6 are needed); use it to try things, not to decide\n", plural(rc.count, "round"), give)
-	}
-
-	ctx, stop := interruptContext(measuring)
-	defer stop()
-	progress := newProgress(stderr, len(cases), rc.count, time.Now)
-	progress.start(newTicks())
-	skip := func(c bench.Case, err error) {
-		fmt.Fprintf(stderr, "loopbench run: skipped %s/%s: %v\n", c.Workload, c.Name(), err)
-	}
-	spans, runErr := runRounds(ctx, rc, cases, raw, skip, progress, stderr)
-	progress.done()
-	if err := raw.Close(); err != nil {
-		return err
-	}
-	var marks [][2]string
-	var interrupted *interruptedError
-	if errors.As(runErr, &interrupted) {
-		marks = append(marks, [2]string{"interrupted", interrupted.String()})
-	}
-	if len(spans) > 0 {
-		marks = append(marks, machine.Config(spans)...)
-	}
-	if err := prependConfig(raw.Name(), marks); err != nil {
-		return err
-	}
 	fmt.Fprintf(stderr, "results: %s\n", rc.out)
-	repErr := writeReport(stdout, stderr, []string{filepath.Join(rc.out, "raw.txt")}, rc.out, nil, "loopbench run")
+	repErr := writeReport(stdout, stderr, []string{raw}, rc.out, nil, "loopbench run")
 	if runErr != nil {
 		return runErr
 	}
 	return repErr
 }
 
-// plan says how much a run will measure. How long it takes is not
-// guessed from the timed loops: each measurement also sets its case up
-// (10⁵ to 10⁶ timers, sockets, child processes), runs it at growing b.N
-// until one run lasts -benchtime and collects garbage: a whole run took
-// 2.7 times its timed loops (-quick, every case) and 10 times (CallSoon
-// and Timers at -count 6 -benchtime 50ms: 4m57s for 30 s of loops). The
-// progress lines estimate it from what the measurements took (see
-// estimator).
-func plan(cases, count int, benchtime time.Duration) string {
-	timed := time.Duration(cases*count) * benchtime
-	return fmt.Sprintf("%s × %s × %v: %v of timed loops, plus each case's setup and calibration; the time left is estimated from the measurements as they complete",
-		plural(cases, "case"), plural(count, "round"), benchtime, timed.Round(time.Second))
-}
-
-// readMachine samples the machine's state around each round; tests
-// replace it.
-var readMachine = machine.Read
-
-// runRounds measures every case count times, one pass per round in an
-// order drawn from rc.seed (package rounds), writing each result as it
-// comes, and returns the machine's state over each round; an interrupt
-// stops it between cases.
-func runRounds(ctx context.Context, rc runConfig, cases []bench.Case, raw io.Writer, skip func(bench.Case, error), p *progress, stderr io.Writer) ([]machine.Span, error) {
-	w := newResultWriter(raw)
-	cfg := rounds.Config{Count: rc.count, Seed: rc.seed, WaitIdle: rc.waitIdle, Sample: readMachine,
-		Busy: func(round int, s machine.Span) {
-			fmt.Fprintf(stderr, "loopbench run: the machine stayed busy for -wait-idle %v (%s): round %d runs anyway\n", rc.waitIdle, s, round+1)
-		},
-		Progress: func(s rounds.Step) { p.step(s.Round, s.Case, cases[s.Case]) },
-	}
-	res, err := rounds.Run(ctx, cfg, cases, func(_ context.Context, s rounds.Step, c bench.Case) error {
-		res, err := measureCase(c, rc.benchtime)
-		p.measured()
-		if bench.Skippable(err) {
-			if s.Round == 0 {
-				skip(c, err)
-			}
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s/%s: %w", c.Workload, c.Name(), err)
-		}
-		return w.writeCase(c, res)
-	})
-	var in *rounds.Interrupted
-	if errors.As(err, &in) {
-		err = &interruptedError{done: in.Done, total: in.Total}
-	}
-	return res.Spans, err
-}
-
-// interruptedError is a run stopped by Ctrl-C after done of total
-// measurements.
-type interruptedError struct{ done, total int }
-
-func (e *interruptedError) String() string {
-	return fmt.Sprintf("after %d of %s (Ctrl-C)", e.done, plural(e.total, "measurement"))
-}
-
-func (e *interruptedError) Error() string {
-	return "interrupted " + e.String() + ": the report covers what was measured"
-}
-
-// prependConfig puts configuration lines at the top of the results file,
-// so that every result in it, and every report of it, carries them: the
-// interrupt and the machine's state, known only at the end.
-func prependConfig(path string, kvs [][2]string) error {
-	if len(kvs) == 0 {
-		return nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var head strings.Builder
-	for _, kv := range kvs {
-		fmt.Fprintf(&head, "%s: %s\n", kv[0], kv[1])
-	}
-	return os.WriteFile(path, append([]byte(head.String()), b...), 0o644)
-}
-
+// measureCase sets c up and measures it for about d with measure.
 func measureCase(c bench.Case, d time.Duration) (bench.Result, error) {
-	run, cleanup, err := c.Setup()
-	if err != nil {
-		return bench.Result{}, err
-	}
-	if cleanup != nil {
-		defer cleanup()
-	}
-	return measure(run, d)
+	return runner.MeasureCase(c, d, measure)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"hash/fnv"
 	"io"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/loopbench/loopbench/bench"
 	"github.com/loopbench/loopbench/internal/harness/machine"
+	"github.com/loopbench/loopbench/internal/harness/runner"
 	"github.com/loopbench/loopbench/selectors"
 	"golang.org/x/perf/benchfmt"
 )
@@ -101,6 +101,18 @@ func TestRunGolden(t *testing.T) {
 	}
 }
 
+// plan and interruptedError are runner.Plan and runner.Interrupted under
+// the names the command's tests give them.
+func plan(cases, count int, benchtime time.Duration) string {
+	return runner.Plan(cases, count, benchtime)
+}
+
+type interruptedError struct{ done, total int }
+
+func (e *interruptedError) String() string {
+	return (&runner.Interrupted{Done: e.done, Total: e.total}).String()
+}
+
 // TestRunPlan: a run says what it will measure, from its counts: -quick's
 // 232 cases × 3 rounds × 100 ms are 70 s of timed loops. It guesses no
 // total from them (a whole run took from 2.7 to 10 times its timed
@@ -133,29 +145,6 @@ func TestRunUsage(t *testing.T) {
 		if exitCode(err) != 2 || !strings.Contains(errb.String(), c.want) {
 			t.Errorf("run(%q): exit %d, stderr %q; want exit 2 and %q", c.args, exitCode(err), errb.String(), c.want)
 		}
-	}
-}
-
-// TestRunInterrupted: a run stopped between cases still reports what it
-// measured.
-func TestRunInterrupted(t *testing.T) {
-	stubMeasure(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	cases := bench.Cases(bench.Options{Workloads: []string{"ReadyQueue"}})
-	n := 0
-	measure = func(run func(bench.Timer, int) error, d time.Duration) (bench.Result, error) {
-		if n++; n == 2 {
-			cancel()
-		}
-		return bench.Result{N: 1, NsPerOp: 5}, nil
-	}
-	var raw bytes.Buffer
-	_, err := runRounds(ctx, runConfig{count: 3, benchtime: time.Millisecond}, cases, &raw, func(bench.Case, error) {}, newProgress(&bytes.Buffer{}, len(cases), 3, time.Now), io.Discard)
-	if err == nil || !strings.Contains(err.Error(), "interrupted") {
-		t.Fatalf("runRounds = %v, want interrupted", err)
-	}
-	if got := strings.Count(raw.String(), "Benchmark"); got != 2 {
-		t.Fatalf("%d results written before the interrupt, want 2:\n%s", got, raw.String())
 	}
 }
 
@@ -212,11 +201,11 @@ func TestRunRecordsAndRefuses(t *testing.T) {
 		t.Fatalf("second run into %s: exit %d %s", dir, code, errs)
 	}
 	rc, err := parseRun(nil, io.Discard)
-	if err != nil || rc.count != 6 {
-		t.Fatalf("default count %d (%v), want 6: benchstat needs 6 for an interval", rc.count, err)
+	if err != nil || rc.cfg.Count != 6 {
+		t.Fatalf("default count %d (%v), want 6: benchstat needs 6 for an interval", rc.cfg.Count, err)
 	}
-	if rc, err := parseRun([]string{"-quick"}, io.Discard); err != nil || rc.count != 3 || rc.benchtime != 100*time.Millisecond {
-		t.Fatalf("-quick: count %d benchtime %v (%v)", rc.count, rc.benchtime, err)
+	if rc, err := parseRun([]string{"-quick"}, io.Discard); err != nil || rc.cfg.Count != 3 || rc.cfg.Benchtime != 100*time.Millisecond {
+		t.Fatalf("-quick: count %d benchtime %v (%v)", rc.cfg.Count, rc.cfg.Benchtime, err)
 	}
 	if _, errs, _ := runOut("run", "-quick", "-workloads", "ReadyQueue", "-out", filepath.Join(t.TempDir(), "q")); !strings.Contains(errs, "3 rounds give no confidence intervals") {
 		t.Fatalf("-quick does not say it gives no intervals: %q", errs)

@@ -16,6 +16,10 @@
 // Load's own figures are drawn here too, on the same panels: a latency
 // percentile spectrum (Spectrum), sweeps against the offered rate
 // (SweepFigure, SweepCompare) and runs over time (SeriesFigure).
+//
+// Inputs resolves a report's arguments to results files (a run directory
+// stands for its raw.txt) and CheckDir checks the directory a report goes
+// to (new or empty, never an input's); what they refuse is an *InputError.
 package report
 
 import (

@@ -1,4 +1,4 @@
-package main
+package index
 
 import (
 	"cmp"
@@ -14,15 +14,16 @@ import (
 
 	"github.com/loopbench/loopbench/internal/harness/benchdata"
 	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/report"
 	"golang.org/x/perf/benchfmt"
 )
 
-// runEntry is what the index says of one directory of the results
+// Entry is what the index says of one directory of the results
 // directory, read from what the run recorded.
-type runEntry struct {
+type Entry struct {
 	name string
-	// notRun says why the directory is not a run ("" for a run).
-	notRun string
+	// NotRun says why the directory is not a run ("" for a run).
+	NotRun string
 	// date, host: "" when not recorded; byName when taken from the
 	// directory's name (<date>-<host>-<commit>) instead.
 	date, host             string
@@ -41,15 +42,25 @@ type runEntry struct {
 // scripts/bench.sh) or gate-<date>-<base>-<head> (gate).
 var runNamePattern = regexp.MustCompile(`(?:^|-)(\d{4}-\d{2}-\d{2})-`)
 
-// readRunDir reads the run in dir: a benchmark run (raw.txt, as run,
+// ErrNoRuns is the error of a directory that holds no directory to list.
+var ErrNoRuns = errors.New("no run directories")
+
+// Reader reads run directories.
+type Reader struct {
+	// Sweeps reads the load sweeps of results files as report reads them
+	// (series, and their common SLO or 0); nil leaves sweeps undescribed.
+	Sweeps func(files []string) ([]report.SweepSeries, time.Duration, error)
+}
+
+// Dir reads the run in dir: a benchmark run (raw.txt, as run,
 // peers and the former scripts/bench.sh wrote it, or gate's gate.txt) or
 // load results (load -out files, as scripts/netns-load.sh and scripts/k8s-load.sh
 // collect them). A directory with none of them is not a run.
-func readRunDir(dir string) runEntry {
-	e := runEntry{name: filepath.Base(dir)}
+func (rd Reader) Dir(dir string) Entry {
+	e := Entry{name: filepath.Base(dir)}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		e.notRun = err.Error()
+		e.NotRun = err.Error()
 		return e
 	}
 	var files []string
@@ -69,13 +80,13 @@ func readRunDir(dir string) runEntry {
 	}
 	switch {
 	case slices.Contains(files, "raw.txt"):
-		e.readBench(filepath.Join(dir, "raw.txt"))
+		e.readBench(filepath.Join(dir, "raw.txt"), rd.Sweeps)
 	case slices.Contains(files, "gate.txt"):
-		e.readBench(filepath.Join(dir, "gate.txt"))
+		e.readBench(filepath.Join(dir, "gate.txt"), rd.Sweeps)
 	default:
 		e.readLoad(dir, files)
 	}
-	if e.notRun == "" {
+	if e.NotRun == "" {
 		e.fromName()
 	}
 	return e
@@ -83,10 +94,10 @@ func readRunDir(dir string) runEntry {
 
 // readBench reads a benchmark run's file (raw.txt, gate.txt) through
 // benchdata: its configuration lines describe the machine and the run.
-func (e *runEntry) readBench(raw string) {
+func (e *Entry) readBench(raw string, sweeps func([]string) ([]report.SweepSeries, time.Duration, error)) {
 	s, err := benchdata.ReadFile(raw, nil)
 	if err != nil {
-		e.notRun = filepath.Base(raw) + ": " + strings.TrimPrefix(err.Error(), raw+": ")
+		e.NotRun = filepath.Base(raw) + ": " + strings.TrimPrefix(err.Error(), raw+": ")
 		return
 	}
 	get := func(keys ...string) string {
@@ -115,7 +126,7 @@ func (e *runEntry) readBench(raw string) {
 	if len(peers) > 0 {
 		e.shows = append(e.shows, "peers: "+strings.Join(peers, ", "))
 	}
-	if line := sweepsLine(raw); line != "" {
+	if line := sweepsLine(raw, sweeps); line != "" {
 		e.shows = append(e.shows, line)
 	}
 }
@@ -139,10 +150,13 @@ func workloadsLine(s *benchdata.Set) string {
 	return fmt.Sprintf("workloads (cases): %s", strings.Join(parts, ", "))
 }
 
-// sweepsLine describes the load sweeps in raw (readSweeps, as report
-// reads them): the servers, their knees and the offered rates.
-func sweepsLine(raw string) string {
-	series, slo, err := readSweeps([]string{raw})
+// sweepsLine describes the load sweeps in raw, as sweeps reads them: the
+// servers, their knees and the offered rates.
+func sweepsLine(raw string, sweeps func([]string) ([]report.SweepSeries, time.Duration, error)) string {
+	if sweeps == nil {
+		return ""
+	}
+	series, slo, err := sweeps([]string{raw})
 	if err != nil || len(series) == 0 {
 		return ""
 	}
@@ -168,7 +182,7 @@ func sweepsLine(raw string) string {
 
 // readLoad reads the load results among files (loadresult.Read finds
 // them in any file, around other lines); the other files are left out.
-func (e *runEntry) readLoad(dir string, files []string) {
+func (e *Entry) readLoad(dir string, files []string) {
 	var all []loadresult.Result
 	for _, f := range files {
 		fh, err := os.Open(filepath.Join(dir, f))
@@ -182,7 +196,7 @@ func (e *runEntry) readLoad(dir string, files []string) {
 		}
 	}
 	if len(all) == 0 {
-		e.notRun = "no raw.txt, no gate.txt and no load result"
+		e.NotRun = "no raw.txt, no gate.txt and no load result"
 		return
 	}
 	e.describeLoad(all)
@@ -191,7 +205,7 @@ func (e *runEntry) readLoad(dir string, files []string) {
 // describeLoad fills e from load results: the earliest window's date, the
 // generators (their -name, the host name by default) and their CPUs, and
 // what was loaded at which rates.
-func (e *runEntry) describeLoad(all []loadresult.Result) {
+func (e *Entry) describeLoad(all []loadresult.Result) {
 	start := all[0].WindowStart
 	var gens, cpus, labels []string
 	lo, hi, steps := all[0].Offered, 0.0, 0
@@ -201,7 +215,7 @@ func (e *runEntry) describeLoad(all []loadresult.Result) {
 		}
 		gens = appendNew(gens, r.Name)
 		cpus = appendNew(cpus, fmt.Sprint(r.CPUs))
-		labels = appendNew(labels, fmt.Sprintf("%s at %s, %s, %d-byte messages", r.Label, r.Addr, plural(r.Conns, "conn"), r.Size))
+		labels = appendNew(labels, fmt.Sprintf("%s at %s, %s, %d-byte messages", r.Label, r.Addr, loadresult.Plural(r.Conns, "conn"), r.Size))
 		lo, hi = min(lo, r.Offered), max(hi, r.Offered)
 		if r.Step != nil {
 			steps = max(steps, *r.Step+1)
@@ -212,7 +226,7 @@ func (e *runEntry) describeLoad(all []loadresult.Result) {
 	e.cores = strings.Join(cpus, ", ") + " usable CPUs per generator"
 	shape := fmt.Sprintf("load: %s of %s; %s", loadresult.Plural(len(all), "result"), loadresult.Plural(len(gens), "generator"), strings.Join(labels, "; "))
 	if steps > 0 {
-		shape += "; a sweep of " + plural(steps, "step")
+		shape += "; a sweep of " + loadresult.Plural(steps, "step")
 	}
 	if hi > 0 {
 		shape += fmt.Sprintf("; offered %s per generator", rateRange(lo, hi))
@@ -223,7 +237,7 @@ func (e *runEntry) describeLoad(all []loadresult.Result) {
 // fromName fills the date and host a run did not record from its
 // directory's name, <date>-<host>-<short commit>[-suffix], as run and
 // peers name it (and the former scripts/bench.sh did).
-func (e *runEntry) fromName() {
+func (e *Entry) fromName() {
 	m := runNamePattern.FindStringSubmatchIndex(e.name)
 	if m == nil {
 		return
@@ -243,30 +257,30 @@ func (e *runEntry) fromName() {
 	}
 }
 
-// readRuns reads every directory of dir that keep chooses (all when keep
-// is nil), newest first (by date, then by name; undated ones last), and
-// finds where docs cite each.
-func readRuns(dir string, docs []doc, keep func(string) bool) ([]runEntry, error) {
+// Runs reads every directory of dir that keep chooses (all when keep is
+// nil), newest first (by date, then by name; undated ones last), and finds
+// where docs cite each. A dir without such directories is an error.
+func (rd Reader) Runs(dir string, docs []Doc, keep func(string) bool) ([]Entry, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	var runs []runEntry
+	var runs []Entry
 	for _, f := range entries {
 		if f.IsDir() && !strings.HasPrefix(f.Name(), ".") && (keep == nil || keep(f.Name())) {
-			e := readRunDir(filepath.Join(dir, f.Name()))
+			e := rd.Dir(filepath.Join(dir, f.Name()))
 			e.cited = citationsOf(docs, e.name)
 			runs = append(runs, e)
 		}
 	}
-	slices.SortStableFunc(runs, func(a, b runEntry) int {
+	slices.SortStableFunc(runs, func(a, b Entry) int {
 		if (a.date == "") != (b.date == "") { // undated last
 			return strings.Compare(b.date, a.date)
 		}
 		return cmp.Or(strings.Compare(b.date, a.date), strings.Compare(b.name, a.name))
 	})
 	if len(runs) == 0 {
-		return nil, errors.New("no run directories")
+		return nil, ErrNoRuns
 	}
 	return runs, nil
 }

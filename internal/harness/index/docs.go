@@ -1,4 +1,4 @@
-package main
+package index
 
 import (
 	"fmt"
@@ -9,25 +9,34 @@ import (
 	"unicode"
 )
 
-// doc is a Markdown document that may cite runs: its path as the index
+// Doc is a Markdown document that may cite runs: its path as the index
 // names it (relative to the repository root), its path as the index links
 // it (relative to the results directory), and its lines.
-type doc struct {
+type Doc struct {
 	name, link string
 	lines      []string
 }
 
 // citation is a section of a document that names a run.
 type citation struct {
-	doc     doc
+	doc     Doc
 	heading string // "" before the first section (## or deeper)
 }
 
-// readDocs reads the documents the patterns match (filepath.Glob
+// PatternError is a document pattern filepath.Glob refuses.
+type PatternError struct {
+	Pattern string
+	Err     error
+}
+
+func (e *PatternError) Error() string { return fmt.Sprintf("%q: %v", e.Pattern, e.Err) }
+
+// ReadDocs reads the documents the patterns match (filepath.Glob
 // patterns, relative to root unless absolute), in the patterns' order,
-// each once. A pattern that matches nothing is no error.
-func readDocs(root, resultsDir string, patterns []string) ([]doc, error) {
-	var docs []doc
+// each once, linked from resultsDir. A pattern that matches nothing is no
+// error; a malformed one is a *PatternError.
+func ReadDocs(root, resultsDir string, patterns []string) ([]Doc, error) {
+	var docs []Doc
 	seen := map[string]bool{}
 	for _, p := range patterns {
 		full := p
@@ -36,7 +45,7 @@ func readDocs(root, resultsDir string, patterns []string) ([]doc, error) {
 		}
 		matches, err := filepath.Glob(full)
 		if err != nil {
-			return nil, fmt.Errorf("-docs %q: %v", p, err)
+			return nil, &PatternError{p, err}
 		}
 		for _, m := range matches {
 			if seen[m] {
@@ -47,7 +56,7 @@ func readDocs(root, resultsDir string, patterns []string) ([]doc, error) {
 			if err != nil {
 				return nil, err
 			}
-			d := doc{name: m, link: m, lines: strings.Split(string(b), "\n")}
+			d := Doc{name: m, link: m, lines: strings.Split(string(b), "\n")}
 			if rel, err := filepath.Rel(root, m); err == nil {
 				d.name = filepath.ToSlash(rel)
 			}
@@ -63,7 +72,7 @@ func readDocs(root, resultsDir string, patterns []string) ([]doc, error) {
 // citationsOf returns the sections of docs that name results/<run>, as a
 // path or a link (results/<run> followed by anything but a name's
 // character, so a run is not cited by a longer name it starts).
-func citationsOf(docs []doc, run string) []citation {
+func citationsOf(docs []Doc, run string) []citation {
 	re := regexp.MustCompile(`results/` + regexp.QuoteMeta(run) + `([^A-Za-z0-9_.-]|$)`)
 	var out []citation
 	for _, d := range docs {
@@ -72,7 +81,7 @@ func citationsOf(docs []doc, run string) []citation {
 			if strings.HasPrefix(line, "```") {
 				fenced = !fenced
 			}
-			if h, level := markdownHeading(line); level > 0 && !fenced {
+			if h, level := MarkdownHeading(line); level > 0 && !fenced {
 				if level == 1 { // the document's title: a link to the document
 					h = ""
 				}
@@ -88,9 +97,9 @@ func citationsOf(docs []doc, run string) []citation {
 	return out
 }
 
-// markdownHeading returns the text and level of an ATX heading line;
+// MarkdownHeading returns the text and level of an ATX heading line;
 // level 0 for any other line.
-func markdownHeading(line string) (string, int) {
+func MarkdownHeading(line string) (string, int) {
 	t := strings.TrimLeft(line, "#")
 	n := len(line) - len(t)
 	if n == 0 || n > 6 || !strings.HasPrefix(t, " ") {
@@ -99,9 +108,9 @@ func markdownHeading(line string) (string, int) {
 	return strings.TrimSpace(t), n
 }
 
-// anchor is the fragment GitHub gives a heading: lower case, punctuation
+// Anchor is the fragment GitHub gives a heading: lower case, punctuation
 // dropped but hyphens and underscores, spaces made hyphens.
-func anchor(heading string) string {
+func Anchor(heading string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(heading) {
 		switch {
@@ -119,5 +128,5 @@ func (c citation) String() string {
 	if c.heading == "" {
 		return fmt.Sprintf("[%s](%s)", c.doc.name, c.doc.link)
 	}
-	return fmt.Sprintf("[%s, %s](%s#%s)", c.doc.name, c.heading, c.doc.link, anchor(c.heading))
+	return fmt.Sprintf("[%s, %s](%s#%s)", c.doc.name, c.heading, c.doc.link, Anchor(c.heading))
 }
