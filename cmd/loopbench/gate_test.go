@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loopbench/loopbench/internal/harness/gate"
 	"github.com/loopbench/loopbench/internal/harness/gate/gatetest"
@@ -157,5 +159,26 @@ func TestJudgedExit(t *testing.T) {
 		if got := exitCode(judgedExit(c.err)); got != c.want {
 			t.Errorf("%v: exit %d, want %d", c.err, got, c.want)
 		}
+	}
+}
+
+// TestGateLog: off a terminal the gate's round lines are held and each
+// tick of the heartbeat writes one line naming the latest round and the
+// time elapsed; build output goes straight through, and the heartbeat
+// stops with the gate.
+func TestGateLog(t *testing.T) {
+	var buf bytes.Buffer
+	ticks := make(chan time.Time)
+	stopped := 0
+	begun := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+	log, stop := gateLog(&lockedWriter{w: &buf}, begun, ticks, func() { stopped++ })
+	fmt.Fprintf(log, "round 1 of 4: base\n")
+	fmt.Fprintf(log, "# building head\n")
+	fmt.Fprintf(log, "round 1 of 4: head\n")
+	ticks <- begun.Add(90 * time.Second)
+	stop()
+	want := "# building head\nloopbench gate: round 1 of 4: head; 1m30s elapsed\n"
+	if buf.String() != want || stopped != 1 {
+		t.Fatalf("wrote %q (ticker stopped %d times); want %q and 1", buf.String(), stopped, want)
 	}
 }

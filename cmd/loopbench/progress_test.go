@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -48,32 +46,5 @@ func TestHeartbeat(t *testing.T) {
 		if !strings.Contains(l, " measurements done, ") || !strings.Contains(l, " left") {
 			t.Errorf("progress line %q does not say what is done and left", l)
 		}
-	}
-}
-
-// TestGateProgress: off a terminal the gate's round lines are held, and
-// the heartbeat's line says the latest with the time elapsed ("building"
-// before the first); build output goes straight through. A tick writes
-// one line, and the heartbeat stops with the gate.
-func TestGateProgress(t *testing.T) {
-	var buf bytes.Buffer
-	ticks := make(chan time.Time)
-	stopped := 0
-	log, stop := gateLog(&lockedWriter{w: &buf}, ticks, func() { stopped++ })
-	g := log.(*gateProgress)
-	g.begun = t0
-	got := []string{g.line(t0.Add(30 * time.Second))}
-	fmt.Fprintf(log, "round 1 of 4: base\n")
-	fmt.Fprintf(log, "# building head\n")
-	fmt.Fprintf(log, "round 1 of 4: head\n")
-	got = append(got, g.line(t0.Add(60*time.Second)))
-	want := []string{"loopbench gate: building; 30s elapsed", "loopbench gate: round 1 of 4: head; 1m0s elapsed"}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") || buf.String() != "# building head\n" {
-		t.Fatalf("lines %q, passed on %q; want %q and the build line", got, buf.String(), want)
-	}
-	ticks <- t0.Add(90 * time.Second)
-	stop()
-	if want := "loopbench gate: round 1 of 4: head; 1m30s elapsed\n"; !strings.HasSuffix(buf.String(), want) || stopped != 1 {
-		t.Fatalf("after a tick: %q (ticker stopped %d times); want it to end in %q", buf.String(), stopped, want)
 	}
 }

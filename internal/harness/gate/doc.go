@@ -7,4 +7,9 @@
 // verdict, as compare does: it prints what the gate ran, the verdict's
 // table, a sequential gate's looks (Sequential) and an A/A run's noise
 // floors (Calibrate); JSONReport is the same as one object.
+//
+// Settings are the command line's settings: Check refuses bad ones
+// before anything runs, and Config and Judging describe the run;
+// Judging.Gate runs it (Run) and judges it (Judge). Progress keeps a
+// gate's log short where it is not a terminal.
 package gate

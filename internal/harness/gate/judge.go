@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -51,6 +52,29 @@ func (jg *Judging) minEffect(method string) float64 {
 		return DifferenceEffect
 	}
 	return jg.Options.MinEffect
+}
+
+// Gate runs the gate of cfg and judges it, printing to w: with a
+// Sequential, cfg stops at the first look that decides every benchmark
+// (it says so on cfg.Log). It returns what ran (nil when nothing could
+// start) and the judgment (nil when there is none). Its error is Judge's,
+// or Failed's when the gate could not finish: then a gate that measured
+// nothing leaves no output directory behind.
+func (jg *Judging) Gate(ctx context.Context, cfg Config, w io.Writer) (*Result, *verdict.Judgment, error) {
+	if jg.Sequential != nil {
+		log := cfg.Log
+		if log == nil {
+			log = io.Discard
+		}
+		cfg.Stop = jg.Sequential.Stop(cfg.Out, jg.Options, jg.Filter, log)
+	}
+	created := MissingDirs(cfg.Out)
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		return res, nil, Failed(res, created, err)
+	}
+	j, err := jg.Judge(w, cfg, res)
+	return res, j, err
 }
 
 // Judge prints what the gate ran (res, as cfg asked), judges its files

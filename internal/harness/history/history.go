@@ -4,7 +4,8 @@
 // unit it splits the series into segments of one level (Detect) and
 // names the first commit of each new level, with the change's size and
 // the values before and after; `loopbench history` prints them and draws
-// each benchmark's counts over the commits.
+// each benchmark's counts over the commits. Read reads the saves,
+// Analyze finds the change points, Report.Write prints them.
 //
 // Counts repeat from process to process to within a fraction of a
 // percent (the gate's A/As: instructions/op −0.28 to +0.31 %, est-cycles/op
@@ -64,6 +65,21 @@ type FileError struct {
 
 func (e *FileError) Error() string { return e.Path + ": " + e.Err.Error() }
 func (e *FileError) Unwrap() error { return e.Err }
+
+// Read reads one directory alone (ReadDir), or files in the order given
+// (ReadFiles). Every error names the path at fault, bad input: a
+// *FileError, or a directory named among several paths.
+func Read(paths []string) (*History, error) {
+	if fi, err := os.Stat(paths[0]); len(paths) == 1 && err == nil && fi.IsDir() {
+		return ReadDir(paths[0])
+	}
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			return nil, fmt.Errorf("%s is a directory: give one directory alone, or files", p)
+		}
+	}
+	return ReadFiles(paths)
+}
 
 // ReadFiles reads saves in the order given, one a commit; consecutive
 // saves of one commit are pooled into one point.

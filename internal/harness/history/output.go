@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -54,6 +55,24 @@ func Analyze(h *History, o Options) *Report {
 		}
 	}
 	return r
+}
+
+// Write prints the report as format says, "text" (WriteText) or "json"
+// (WriteJSON), and when dir is not "" also writes the page there
+// (WriteDir), naming it after a text report.
+func (r *Report) Write(w io.Writer, format, dir string) error {
+	var err error
+	if format == "json" {
+		err = r.WriteJSON(w)
+	} else {
+		err = r.WriteText(w)
+	}
+	if err == nil && dir != "" {
+		if _, err = r.WriteDir(dir); err == nil && format == "text" {
+			fmt.Fprintf(w, "page: %s\n", filepath.Join(dir, "history.html"))
+		}
+	}
+	return err
 }
 
 // WriteText prints the history's commits, its change points (or that

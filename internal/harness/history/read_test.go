@@ -174,3 +174,58 @@ func TestWriteDir(t *testing.T) {
 		t.Fatalf("page:\n%.2000s", html)
 	}
 }
+
+// TestRead: one directory alone is read in commit-time order, files in
+// the order given, and a directory among several paths is refused,
+// named.
+func TestRead(t *testing.T) {
+	dir := t.TempDir()
+	late := save(t, dir, "a.txt", "c2", "2026-11-22T08:00:00Z", map[string]float64{"A": 100})
+	early := save(t, dir, "b.txt", "c1", "2026-11-21T08:00:00Z", map[string]float64{"A": 100})
+	for _, c := range []struct {
+		paths []string
+		want  string
+	}{{[]string{dir}, "c1 c2"}, {[]string{late, early}, "c2 c1"}} {
+		h, err := Read(c.paths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var order []string
+		for _, cm := range h.Commits {
+			order = append(order, cm.Commit)
+		}
+		if got := strings.Join(order, " "); got != c.want {
+			t.Errorf("Read(%v): commits %s, want %s", c.paths, got, c.want)
+		}
+	}
+	_, err := Read([]string{late, dir})
+	if want := dir + " is a directory: give one directory alone, or files"; err == nil || err.Error() != want {
+		t.Errorf("a directory among files: %v, want %q", err, want)
+	}
+}
+
+// TestWrite: the format chosen, and with a directory the page written
+// and, after text alone, named.
+func TestWrite(t *testing.T) {
+	s := newSynth(1, 4)
+	s.add("A", "instructions/op", 1000, [2]float64{0, 0}, 2, 0.03)
+	r := Analyze(s.h, defaults)
+	for _, format := range []string{"text", "json"} {
+		var b bytes.Buffer
+		dir := filepath.Join(t.TempDir(), "page")
+		if err := r.Write(&b, format, dir); err != nil {
+			t.Fatal(err)
+		}
+		page := filepath.Join(dir, "history.html")
+		named := strings.HasSuffix(b.String(), "page: "+page+"\n")
+		isJSON := json.Valid(b.Bytes())
+		if !fileExists(page) || named != (format == "text") || isJSON != (format == "json") {
+			t.Errorf("%s: page written %v, named %v, JSON %v:\n%s", format, fileExists(page), named, isJSON, b.String())
+		}
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

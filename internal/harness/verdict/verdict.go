@@ -2,7 +2,8 @@
 // samples. It is the one verdict of `loopbench compare` and `loopbench
 // gate`, so a gate and a later comparison of its files agree, and it
 // prints itself: Judge reads and decides two files, WriteText prints
-// benchstat's tables, NewJSONReport the same as one object.
+// benchstat's tables, NewJSONReport the same as one object. Settings
+// are the verdict's flags as given; Options checks them.
 //
 // The rules, in order:
 //
