@@ -7,6 +7,7 @@ import (
 
 	"github.com/loopbench/loopbench/internal/harness/serve"
 	"github.com/loopbench/loopbench/internal/harness/servercost"
+	"github.com/loopbench/loopbench/peers"
 )
 
 // TestPeersServerCost runs peers at tiny sizes with asyncio: the floor
@@ -18,7 +19,8 @@ import (
 // and the same-run verdict heads the output.
 func TestPeersServerCost(t *testing.T) {
 	dir := peersTest(t)
-	out, errs, raw := peersOut(t, dir, true, "-quick", "-count", "1", "-peers", "asyncio", "-benchtime", "5ms", "-echotime", "200ms", "-syscalls")
+	needPeers(t, "asyncio", peers.Floor)
+	out, errs, raw := peersOut(t, dir, "-quick", "-count", "1", "-peers", "asyncio", "-benchtime", "5ms", "-echotime", "200ms", "-syscalls")
 	for _, want := range []string{"floor-slack: 1ns\n", "server-cost-ceiling: ", "server-cost-rates: ", "Unit server-cpu-ns/req better=lower\n", "Unit server-cs/req better=lower\n"} {
 		if !strings.Contains(raw, want) {
 			t.Errorf("raw.txt has no %q", want)
