@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbench/loopbench/bench"
 	"github.com/loopbench/loopbench/internal/harness/load"
 	"github.com/loopbench/loopbench/internal/harness/servercost"
 	"github.com/loopbench/loopbench/peers"
@@ -258,11 +257,6 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	}
 	writeConfig(raw)
 	fmt.Fprintf(raw, "command: loopbench peers %s\nseed: %d\n", strings.Join(quoteArgs(f.args), " "), f.cfg.Seed)
-	for _, p := range ready {
-		fmt.Fprintf(raw, "peer-%s: %s\n", p.Name, p.Version(ctx))
-	}
-	bench.WriteUnits(raw)
-	fmt.Fprintln(raw, "Unit p50-ns better=lower\nUnit p99-ns better=lower")
 	res, runErr := servercost.Run(ctx, f.wire(ready, raw, stderr))
 	if err := raw.Close(); err != nil {
 		return err

@@ -89,10 +89,12 @@ type run struct {
 	cost               *cost       // the server-side rows, nil where they cannot be measured
 }
 
-// Run runs the peers run cfg: the rounds, or with a Sweep the sweeps.
+// Run runs the peers run cfg: the rounds, or with a Sweep the sweeps,
+// after the peers' versions and the units on Raw.
 // An interrupted run returns what it measured and an error saying so.
 func Run(ctx context.Context, cfg Config) (Outcome, error) {
 	r := &run{Config: cfg}
+	r.writeHeader(ctx)
 	if !cfg.NoEcho {
 		r.findHTTPPeers(ctx)
 		r.findFloor(ctx)
@@ -106,6 +108,16 @@ func Run(ctx context.Context, cfg Config) (Outcome, error) {
 	}
 	r.tls.remove()
 	return Outcome{Measured: r.measured, Failures: r.failures, cost: r.cost}, interrupted(err)
+}
+
+// writeHeader writes to Raw each ready peer's version as a
+// configuration line, and the units of the results.
+func (r *run) writeHeader(ctx context.Context) {
+	for _, p := range r.Ready {
+		fmt.Fprintf(r.Raw, "peer-%s: %s\n", p.Name, p.Version(ctx))
+	}
+	bench.WriteUnits(r.Raw)
+	fmt.Fprintln(r.Raw, "Unit p50-ns better=lower\nUnit p99-ns better=lower")
 }
 
 // peerCase measures one system on one workload, or one server, or the
