@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,11 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/bench"
-	"github.com/loopbench/loopbench/internal/harness/rounds"
+	"github.com/loopbench/loopbench/internal/harness/load"
+	"github.com/loopbench/loopbench/internal/harness/servercost"
 	"github.com/loopbench/loopbench/peers"
-	"github.com/loopbench/loopbench/selectors"
 )
 
 const peersUsage = `usage: loopbench peers [flags]
@@ -146,36 +143,29 @@ Flags:
 `
 
 type peersFlags struct {
-	proto     string // the servers': echo, or http (httpProto)
-	count     int
-	benchtime time.Duration
-	echoTime  time.Duration
-	names     []string
-	quick     bool
-	noEcho    bool
-	tls       bool
-	syscalls  bool
-	out       string
-	seed      uint64
-	args      []string
-	sweep     peersSweep
+	cfg   servercost.Config // the run, less what runPeers wires in
+	names []string
+	out   string
+	args  []string
+	sweep peersSweep
 }
 
 func parsePeers(args []string, stderr io.Writer) (peersFlags, error) {
 	fs := flag.NewFlagSet("peers", flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprint(stderr, peersUsage); fs.PrintDefaults() }
 	f := peersFlags{args: args}
-	fs.IntVar(&f.count, "count", 5, "rounds")
-	fs.DurationVar(&f.benchtime, "benchtime", 500*time.Millisecond, "time a measurement takes at least (20ms with -quick)")
-	fs.DurationVar(&f.echoTime, "echotime", 3*time.Second, "measured time of each echo load (300ms with -quick)")
+	c := &f.cfg
+	fs.IntVar(&c.Count, "count", 5, "rounds")
+	fs.DurationVar(&c.Benchtime, "benchtime", 500*time.Millisecond, "time a measurement takes at least (20ms with -quick)")
+	fs.DurationVar(&c.EchoTime, "echotime", 3*time.Second, "measured time of each echo load (300ms with -quick)")
 	list := fs.String("peers", strings.Join(peers.Names, ","), "peers to run")
-	fs.BoolVar(&f.quick, "quick", false, "tiny sizes: a smoke run, not a measurement")
-	fs.BoolVar(&f.noEcho, "no-echo", false, "skip the echo servers")
-	fs.BoolVar(&f.tls, "tls", false, "also measure the echo servers over TLS: round trips and full handshakes")
-	fs.StringVar(&f.proto, "proto", "echo", "what the servers speak: echo, or http (HTTP/1.1 keep-alive servers answering GET / with -size 1024 bytes)")
-	fs.BoolVar(&f.syscalls, "syscalls", false, "also count the echo servers' system calls per request at the fixed rates (perf stat, Linux)")
+	fs.BoolVar(&c.Quick, "quick", false, "tiny sizes: a smoke run, not a measurement")
+	fs.BoolVar(&c.NoEcho, "no-echo", false, "skip the echo servers")
+	fs.BoolVar(&c.TLS, "tls", false, "also measure the echo servers over TLS: round trips and full handshakes")
+	fs.StringVar(&c.Proto, "proto", "echo", "what the servers speak: echo, or http (HTTP/1.1 keep-alive servers answering GET / with -size 1024 bytes)")
+	fs.BoolVar(&c.Syscalls, "syscalls", false, "also count the echo servers' system calls per request at the fixed rates (perf stat, Linux)")
 	fs.StringVar(&f.out, "out", "", "results directory, new or empty (default results/<date>-<host>-<commit>-peers)")
-	fs.Uint64Var(&f.seed, "seed", 0, "seed of the per-round order (default: from the clock)")
+	fs.Uint64Var(&c.Seed, "seed", 0, "seed of the per-round order (default: from the clock)")
 	f.sweep.register(fs)
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return f, err
@@ -183,12 +173,12 @@ func parsePeers(args []string, stderr io.Writer) (peersFlags, error) {
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	switch {
-	case f.count < 1:
-		return f, usageError{fmt.Sprintf("-count %d: want at least 1 round", f.count)}
-	case f.benchtime <= 0:
-		return f, usageError{fmt.Sprintf("-benchtime %v: want a positive duration", f.benchtime)}
-	case f.echoTime <= 0:
-		return f, usageError{fmt.Sprintf("-echotime %v: want a positive duration", f.echoTime)}
+	case c.Count < 1:
+		return f, usageError{fmt.Sprintf("-count %d: want at least 1 round", c.Count)}
+	case c.Benchtime <= 0:
+		return f, usageError{fmt.Sprintf("-benchtime %v: want a positive duration", c.Benchtime)}
+	case c.EchoTime <= 0:
+		return f, usageError{fmt.Sprintf("-echotime %v: want a positive duration", c.EchoTime)}
 	}
 	if err := f.checkProto(); err != nil {
 		return f, err
@@ -202,21 +192,43 @@ func parsePeers(args []string, stderr io.Writer) (peersFlags, error) {
 	if err := f.sweep.check(&f, set); err != nil {
 		return f, err
 	}
-	if f.quick && !set["benchtime"] {
-		f.benchtime = 20 * time.Millisecond
+	return f, f.defaults(set)
+}
+
+// checkProto validates -proto: echo or http, and http with neither
+// -tls, -sweep nor -no-echo.
+func (f peersFlags) checkProto() error {
+	switch c := f.cfg; {
+	case c.Proto != "echo" && c.Proto != servercost.HTTP:
+		return usageError{fmt.Sprintf("-proto %q: want echo or http", c.Proto)}
+	case c.Proto == servercost.HTTP && c.TLS:
+		return usageError{"-proto http does not go with -tls: the TLS rows are the echo servers'"}
+	case c.Proto == servercost.HTTP && f.sweep.spec != "":
+		return usageError{"-proto http does not go with -sweep: the sweeps are the echo servers'"}
+	case c.Proto == servercost.HTTP && c.NoEcho:
+		return usageError{"-proto http does not go with -no-echo, which skips the servers"}
 	}
-	if f.quick && !set["echotime"] {
-		f.echoTime = 300 * time.Millisecond
+	return nil
+}
+
+// defaults fills in what the flags not given (set) default to, and
+// checks -out.
+func (f *peersFlags) defaults(set map[string]bool) error {
+	if f.cfg.Quick && !set["benchtime"] {
+		f.cfg.Benchtime = 20 * time.Millisecond
+	}
+	if f.cfg.Quick && !set["echotime"] {
+		f.cfg.EchoTime = 300 * time.Millisecond
 	}
 	if !set["seed"] {
-		f.seed = uint64(time.Now().UnixNano())
+		f.cfg.Seed = uint64(time.Now().UnixNano())
 	}
 	if f.out == "" {
 		f.out = newDir(filepath.Join("results", resultsName()+"-peers"))
 	} else if entries, err := os.ReadDir(f.out); err == nil && len(entries) > 0 {
-		return f, usageError{fmt.Sprintf("-out %s exists and is not empty: name a new directory", f.out)}
+		return usageError{fmt.Sprintf("-out %s exists and is not empty: name a new directory", f.out)}
 	}
-	return f, nil
+	return nil
 }
 
 func runPeers(args []string, stdout, stderr io.Writer) error {
@@ -228,8 +240,8 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := interruptContext(measuring)
 	defer stop()
 	names := f.names
-	if f.sweep.rates != nil {
-		names = sweepable(names, stderr)
+	if f.cfg.Sweep != nil {
+		names = servercost.Sweepable(names, stderr)
 	}
 	ready, skipped := peers.Find(ctx, names, peers.CacheDir())
 	for _, s := range skipped {
@@ -244,40 +256,44 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	writeConfig(raw)
-	fmt.Fprintf(raw, "command: loopbench peers %s\nseed: %d\n", strings.Join(quoteArgs(f.args), " "), f.seed)
-	for _, p := range ready {
-		fmt.Fprintf(raw, "peer-%s: %s\n", p.Name, p.Version(ctx))
-	}
-	bench.WriteUnits(raw)
-	fmt.Fprintln(raw, "Unit p50-ns better=lower\nUnit p99-ns better=lower")
-	r := &peersRun{f: f, ready: ready, w: newResultWriter(raw), stderr: stderr}
-	if !f.noEcho {
-		r.findHTTPPeers(ctx)
-		r.findFloor(ctx, raw)
-		r.setupCost(ctx, raw)
-	}
-	var runErr error
-	if f.sweep.rates != nil {
-		runErr = r.sweeps(ctx)
-	} else {
-		runErr = r.rounds(ctx)
-	}
-	r.tls.remove()
+	fmt.Fprintf(raw, "command: loopbench peers %s\nseed: %d\n", strings.Join(quoteArgs(f.args), " "), f.cfg.Seed)
+	res, runErr := servercost.Run(ctx, f.wire(ready, raw, stderr))
 	if err := raw.Close(); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "results: %s\n", f.out)
-	if r.measured == 0 {
+	return reportPeers(f, res, runErr, rawPath, stdout, stderr)
+}
+
+// wire completes the run's configuration: the peers found, raw.txt, the
+// servers' launcher, and the command's own writers.
+func (f peersFlags) wire(ready []*peers.Peer, raw io.Writer, stderr io.Writer) servercost.Config {
+	rw := newResultWriter(raw)
+	cfg := f.cfg
+	cfg.Ready, cfg.Raw, cfg.Out, cfg.Stderr = ready, raw, rw.w, stderr
+	cfg.Launcher = serverLauncher(stderr)
+	cfg.Cmd = servercost.Cmd{MeasureCase: measureCase, WriteCase: rw.writeCase, FirstError: firstError}
+	if s := cfg.Sweep; s != nil {
+		s.Units, s.CPUs = sweepUnits, generatorCPUs
+		s.Write = func(c load.Config, slo time.Duration, sw load.Sweep) error {
+			return writeSweepResults(rw.w, c, slo, sw, nil)
+		}
+	}
+	return cfg
+}
+
+// reportPeers writes the verdict and the report of a run that ended
+// with runErr, and returns the run's error.
+func reportPeers(f peersFlags, res servercost.Outcome, runErr error, rawPath string, stdout, stderr io.Writer) error {
+	if res.Measured == 0 {
 		if runErr != nil {
 			return runErr
 		}
 		return errors.New("nothing was measured")
 	}
-	if r.cost != nil {
-		r.cost.printVerdict(stdout)
-	}
+	res.WriteVerdict(stdout)
 	repErr := writeReport(stdout, stderr, []string{rawPath}, f.out, nil, "loopbench and its peers")
-	if f.sweep.rates != nil {
+	if f.cfg.Sweep != nil {
 		if err := writeSweepReport(stdout, stderr, []string{rawPath}, f.out, "p99"); err != nil && repErr == nil {
 			repErr = err
 		}
@@ -285,177 +301,8 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	if runErr != nil {
 		return runErr
 	}
-	if r.failures > 0 {
-		return fmt.Errorf("%s failed (reported above); the report covers the rest", plural(r.failures, "peer run"))
+	if res.Failures > 0 {
+		return fmt.Errorf("%s failed (reported above); the report covers the rest", plural(res.Failures, "peer run"))
 	}
 	return repErr
-}
-
-// asCLI, set to 1 in a child's environment, makes loopbench's test binary
-// run the command line it is given, as loopbench would (see TestMain).
-const asCLI = "LOOPBENCH_AS_CLI"
-
-// peersRun is the state of a peers run.
-type peersRun struct {
-	f        peersFlags
-	ready    []*peers.Peer
-	w        *resultWriter
-	stderr   io.Writer
-	measured int
-	failures int
-	tls      peersTLS
-	floor    *peers.Peer // the C floor client, nil where it cannot run
-	// httpPeers are the ready peers whose HTTP server runs here (-proto
-	// http).
-	httpPeers []string
-	cost      *serverCost // the server-side rows, nil where they cannot be measured
-}
-
-// peerCase measures one system on one workload, or one echo server, or
-// the round's wake-up pair, and writes what it measured.
-type peerCase func(context.Context) error
-
-// rounds runs every case (peerCases) count times, each round in an order
-// drawn from the seed (package rounds), writing each result as it comes.
-func (r *peersRun) rounds(ctx context.Context) error {
-	cfg := rounds.Config{Count: r.f.count, Seed: r.f.seed, Progress: func(s rounds.Step) {
-		if s.Index == 0 {
-			fmt.Fprintf(r.stderr, "round %d of %d\n", s.Round+1, r.f.count)
-		}
-	}}
-	_, err := rounds.Run(ctx, cfg, r.peerCases(), func(ctx context.Context, _ rounds.Step, c peerCase) error { return c(ctx) })
-	return peersInterrupted(err)
-}
-
-// peersInterrupted is err, or the error of an interrupted run.
-func peersInterrupted(err error) error {
-	var in *rounds.Interrupted
-	if errors.As(err, &in) {
-		return fmt.Errorf("%v: the report covers what was measured", in)
-	}
-	return err
-}
-
-// peerCases are a round's cases: each system on each shape it runs
-// (loopbench on its default variant), and unless -no-echo each echo
-// server at each connection count in each mode, and the wake-up pair.
-func (r *peersRun) peerCases() []peerCase {
-	cases := bench.Cases(bench.Options{Workloads: []string{"CallSoon", "Timers", "IOChain"}})
-	var out []peerCase
-	for _, s := range peers.Shapes(r.f.quick) {
-		out = append(out, func(context.Context) error { return r.loopbench(cases, s) })
-		for _, p := range r.ready {
-			if s.Runs(p.Name) {
-				out = append(out, func(ctx context.Context) error { return r.peer(ctx, p, s) })
-			}
-		}
-	}
-	if r.f.noEcho {
-		return out
-	}
-	out = append(out, r.costCases()...)
-	out = append(out, r.echoCases()...)
-	return append(out, r.wakeups)
-}
-
-// peer measures peer p on shape s; a failure is reported and counted.
-func (r *peersRun) peer(ctx context.Context, p *peers.Peer, s peers.Shape) error {
-	res, err := p.Run(ctx, s, r.f.benchtime)
-	if err != nil {
-		if ctx.Err() != nil {
-			return err
-		}
-		r.failures++
-		fmt.Fprintf(r.stderr, "loopbench peers: %v\n", err)
-		return nil
-	}
-	r.measured++
-	return r.w.w.Write(res)
-}
-
-// loopbench measures loopbench's case of shape s on the default variant
-// (with the shape's selector).
-func (r *peersRun) loopbench(cases []bench.Case, s peers.Shape) error {
-	variant := loopbench.Config{Selector: s.Selector}.String()
-	if s.Selector != "" {
-		if err := selectors.Available(s.Selector); err != nil {
-			fmt.Fprintf(r.stderr, "loopbench peers: not measured: loopbench %s/%s/%s: %v\n", s.Bench, variant, s.Params, err)
-			return nil
-		}
-	}
-	for _, c := range cases {
-		if c.Workload == s.Bench && c.Variant == variant && c.Params == s.Params {
-			res, err := measureCase(c, r.f.benchtime)
-			if bench.Skippable(err) {
-				fmt.Fprintf(r.stderr, "loopbench peers: skipped loopbench %s/%s: %v\n", c.Workload, c.Name(), err)
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("%s/%s: %w", c.Workload, c.Name(), err)
-			}
-			if err := r.w.writeCase(c, res); err != nil {
-				return err
-			}
-			r.measured++
-			return nil
-		}
-	}
-	return fmt.Errorf("loopbench has no case %s/%s/%s", s.Bench, variant, s.Params)
-}
-
-// echoCases measure each server once per connection count and mode: the
-// server in its own process pinned to the first CPU, loopbench load in
-// this process pinned to the second. A failure is reported and counted.
-func (r *peersRun) echoCases() []peerCase {
-	servers := []echoServer{{name: "loopbench"}, {name: "gonet"}}
-	for _, p := range r.ready {
-		if slices.Contains(peers.EchoServers, p.Name) {
-			servers = append(servers, echoServer{name: p.Name})
-		}
-	}
-	if r.f.proto == httpProto {
-		servers = r.httpServers()
-	}
-	conns := []int{1, 10}
-	if r.f.quick {
-		conns = []int{1}
-	}
-	var out []peerCase
-	for _, mode := range r.echoModes() {
-		for _, s := range servers {
-			if !mode.serves(s.name) {
-				continue
-			}
-			for _, k := range conns {
-				out = append(out, func(ctx context.Context) error {
-					if err := r.echo(ctx, s, k, mode); err != nil {
-						r.failures++
-						fmt.Fprintf(r.stderr, "loopbench peers: %s %s %s: %v\n", mode.bench, s.label(), mode.params, err)
-						return nil
-					}
-					r.measured++
-					return nil
-				})
-			}
-		}
-	}
-	return out
-}
-
-// echo measures one server at conns connections in mode and writes its
-// line.
-func (r *peersRun) echo(ctx context.Context, s echoServer, conns int, mode echoMode) error {
-	extra, err := r.tls.serveArgs(r.f.serveArgs(), mode)
-	if err != nil {
-		return err
-	}
-	addr, stop, err := startServer(s, extra, r.stderr)
-	if err != nil {
-		return err
-	}
-	defer stop()
-	if err := r.measureEcho(ctx, s, addr, conns, mode); err != nil {
-		return err
-	}
-	return r.floorEcho(ctx, s.name, addr, conns, mode)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/loopbench/loopbench/internal/sys/cpu"
+	"github.com/loopbench/loopbench/peers"
 	"github.com/loopbench/loopbench/selectors"
 )
 
@@ -24,15 +25,20 @@ func peersTest(t *testing.T) string {
 	return filepath.Join(t.TempDir(), "out")
 }
 
-// peersOut runs loopbench peers with args and -out dir (from peersTest),
-// skipping the test when a peer it asked for is missing (unless
-// mayskip is false: the skips are then the test's to read) and failing it
-// on any other exit than 0. It returns stdout, stderr and raw.txt.
-func peersOut(t *testing.T, dir string, mayskip bool, args ...string) (out, errs, raw string) {
-	out, errs, code := runOut(append(append([]string{"peers"}, args...), "-out", dir)...)
-	if mayskip && strings.Contains(errs, "skipped") {
-		t.Skip(strings.TrimSpace(errs))
+// needPeers skips the test, in one line naming what is missing, unless
+// every peer of names can run here (peers.Find, as peers finds them).
+func needPeers(t *testing.T, names ...string) {
+	t.Helper()
+	if _, skipped := peers.Find(context.Background(), names, peers.CacheDir()); len(skipped) > 0 {
+		t.Skip(skipped[0].String())
 	}
+}
+
+// peersOut runs loopbench peers with args and -out dir (from peersTest),
+// failing the test on any other exit than 0. It returns stdout, stderr
+// and raw.txt.
+func peersOut(t *testing.T, dir string, args ...string) (out, errs, raw string) {
+	out, errs, code := runOut(append(append([]string{"peers"}, args...), "-out", dir)...)
 	if code != 0 {
 		t.Fatalf("exit %d\nstderr %s", code, errs)
 	}
@@ -49,7 +55,8 @@ func peersOut(t *testing.T, dir string, mayskip bool, args ...string) (out, errs
 // by side, and the echo servers are measured in their own processes.
 func TestPeersQuick(t *testing.T) {
 	dir := peersTest(t)
-	out, errs, raw := peersOut(t, dir, true, "-quick", "-count", "1", "-peers", "libev,libuv", "-benchtime", "5ms", "-echotime", "200ms")
+	needPeers(t, "libev", "libuv", peers.Floor)
+	out, errs, raw := peersOut(t, dir, "-quick", "-count", "1", "-peers", "libev,libuv", "-benchtime", "5ms", "-echotime", "200ms")
 	uring := []string{"BenchmarkIOChain/ready=ringbuffer/timers=heap4ary/selector=uring/p=100/a=1/mode=once-"}
 	if err := selectors.Available("uring"); err != nil {
 		uring = nil
@@ -95,7 +102,7 @@ func TestPeersQuick(t *testing.T) {
 // processes, and the report draws them together with their knees.
 func TestPeersSweepQuick(t *testing.T) {
 	dir := peersTest(t)
-	out, errs, raw := peersOut(t, dir, false, "-quick", "-sweep", "100,200", "-peers", "asyncio,uvloop,libuv,libev")
+	out, errs, raw := peersOut(t, dir, "-quick", "-sweep", "100,200", "-peers", "asyncio,uvloop,libuv,libev")
 	servers := []string{"loopbench", "loopbench-task", "loopbench-stream", "gonet"}
 	for _, p := range []string{"asyncio", "uvloop", "libuv"} {
 		if !strings.Contains(errs, "skipped "+p+": ") {

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/loopbench/loopbench/peers"
 )
 
 // TestPeersFloor runs peers at tiny sizes with asyncio alone: beside each
@@ -12,7 +14,8 @@ import (
 // and spinner.
 func TestPeersFloor(t *testing.T) {
 	dir := peersTest(t)
-	_, _, raw := peersOut(t, dir, true, "-quick", "-count", "1", "-peers", "asyncio", "-benchtime", "5ms", "-echotime", "100ms")
+	needPeers(t, "asyncio", peers.Floor)
+	_, _, raw := peersOut(t, dir, "-quick", "-count", "1", "-peers", "asyncio", "-benchtime", "5ms", "-echotime", "100ms")
 	for _, want := range []string{
 		"peer-cfloor: cfloor ",
 		"BenchmarkWakeup/ready=ringbuffer/timers=heap4ary/selector=epoll/wait=200us-",
@@ -47,7 +50,8 @@ func lineWith(s, prefix string) string {
 // too, open loop at each rate the sweep ran, after the wake-up floor.
 func TestPeersSweepFloor(t *testing.T) {
 	dir := peersTest(t)
-	_, _, raw := peersOut(t, dir, true, "-quick", "-sweep", "100", "-peers", "asyncio")
+	needPeers(t, "asyncio", peers.Floor)
+	_, _, raw := peersOut(t, dir, "-quick", "-sweep", "100", "-peers", "asyncio")
 	for _, label := range []string{"loopbench", "loopbench-task", "gonet", "asyncio"} {
 		line := lineWith(raw, "BenchmarkLoadFloor/label="+label+"/size=1024/conns=1/rate=100 ")
 		if !strings.Contains(line, " req/s") || !strings.Contains(line, " cpu-ns/req") || !strings.Contains(line, " lag-p99-ns") {

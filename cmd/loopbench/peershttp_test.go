@@ -1,11 +1,12 @@
 package main
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loopbench/loopbench/internal/harness/serve"
+	"github.com/loopbench/loopbench/internal/harness/servercost"
 )
 
 // TestPeersHTTP: with -proto http the servers are the HTTP ones
@@ -17,25 +18,26 @@ import (
 // server or floor client line.
 func TestPeersHTTP(t *testing.T) {
 	dir := peersTest(t)
-	_, errs, raw := peersOut(t, dir, true, "-proto", "http", "-quick", "-count", "1", "-peers", "libuv", "-benchtime", "5ms", "-echotime", "300ms", "-syscalls")
+	skipUnlessServesHTTP(t, "libuv")
+	_, errs, raw := peersOut(t, dir, "-proto", "http", "-quick", "-count", "1", "-peers", "libuv", "-benchtime", "5ms", "-echotime", "300ms", "-syscalls")
 	perfOff := strings.Contains(errs, "loopbench peers: -syscalls: ")
 	if !strings.Contains(raw, "server-cost-load: loopbench load -proto http, 50 connections, 1024 B, 300ms a rate\n") {
 		t.Errorf("raw.txt does not name load -proto http as the server-side rows' load:\n%s", raw)
 	}
 	rates := strings.Split(strings.Fields(lineWith(raw, "server-cost-rates: "))[1], ",")
-	for _, s := range []echoServer{{name: "loopbench"}, {name: "loopbench", style: "stream"}, {name: "gonet"}, {name: "libuv"}} {
-		if line := lineWith(raw, "BenchmarkHTTPServer/"+serverName(s)+"/size=1024/conns=1 "); !strings.Contains(line, " req/s ") {
-			t.Errorf("%s: HTTPServer line %q", s.label(), line)
+	for _, s := range []serve.Server{{Name: "loopbench"}, {Name: "loopbench", Style: "stream"}, {Name: "gonet"}, {Name: "libuv"}} {
+		if line := lineWith(raw, "BenchmarkHTTPServer/"+s.BenchName()+"/size=1024/conns=1 "); !strings.Contains(line, " req/s ") {
+			t.Errorf("%s: HTTPServer line %q", s.Label(), line)
 		}
 		for _, rate := range rates {
-			line := lineWith(raw, "Benchmark"+costName("ServerCost", s, httpProto, mustFloat(t, rate))+" ")
-			didNot := strings.Contains(errs, s.label()+" did not meet "+rate+" req/s (")
+			line := lineWith(raw, "Benchmark"+servercost.Name("ServerCost", s, servercost.HTTP, mustFloat(t, rate))+" ")
+			didNot := strings.Contains(errs, s.Label()+" did not meet "+rate+" req/s (")
 			if (line == "") == !didNot {
-				t.Errorf("%s at %s: line %q, did-not-meet line %v: want one of them", s.label(), rate, line, didNot)
+				t.Errorf("%s at %s: line %q, did-not-meet line %v: want one of them", s.Label(), rate, line, didNot)
 			}
-			sys := lineWith(raw, "Benchmark"+costName("ServerSyscalls", s, httpProto, mustFloat(t, rate))+" ")
-			if line != "" && !perfOff && !strings.Contains(sys, " server-syscalls/req") && !strings.Contains(errs, s.label()+" did not meet "+rate+" req/s under perf") {
-				t.Errorf("%s at %s: no system call line, no did-not-meet line, and perf was not refused", s.label(), rate)
+			sys := lineWith(raw, "Benchmark"+servercost.Name("ServerSyscalls", s, servercost.HTTP, mustFloat(t, rate))+" ")
+			if line != "" && !perfOff && !strings.Contains(sys, " server-syscalls/req") && !strings.Contains(errs, s.Label()+" did not meet "+rate+" req/s under perf") {
+				t.Errorf("%s at %s: no system call line, no did-not-meet line, and perf was not refused", s.Label(), rate)
 			}
 		}
 	}
@@ -62,31 +64,5 @@ func TestPeersHTTPUsage(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
 		}
-	}
-}
-
-// TestDuringCommand: the function runs while the command line under
-// runs, after it has started its command (here env, running duringCommand's
-// shell), and duringCommand returns once the command has ended; with no
-// command line the function runs alone.
-func TestDuringCommand(t *testing.T) {
-	done := filepath.Join(t.TempDir(), "done")
-	under := []string{"/bin/sh", "-c", `"$@"; echo > "$0"`, done, "env"}
-	var during error
-	got, err := duringCommand(context.Background(), under, func() (int, error) {
-		_, during = os.Stat(done)
-		return 7, nil
-	})
-	if err != nil || got != 7 {
-		t.Fatalf("%d, %v; want 7 and no error", got, err)
-	}
-	if !os.IsNotExist(during) {
-		t.Errorf("the command line had ended before the function ran: %v", during)
-	}
-	if _, err := os.Stat(done); err != nil {
-		t.Errorf("duringCommand returned before the command line ended: %v", err)
-	}
-	if got, err := duringCommand(context.Background(), nil, func() (int, error) { return 8, nil }); got != 8 || err != nil {
-		t.Errorf("alone: %d, %v; want 8 and no error", got, err)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package servercost
 
 import (
 	"bufio"
@@ -8,75 +8,47 @@ import (
 	"io"
 	"os/exec"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/loopbench/loopbench/internal/harness/httpwire"
 	"github.com/loopbench/loopbench/internal/harness/load"
 	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/serve"
 	"github.com/loopbench/loopbench/peers"
 )
 
-// The servers of a peers run speak loopbench's echo protocol, or with
-// -proto http HTTP/1.1: keep-alive servers answering GET / with 200 and
-// costSize bytes of body (serve -proto http's, and the peers' of
+// The servers of a run speak loopbench's echo protocol, or with HTTP
+// HTTP/1.1: keep-alive servers answering GET / with 200 and costSize
+// bytes of body (serve -proto http's, and the peers' of
 // peers.HTTPServers). The rows are the same, only the servers, their
 // serve arguments and the load differ: an HTTP load is loopbench load
-// -proto http's (internal/harness/load), the C floor client speaking the echo
+// -proto http's (package load), the C floor client speaking the echo
 // protocol only.
-
-// httpProto is -proto's value for HTTP/1.1.
-const httpProto = "http"
-
-// checkProto validates -proto: echo or http, and http with neither
-// -tls, -sweep nor -no-echo.
-func (f peersFlags) checkProto() error {
-	switch {
-	case f.proto != "echo" && f.proto != httpProto:
-		return usageError{fmt.Sprintf("-proto %q: want echo or http", f.proto)}
-	case f.proto == httpProto && f.tls:
-		return usageError{"-proto http does not go with -tls: the TLS rows are the echo servers'"}
-	case f.proto == httpProto && f.sweep.spec != "":
-		return usageError{"-proto http does not go with -sweep: the sweeps are the echo servers'"}
-	case f.proto == httpProto && f.noEcho:
-		return usageError{"-proto http does not go with -no-echo, which skips the servers"}
-	}
-	return nil
-}
-
-// serveArgs are serve's arguments, after the server's own, for the
-// servers of the run's protocol.
-func (f peersFlags) serveArgs() []string {
-	if f.proto == httpProto {
-		return []string{"-proto", httpProto, "-size", strconv.Itoa(costSize)}
-	}
-	return nil
-}
 
 // httpServers are the HTTP servers of a run: loopbench's protocol- and
 // stream-style servers on the default variant, gonet (net/http), and the
 // ready peers with an HTTP server that can run here.
-func (r *peersRun) httpServers() []echoServer {
-	servers := []echoServer{{name: "loopbench"}, {name: "loopbench", style: "stream"}, {name: "gonet"}}
+func (r *run) httpServers() []serve.Server {
+	servers := []serve.Server{{Name: "loopbench"}, {Name: "loopbench", Style: "stream"}, {Name: "gonet"}}
 	for _, name := range r.httpPeers {
-		servers = append(servers, echoServer{name: name})
+		servers = append(servers, serve.Server{Name: name})
 	}
 	return servers
 }
 
-// findHTTPPeers keeps, with -proto http, the ready peers whose HTTP
-// server can run here, and says of each other one with an HTTP server
-// what it lacks, in one line.
-func (r *peersRun) findHTTPPeers(ctx context.Context) {
-	if r.f.proto != httpProto {
+// findHTTPPeers keeps, with HTTP, the ready peers whose HTTP server can
+// run here, and says of each other one with an HTTP server what it
+// lacks, in one line.
+func (r *run) findHTTPPeers(ctx context.Context) {
+	if r.Proto != HTTP {
 		return
 	}
-	for _, p := range r.ready {
+	for _, p := range r.Ready {
 		if !slices.Contains(peers.HTTPServers, p.Name) {
 			continue
 		}
 		if err := p.ServesHTTP(ctx); err != nil {
-			fmt.Fprintf(r.stderr, "loopbench peers: skipped %s's HTTP server: %v\n", p.Name, err)
+			fmt.Fprintf(r.Stderr, "loopbench peers: skipped %s's HTTP server: %v\n", p.Name, err)
 			continue
 		}
 		r.httpPeers = append(r.httpPeers, p.Name)
@@ -100,18 +72,19 @@ type costLoad struct {
 	reqs, p50, p99 float64 // req/s, and the corrected latency's percentiles in ns
 }
 
-// costDriver drives the server at addr over costConns connections at
-// rate (0: closed loop) for d, under the command line under (perf stat
+// driver drives the server at addr over costConns connections at rate
+// (0: closed loop) for d, under the command line under (perf stat
 // attached to the server) when it is set.
-type costDriver func(ctx context.Context, addr string, rate float64, d time.Duration, under []string) (costLoad, error)
+type driver func(ctx context.Context, addr string, rate float64, d time.Duration, under []string) (costLoad, error)
 
 // floorDriver drives an echo server with the C floor client.
-func (r *peersRun) floorDriver(ctx context.Context, addr string, rate float64, d time.Duration, under []string) (costLoad, error) {
+func (r *run) floorDriver(ctx context.Context, addr string, rate float64, d time.Duration, under []string) (costLoad, error) {
 	res, err := r.floor.EchoClient(ctx, peers.FloorLoad{Addr: addr, Size: costSize, Conns: costConns, Rate: rate, Duration: d, Under: under})
 	if err != nil {
 		return costLoad{}, err
 	}
-	return costLoad{loadCounts: floorCounts(res), reqs: origValue(res, "req/s"), p50: origValue(res, "p50-ns"), p99: origValue(res, "p99-ns")}, nil
+	return costLoad{loadCounts: loadCounts{answered: origValue(res, "answered"), errors: origValue(res, "errors")},
+		reqs: origValue(res, "req/s"), p50: origValue(res, "p50-ns"), p99: origValue(res, "p99-ns")}, nil
 }
 
 // httpDriver drives an HTTP server with loopbench load -proto http in

@@ -1,4 +1,4 @@
-package main
+package servercost
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // costPairs are the server-side figures of every server but loopbench's
 // protocol-style one (base) against it (head), a group per server, a pair
 // per rate and unit.
-func (c *serverCost) costPairs() []verdict.Pair {
+func (c *cost) costPairs() []verdict.Pair {
 	const base = "loopbench"
 	var pairs []verdict.Pair
 	for _, label := range c.labels {
@@ -20,7 +20,7 @@ func (c *serverCost) costPairs() []verdict.Pair {
 		}
 		for _, rate := range c.rates {
 			for _, unit := range costUnits {
-				p := verdict.Pair{Group: label + " against " + base, Name: "ServerCost/rate=" + rateString(rate), Unit: unit, Better: -1}
+				p := verdict.Pair{Group: label + " against " + base, Name: "ServerCost/rate=" + RateString(rate), Unit: unit, Better: -1}
 				for _, s := range c.samples {
 					if s.rate != rate || s.unit != unit {
 						continue
@@ -41,10 +41,17 @@ func (c *serverCost) costPairs() []verdict.Pair {
 	return pairs
 }
 
-// printVerdict prints the same-run ratios of the server-side figures,
+// WriteVerdict writes the same-run ratios of the server-side figures,
 // each server against loopbench's protocol-style server, as compare
-// judges two files: compare's verdict (package verdict) and its table.
-func (c *serverCost) printVerdict(w io.Writer) {
+// judges two files: compare's verdict (package verdict) and its table;
+// nothing where no server was paired with loopbench's.
+func (o Outcome) WriteVerdict(w io.Writer) {
+	if o.cost != nil {
+		o.cost.writeVerdict(w)
+	}
+}
+
+func (c *cost) writeVerdict(w io.Writer) {
 	pairs := c.costPairs()
 	if len(pairs) == 0 {
 		return
@@ -61,16 +68,4 @@ func (c *serverCost) printVerdict(w io.Writer) {
 	}
 	verdict.WriteTables(w, v, o, groups)
 	fmt.Fprintln(w)
-}
-
-// joinRates prints rates as "17000 and 35000".
-func joinRates(rates []float64) string {
-	s := ""
-	for i, r := range rates {
-		if i > 0 {
-			s += " and "
-		}
-		s += rateString(r)
-	}
-	return s
 }

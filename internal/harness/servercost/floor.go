@@ -1,40 +1,31 @@
-package main
+package servercost
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"strconv"
 	"time"
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/bench"
+	"github.com/loopbench/loopbench/internal/harness/serve"
 	"github.com/loopbench/loopbench/peers"
 	"golang.org/x/perf/benchfmt"
 )
 
-// findFloor builds the C floor client (peers.Floor) for the echo round
-// and records its version in raw; where it cannot run, one line says why
-// and the round goes on without it.
-func (r *peersRun) findFloor(ctx context.Context, raw io.Writer) {
+// findFloor builds the C floor client (peers.Floor) and records its
+// version in Raw; where it cannot run, one line says why and the run
+// goes on without it.
+func (r *run) findFloor(ctx context.Context) {
 	ready, skipped := peers.Find(ctx, []string{peers.Floor}, peers.CacheDir())
 	for _, s := range skipped {
-		fmt.Fprintf(r.stderr, "loopbench peers: skipped %s\n", s)
+		fmt.Fprintf(r.Stderr, "loopbench peers: skipped %s\n", s)
 	}
 	if len(ready) == 0 {
 		return
 	}
 	r.floor = ready[0]
-	fmt.Fprintf(raw, "peer-%s: %s\nfloor-slack: %v\nUnit cpu-ns/req better=lower\nUnit lag-p99-ns better=lower\n", r.floor.Name, r.floor.Version(ctx), peers.DefaultSlack)
-}
-
-// echoVariant names the echo server name in a benchmark: loopbench's
-// default variant, or impl=<name>.
-func echoVariant(name string) string {
-	if name == "loopbench" {
-		return loopbench.Config{}.String()
-	}
-	return "impl=" + name
+	fmt.Fprintf(r.Raw, "peer-%s: %s\nfloor-slack: %v\nUnit cpu-ns/req better=lower\nUnit lag-p99-ns better=lower\n", r.floor.Name, r.floor.Version(ctx), peers.DefaultSlack)
 }
 
 // floorEcho drives the echo server at addr with the floor client in the
@@ -43,30 +34,24 @@ func echoVariant(name string) string {
 // the units EchoServer's line has (req/s, p50-ns, p99-ns) and cpu-ns/req
 // and lag-p99-ns: beside the server's line, the least a generator costs in
 // the same run. A load with errors or unanswered requests is a failure.
-// Plain-text echo round trips only (not TLS, not HTTP). A
-// failure is reported and counted; the server's own line stands.
-func (r *peersRun) floorEcho(ctx context.Context, name, addr string, conns int, mode echoMode) error {
+// Plain-text echo round trips only (not TLS, not HTTP). A failure is
+// reported and counted; the server's own line stands.
+func (r *run) floorEcho(ctx context.Context, name, addr string, conns int, mode echoMode) error {
 	if r.floor == nil || mode.tls || mode.http {
 		return nil
 	}
-	res, err := r.floor.EchoClient(ctx, peers.FloorLoad{Addr: addr, Size: 1024, Conns: conns, Duration: r.f.echoTime})
+	res, err := r.floor.EchoClient(ctx, peers.FloorLoad{Addr: addr, Size: 1024, Conns: conns, Duration: r.EchoTime})
 	if err != nil {
-		r.failures++
-		fmt.Fprintf(r.stderr, "loopbench peers: echo %s %s: %v\n", name, mode.params, err)
+		r.fail("echo %s %s: %v", name, mode.params, err)
 		return nil
 	}
 	n, bad := origValue(res, "answered"), origValue(res, "errors")
 	if n == 0 || bad > 0 || n != origValue(res, "requests") {
-		r.failures++
-		fmt.Fprintf(r.stderr, "loopbench peers: echo %s %s: floor client: %v requests, %v answered, %v errors\n", name, mode.params, origValue(res, "requests"), n, bad)
+		r.fail("echo %s %s: floor client: %v requests, %v answered, %v errors", name, mode.params, origValue(res, "requests"), n, bad)
 		return nil
 	}
 	r.measured++
-	var vals []benchfmt.Value
-	for _, u := range []string{"ns/op", "req/s", "p50-ns", "p99-ns", "cpu-ns/req", "lag-p99-ns"} {
-		vals = append(vals, benchfmt.Value{Value: origValue(res, u), Unit: u})
-	}
-	return r.w.write(fmt.Sprintf("EchoFloor/%s/%s/conns=%d", echoVariant(name), mode.params, conns), res.Iters, vals)
+	return r.write(fmt.Sprintf("EchoFloor/%s/%s/conns=%d", serve.Variant(name), mode.params, conns), res.Iters, origValues(res, "ns/op", "req/s", "p50-ns", "p99-ns", "cpu-ns/req", "lag-p99-ns"))
 }
 
 // origValue is res's value in unit as the program printed it (0 if
@@ -84,12 +69,21 @@ func origValue(res *benchfmt.Result, unit string) float64 {
 	return 0
 }
 
+// origValues are res's values in units (origValue), in that order.
+func origValues(res *benchfmt.Result, units ...string) []benchfmt.Value {
+	vals := make([]benchfmt.Value, len(units))
+	for i, u := range units {
+		vals[i] = benchfmt.Value{Value: origValue(res, u), Unit: u}
+	}
+	return vals
+}
+
 // wakeups measures, once a round, how late a 200 µs timer fires on
 // loopbench's default variant (bench's Wakeup case), how late the floor's
 // clock_nanosleep wakes and how late its busy wait ends: the machine's
 // floors for a generator that sleeps and for one that spins, in the same
 // run.
-func (r *peersRun) wakeups(ctx context.Context) error {
+func (r *run) wakeups(ctx context.Context) error {
 	if r.floor == nil {
 		return nil
 	}
@@ -98,25 +92,24 @@ func (r *peersRun) wakeups(ctx context.Context) error {
 		if c.Variant != variant {
 			continue
 		}
-		res, err := measureCase(c, r.f.benchtime)
+		res, err := r.Cmd.MeasureCase(c, r.Benchtime)
 		if err != nil {
 			return fmt.Errorf("%s/%s: %w", c.Workload, c.Name(), err)
 		}
-		if err := r.w.writeCase(c, res); err != nil {
+		if err := r.Cmd.WriteCase(c, res); err != nil {
 			return err
 		}
 		r.measured++
 	}
-	count := int(max(r.f.benchtime/(200*time.Microsecond), 1))
+	count := int(max(r.Benchtime/(200*time.Microsecond), 1))
 	for _, wait := range []func(context.Context, time.Duration, int) (*benchfmt.Result, error){r.floor.Sleep, r.floor.Spin} {
 		res, err := wait(ctx, 200*time.Microsecond, count)
 		if err != nil {
-			r.failures++
-			fmt.Fprintf(r.stderr, "loopbench peers: %v\n", err)
+			r.fail("%v", err)
 			continue
 		}
 		r.measured++
-		if err := r.w.w.Write(res); err != nil {
+		if err := r.Out.Write(res); err != nil {
 			return err
 		}
 	}
@@ -129,30 +122,26 @@ func (r *peersRun) wakeups(ctx context.Context) error {
 // LoadFloor/label=<server>/size=1024/conns=N/rate=R, with req/s, p99-ns,
 // lag-p99-ns and cpu-ns/req: the least a generator is late and costs at
 // each rate, in the same run. It stops at the first failed load.
-func (r *peersRun) floorSweep(ctx context.Context, s echoServer, addr string, steps int) {
+func (r *run) floorSweep(ctx context.Context, s serve.Server, addr string, steps int) {
 	if r.floor == nil {
 		return
 	}
-	for _, rate := range r.f.sweep.rates[:min(steps, len(r.f.sweep.rates))] {
+	sw := r.Sweep
+	for _, rate := range sw.Rates[:min(steps, len(sw.Rates))] {
 		if ctx.Err() != nil {
 			return
 		}
-		res, err := r.floor.EchoClient(ctx, peers.FloorLoad{Addr: addr, Size: 1024, Conns: r.f.sweep.conns, Rate: rate, Duration: r.f.sweep.stepTime})
+		res, err := r.floor.EchoClient(ctx, peers.FloorLoad{Addr: addr, Size: 1024, Conns: sw.Conns, Rate: rate, Duration: sw.StepTime})
 		if err != nil {
-			r.failures++
-			fmt.Fprintf(r.stderr, "loopbench peers: sweep %s: floor client: %v\n", s.label(), err)
+			r.fail("sweep %s: floor client: %v", s.Label(), err)
 			return
 		}
-		var vals []benchfmt.Value
-		for _, u := range []string{"req/s", "p99-ns", "lag-p99-ns", "cpu-ns/req"} {
-			vals = append(vals, benchfmt.Value{Value: origValue(res, u), Unit: u})
-		}
-		name := fmt.Sprintf("LoadFloor/label=%s/size=1024/conns=%d/rate=%s", s.label(), r.f.sweep.conns, strconv.FormatFloat(rate, 'f', -1, 64))
-		if err := r.w.write(name, res.Iters, vals); err != nil {
-			fmt.Fprintf(r.stderr, "loopbench peers: %v\n", err)
+		name := fmt.Sprintf("LoadFloor/label=%s/size=1024/conns=%d/rate=%s", s.Label(), sw.Conns, strconv.FormatFloat(rate, 'f', -1, 64))
+		if err := r.write(name, res.Iters, origValues(res, "req/s", "p99-ns", "lag-p99-ns", "cpu-ns/req")); err != nil {
+			fmt.Fprintf(r.Stderr, "loopbench peers: %v\n", err)
 			return
 		}
-		fmt.Fprintf(r.stderr, "%s: floor client at %.0f req/s: %.0f achieved, p99 %v, pacing lag p99 %v\n", s.label(), rate,
+		fmt.Fprintf(r.Stderr, "%s: floor client at %.0f req/s: %.0f achieved, p99 %v, pacing lag p99 %v\n", s.Label(), rate,
 			origValue(res, "req/s"), time.Duration(origValue(res, "p99-ns")), time.Duration(origValue(res, "lag-p99-ns")))
 	}
 }
