@@ -33,6 +33,9 @@ type errorLog struct {
 	byText map[string]int64
 	order  []string
 	gone   int64
+	// expired counts the errors that are a deadline passing
+	// (os.ErrDeadlineExceeded: a request's timeout, a dial's).
+	expired int64
 }
 
 func newErrorLog() *errorLog { return &errorLog{byText: map[string]int64{}} }
@@ -41,6 +44,9 @@ func (l *errorLog) add(err error) {
 	l.addN(errorText(err), 1)
 	if serverGone(err) {
 		l.gone++
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		l.expired++
 	}
 }
 

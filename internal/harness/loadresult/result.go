@@ -85,6 +85,9 @@ type Result struct {
 	// Gone counts the errors that say the server went away: connections
 	// refused, reset or closed by it (ServerWentAway).
 	Gone int64
+	// Expired counts the errors that are a deadline passing (a request's
+	// timeout, a dial's): with no answer at all, the server never echoed.
+	Expired int64
 	// Overflow counts latencies beyond the histograms' 60 s, recorded as 60 s.
 	Overflow int64
 
