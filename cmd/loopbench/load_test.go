@@ -265,19 +265,3 @@ func withoutMachine(s string) string {
 	}
 	return regexp.MustCompile(`-[0-9]+ `).ReplaceAllString(strings.Join(keep, ""), "-N ")
 }
-
-// TestLagCauseLeavesSpinOut: a generator that sent late with all its
-// CPUs busy is CPU-bound, but not when most of that was -spin's polling:
-// then it woke late or lost its CPU, and the line says the spinning was
-// left out.
-func TestLagCauseLeavesSpinOut(t *testing.T) {
-	wall := time.Second
-	rep := loadresult.Result{Wall: wall, CPU: 2 * wall, CPUs: 2, Loops: 2}
-	if got := lagCause(rep, true); !strings.Contains(got, "cannot keep the schedule") {
-		t.Errorf("every CPU busy with work: %q", got)
-	}
-	rep.Spin = rep.CPU * 6 / 10
-	if got := lagCause(rep, true); strings.Contains(got, "cannot keep the schedule") || !strings.Contains(got, "spinning left out") {
-		t.Errorf("60 %% of it spinning: %q", got)
-	}
-}
