@@ -219,13 +219,6 @@ func (k Knee) Config() [][2]string {
 		{NoteKey, k.Note}, {CeilingKey, strconv.FormatFloat(k.Ceiling, 'f', -1, 64)}, {LeftOutKey, strconv.Itoa(k.LeftOut)}}
 }
 
-// LowerBoundOf reads LowerBoundKey's value: false when absent or not a
-// boolean.
-func LowerBoundOf(value string) bool {
-	b, _ := strconv.ParseBool(value)
-	return b
-}
-
 // KneeOf reads a knee from a knee line: its rate (the knee-req/s value)
 // and the configuration get returns by key (Config's). A key absent or
 // malformed leaves its field zero; Step is -1 without a rate, else 0 (a
