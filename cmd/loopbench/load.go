@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 	"time"
 
@@ -257,14 +256,8 @@ func (f loadFlags) limits() load.RunLimits {
 // generatorCPUs is the CPUs this process may use.
 func generatorCPUs() int { return load.UsableCPUs() }
 
-// pin restricts the process to the CPUs of list (-cpu), and sets
-// GOMAXPROCS to one more than their number. A loop waits in its
-// selector's system call; Go's monitor thread takes the P of a thread in
-// a system call, waking another thread to look for work, unless another
-// P is idle. Left alone, GOMAXPROCS follows the affinity down to the
-// pinned CPUs (Go 1.25 and later), and with one CPU every wait of the
-// loop costs that hand-off and a wake-up on return: the one spare P
-// keeps the loop's P its own.
+// pin restricts the process to the CPUs of list (-cpu), with one spare
+// P (load.PinSpare).
 func pin(list string) error {
 	if list == "" {
 		return nil
@@ -279,15 +272,8 @@ func pin(list string) error {
 	return pinSpare(cpus)
 }
 
-// pinSpare pins the process to cpus and sets GOMAXPROCS to one more
-// than their number (pin).
-func pinSpare(cpus []int) error {
-	if err := cpu.Pin(cpus); err != nil {
-		return err
-	}
-	runtime.GOMAXPROCS(len(cpus) + 1)
-	return nil
-}
+// pinSpare pins the process to cpus, with one spare P (load.PinSpare).
+func pinSpare(cpus []int) error { return load.PinSpare(cpus) }
 
 // headerList is a repeated -header flag.
 type headerList []string

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -228,29 +226,6 @@ func TestLoadReportGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "load_closed_table.golden", out.String())
-}
-
-// TestClosedLoopSpectrum: a closed loop's percentile spectrum is one
-// series; an open loop's has corrected and uncorrected.
-func TestClosedLoopSpectrum(t *testing.T) {
-	h := loadresult.NewHistogram()
-	for i := range 1000 {
-		h.RecordValue(int64(1000 + i))
-	}
-	rep := loadresult.Result{CorrectedHist: h, UncorrectedHist: h}
-	for _, rate := range []float64{0, 1000} {
-		dir := t.TempDir()
-		if err := writeSpectrum(dir, load.Config{Label: "x", Conns: 1, Size: 64, Rate: rate}, []loadresult.Result{rep}); err != nil {
-			t.Fatal(err)
-		}
-		svg, err := os.ReadFile(filepath.Join(dir, "latency.svg"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if open := bytes.Contains(svg, []byte("uncorrected")); open != (rate > 0) || rate == 0 && !bytes.Contains(svg, []byte("round trip")) {
-			t.Errorf("rate %v: the spectrum draws uncorrected: %v", rate, open)
-		}
-	}
 }
 
 // withoutMachine is benchfmt output without this machine's configuration

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/loopbench/loopbench/internal/harness/load"
 	"github.com/loopbench/loopbench/internal/harness/loadresult"
@@ -63,38 +62,13 @@ func writeTLSLine(f loadFlags, stdout, stderr io.Writer) {
 // (latency.svg, series.svg), and writes -hgrm, if given.
 func writeLoadFiles(f loadFlags, reps []loadresult.Result, stderr io.Writer) error {
 	if f.reportDir != "" {
-		if err := writeSpectrum(f.reportDir, f.cfg, reps); err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "report: %s\n", filepath.Join(f.reportDir, "latency.svg"))
-		if err := report.WriteLoadSeriesFigure(filepath.Join(f.reportDir, "series.svg"), reps, stderr); err != nil {
+		c := f.cfg
+		title := fmt.Sprintf("%s: %d conns, %d bytes, %s", c.Label, c.Conns, c.Size, loadresult.RateName(c.Rate))
+		if err := report.WriteRunFigures(f.reportDir, title, c.Rate > 0, reps, stderr); err != nil {
 			return fmt.Errorf("-report: %w", err)
 		}
 	}
-	return writeHgrm(f.hgrm, reps, stderr)
-}
-
-// writeSpectrum draws the runs' latency spectrum into dir/latency.svg.
-func writeSpectrum(dir string, cfg load.Config, reps []loadresult.Result) error {
-	title := fmt.Sprintf("%s: %d conns, %d bytes, %s", cfg.Label, cfg.Conns, cfg.Size, loadresult.RateName(cfg.Rate))
-	svg, err := report.LoadSpectrum(title, cfg.Rate > 0, reps)
-	if err != nil {
-		return fmt.Errorf("-report: %w", err)
-	}
-	return os.WriteFile(filepath.Join(dir, "latency.svg"), svg, 0o644)
-}
-
-// writeHgrm writes the results' merged corrected histogram to path, when
-// set, and says where.
-func writeHgrm(path string, rs []loadresult.Result, stderr io.Writer) error {
-	if path == "" {
-		return nil
-	}
-	if err := loadresult.WriteHgrmFile(path, rs); err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "hgrm: %s\n", path)
-	return nil
+	return loadresult.WriteHgrmFile(stderr, f.hgrm, reps)
 }
 
 // splitLoadFiles sorts report's inputs into load result files, read,

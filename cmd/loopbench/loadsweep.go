@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/loopbench/loopbench/internal/harness/load"
@@ -45,9 +43,9 @@ func writeSweepOutputs(f loadFlags, out *loadresult.OutFile, sw load.Sweep, stdo
 		return err
 	}
 	if f.out != "" {
-		var rs []loadresult.Result
-		for _, s := range sw.Steps {
-			rs = append(rs, f.named(s.Result).AsStep(s.Index, f.slo, f.maxErr))
+		rs := sw.StepResults(f.criteria())
+		for i := range rs {
+			rs[i] = f.named(rs[i])
 		}
 		if err := out.Write(stdout, rs); err != nil {
 			return err
@@ -57,20 +55,11 @@ func writeSweepOutputs(f loadFlags, out *loadresult.OutFile, sw load.Sweep, stdo
 		return nil
 	}
 	title := fmt.Sprintf("%s: %d conns, %d bytes", f.cfg.Label, f.cfg.Conns, f.cfg.Size)
-	svg, err := report.SweepFigure(title, report.SweepSeriesOf(f.cfg.Label, sw.Steps, sw.Knee), f.slo)
-	if err != nil {
+	s := report.SweepSeriesOf(f.cfg.Label, sw.Steps, sw.Knee)
+	if err := report.WriteSweepFigures(f.reportDir, title, s, f.slo, sw.StepResults(f.criteria()), stderr); err != nil {
 		return fmt.Errorf("-report: %w", err)
 	}
-	path := filepath.Join(f.reportDir, "sweep.svg")
-	if err := os.WriteFile(path, svg, 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "report: %s\n", path)
-	rs := make([]loadresult.Result, len(sw.Steps))
-	for i, s := range sw.Steps {
-		rs[i] = s.Result.AsStep(s.Index, f.slo, f.maxErr)
-	}
-	return report.WriteLoadSeriesFigure(filepath.Join(f.reportDir, "series.svg"), rs, stderr)
+	return nil
 }
 
 // writeSweepResults writes a line per step and the knee line, under the

@@ -115,60 +115,15 @@ func mergeAll(all []loadresult.Result, refusals []string, o mergeOptions, stdout
 			return err
 		}
 		refusals, warnings, merged = append(refusals, m.Refusals...), m.Warnings, []loadresult.Merged{m}
-		write = func() error { return writeMerged(stdout, o.format, m) }
+		write = func() error { return loadresult.WriteMerged(stdout, o.format, m) }
 	}
-	if err := checkRefusals(refusals, warnings, o.force, stderr); err != nil {
-		return err
+	if err := loadresult.CheckRefusals(stderr, refusals, warnings, o.force); err != nil {
+		return usageError{err.Error()}
 	}
 	if err := write(); err != nil {
 		return err
 	}
-	return writeMergedFiles(merged, o, stderr)
-}
-
-// writeMerged writes a merge in -format.
-func writeMerged(w io.Writer, format string, m loadresult.Merged) error {
-	return byFormat(format, func() error { return loadresult.WriteJSON(w, m.MergeJSON()) },
-		func() error { return loadresult.WriteMergedBenchfmt(w, m) }, func() error { return loadresult.WriteMergedTable(w, m) })
-}
-
-// checkRefusals fails on a refusal unless forced, and prints the
-// warnings.
-func checkRefusals(refusals, warnings []string, force bool, stderr io.Writer) error {
-	if len(refusals) > 0 && !force {
-		more := ""
-		if len(refusals) > 1 {
-			more = fmt.Sprintf(" (and %d more)", len(refusals)-1)
-		}
-		return usageError{fmt.Sprintf("refused: %s%s; -force merges anyway", refusals[0], more)}
-	}
-	for _, r := range refusals {
-		fmt.Fprintf(stderr, "loopbench merge: warning: forced: %s\n", r)
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "loopbench merge: warning: %s\n", w)
-	}
-	return nil
-}
-
-// writeMergedFiles says, in one line, why the merge has no series when
-// it has none, and writes -hgrm and -out.
-func writeMergedFiles(merged []loadresult.Merged, o mergeOptions, stderr io.Writer) error {
-	if note := loadresult.SeriesNote(merged); note != "" {
-		fmt.Fprintf(stderr, "loopbench merge: %s\n", note)
-	}
-	rs := loadresult.MergedResults(merged)
-	if err := writeHgrm(o.hgrm, rs, stderr); err != nil {
-		return err
-	}
-	if o.out == "" {
-		return nil
-	}
-	if err := loadresult.WriteResultsFile(o.out, rs); err != nil {
-		return fmt.Errorf("-out: %v", err)
-	}
-	fmt.Fprintf(stderr, "out: %s\n", o.out)
-	return nil
+	return loadresult.WriteMergedFiles(stderr, merged, o.hgrm, o.out)
 }
 
 // readResults reads the results in the file name.

@@ -37,3 +37,13 @@ func CheckSweep(sw Sweep, steps int) error {
 	}
 	return nil
 }
+
+// StepResults are the sweep's steps as results, each marked as its step
+// (loadresult.Result.AsStep) with the criteria it ran under.
+func (sw Sweep) StepResults(c Criteria) []loadresult.Result {
+	rs := make([]loadresult.Result, len(sw.Steps))
+	for i, s := range sw.Steps {
+		rs[i] = s.Result.AsStep(s.Index, c.SLO, c.MaxErrors)
+	}
+	return rs
+}

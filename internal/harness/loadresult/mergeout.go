@@ -123,40 +123,71 @@ func MergedName(gens []Result) string {
 	return strings.Join(names, "+")
 }
 
-// SeriesNote is the one line that says why a merge has no series, when
-// it has none (the first such step's reason, named, for several): ""
-// when every merge has its series.
-func SeriesNote(merged []Merged) string {
+// WriteMergedFiles writes a merge's files: one line on w saying why it
+// has no series, when it has none (the first step's reason, named, for
+// sweeps); the merged corrected histogram to hgrm and the merged results
+// (MergedResults, load -out's format) to out, when given, each named on
+// w. The errors name the flags.
+func WriteMergedFiles(w io.Writer, merged []Merged, hgrm, out string) error {
 	for _, m := range merged {
 		if m.SeriesLeftOut == "" {
 			continue
 		}
 		if m.Step != nil && len(merged) > 1 {
-			return fmt.Sprintf("step %d: %s", *m.Step+1, m.SeriesLeftOut)
+			fmt.Fprintf(w, "loopbench merge: step %d: %s\n", *m.Step+1, m.SeriesLeftOut)
+		} else {
+			fmt.Fprintf(w, "loopbench merge: %s\n", m.SeriesLeftOut)
 		}
-		return m.SeriesLeftOut
+		break
 	}
-	return ""
-}
-
-// MergedResults are the merges as results, each named by its
-// generators (MergedName): what merge's -out and -hgrm hold.
-func MergedResults(merged []Merged) []Result {
 	rs := make([]Result, len(merged))
 	for i, m := range merged {
 		rs[i] = m.Result
 		rs[i].Name = MergedName(m.Generators)
 	}
-	return rs
-}
-
-// WriteResultsFile writes rs to path, a line each (Write).
-func WriteResultsFile(path string, rs []Result) error {
+	if err := WriteHgrmFile(w, hgrm, rs); err != nil || out == "" {
+		return err
+	}
 	var buf bytes.Buffer
 	for _, r := range rs {
 		if err := r.Write(&buf); err != nil {
 			return err
 		}
 	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("-out: %v", err)
+	}
+	fmt.Fprintf(w, "out: %s\n", out)
+	return nil
+}
+
+// CheckRefusals returns the refusals as one line, unless force, and
+// writes a warning line on w for each refusal forced and each warning.
+func CheckRefusals(w io.Writer, refusals, warnings []string, force bool) error {
+	if len(refusals) > 0 && !force {
+		more := ""
+		if len(refusals) > 1 {
+			more = fmt.Sprintf(" (and %d more)", len(refusals)-1)
+		}
+		return fmt.Errorf("refused: %s%s; -force merges anyway", refusals[0], more)
+	}
+	for _, r := range refusals {
+		fmt.Fprintf(w, "loopbench merge: warning: forced: %s\n", r)
+	}
+	for _, s := range warnings {
+		fmt.Fprintf(w, "loopbench merge: warning: %s\n", s)
+	}
+	return nil
+}
+
+// WriteMerged writes a merge in format ("table", "benchfmt" or "json"):
+// WriteMergedTable, WriteMergedBenchfmt, or MergeJSON's document.
+func WriteMerged(w io.Writer, format string, m Merged) error {
+	switch format {
+	case "json":
+		return WriteJSON(w, m.MergeJSON())
+	case "benchfmt":
+		return WriteMergedBenchfmt(w, m)
+	}
+	return WriteMergedTable(w, m)
 }

@@ -102,8 +102,12 @@ func PathError(err error) error {
 }
 
 // WriteHgrmFile writes the results' merged corrected histogram to path
-// as an .hgrm (WriteHgrm). The error names the flag, -hgrm.
-func WriteHgrmFile(path string, rs []Result) error {
+// as an .hgrm (WriteHgrm), when path is not "", and names it on w. The
+// error names the flag, -hgrm.
+func WriteHgrmFile(w io.Writer, path string, rs []Result) error {
+	if path == "" {
+		return nil
+	}
 	h := NewHistogram()
 	for _, r := range rs {
 		if r.CorrectedHist != nil {
@@ -117,6 +121,7 @@ func WriteHgrmFile(path string, rs []Result) error {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("-hgrm: %v", err)
 	}
+	fmt.Fprintf(w, "hgrm: %s\n", path)
 	return nil
 }
 

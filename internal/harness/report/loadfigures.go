@@ -130,3 +130,36 @@ func WriteLoadSeries(dir string, loads [][]loadresult.Result, stderr io.Writer) 
 	}
 	return nil
 }
+
+// WriteRunFigures draws load runs into dir: their latency spectrum
+// (latency.svg, LoadSpectrum, titled title) and their series over time
+// (series.svg), and names each file on stderr.
+func WriteRunFigures(dir, title string, openLoop bool, reps []loadresult.Result, stderr io.Writer) error {
+	svg, err := LoadSpectrum(title, openLoop, reps)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, "latency.svg")
+	if err := os.WriteFile(path, svg, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "report: %s\n", path)
+	return WriteLoadSeriesFigure(filepath.Join(dir, "series.svg"), reps, stderr)
+}
+
+// WriteSweepFigures draws a load sweep into dir: its latency against the
+// offered rate (sweep.svg, titled title, the SLO marked) and its steps
+// over time (series.svg, from steps: the sweep's step results), and
+// names each file on stderr.
+func WriteSweepFigures(dir, title string, s SweepSeries, slo time.Duration, steps []loadresult.Result, stderr io.Writer) error {
+	svg, err := SweepFigure(title, s, slo)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, "sweep.svg")
+	if err := os.WriteFile(path, svg, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "report: %s\n", path)
+	return WriteLoadSeriesFigure(filepath.Join(dir, "series.svg"), steps, stderr)
+}
