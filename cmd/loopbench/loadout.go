@@ -35,27 +35,15 @@ func openOutputs(f loadFlags) (*loadresult.OutFile, error) {
 
 // output is how the runs or the sweep are written.
 func (f loadFlags) output() load.Output {
-	return load.Output{Format: f.format, Config: f.cfg, Base: machineConfig(), CPUs: generatorCPUs()}
+	return load.Output{Format: f.format, Config: f.cfg, Base: machineConfig(), CPUs: generatorCPUs(), TLSLine: f.tlsLine}
 }
 
 // writeLoad writes the runs in -format, after the TLS line (the runs
 // made their handshakes).
 func writeLoad(w, stderr io.Writer, f loadFlags, reps []loadresult.Result) error {
-	writeTLSLine(f, w, stderr)
-	return f.output().WriteRuns(w, reps)
-}
-
-// writeTLSLine states how a -tls run connected, ahead of its results,
-// once a handshake (verified, without -insecure) succeeded: on stdout (a
-// configuration line in benchfmt), or on stderr for JSON.
-func writeTLSLine(f loadFlags, stdout, stderr io.Writer) {
-	if f.tlsLine == "" {
-		return
-	}
-	if f.format == "json" {
-		stdout = stderr
-	}
-	fmt.Fprintln(stdout, f.tlsLine)
+	o := f.output()
+	o.WriteTLSLine(w, stderr)
+	return o.WriteRuns(w, reps)
 }
 
 // writeLoadFiles draws the runs into -report's directory, if given

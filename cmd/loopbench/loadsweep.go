@@ -38,8 +38,9 @@ func runSweep(f loadFlags, out *loadresult.OutFile, stdout, stderr io.Writer) er
 func (f loadFlags) criteria() load.Criteria { return load.Criteria{SLO: f.slo, MaxErrors: f.maxErr} }
 
 func writeSweepOutputs(f loadFlags, out *loadresult.OutFile, sw load.Sweep, stdout, stderr io.Writer) error {
-	writeTLSLine(f, stdout, stderr) // its steps made their handshakes
-	if err := f.output().WriteSweep(stdout, f.criteria(), sw); err != nil {
+	o := f.output()
+	o.WriteTLSLine(stdout, stderr) // its steps made their handshakes
+	if err := o.WriteSweep(stdout, f.criteria(), sw); err != nil {
 		return err
 	}
 	if f.out != "" {

@@ -18,6 +18,22 @@ type Output struct {
 	Config Config
 	Base   [][2]string
 	CPUs   int
+	// TLSLine says how a TLS run connected (TLSOptions.Apply); "" for
+	// none.
+	TLSLine string
+}
+
+// WriteTLSLine states how a TLS run connected, ahead of its results,
+// once a handshake (verified, unless Insecure) succeeded: on stdout (a
+// configuration line in benchfmt), or on stderr for JSON.
+func (o Output) WriteTLSLine(stdout, stderr io.Writer) {
+	if o.TLSLine == "" {
+		return
+	}
+	if o.Format == "json" {
+		stdout = stderr
+	}
+	fmt.Fprintln(stdout, o.TLSLine)
 }
 
 // OwnUnits are the units of a generator's own benchmark lines: Units and

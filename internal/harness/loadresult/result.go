@@ -25,6 +25,12 @@
 // come from other hosts: Read checks what it decodes and turns corrupt or
 // hostile input into an error naming the file and line, never a panic or
 // an allocation its input sizes.
+//
+// The command's forms of results live here too: a table per run and the
+// runs' spread (WriteTables), benchmark names and configuration
+// (BenchName, MergeName, ConfigOf), a merge's table, JSON and benchfmt
+// (WriteMerged), its files (WriteMergedFiles), and load -out's file,
+// renamed into place only once complete (CreateOut).
 package loadresult
 
 import (
