@@ -36,6 +36,9 @@ type errorLog struct {
 	// expired counts the errors that are a deadline passing
 	// (os.ErrDeadlineExceeded: a request's timeout, a dial's).
 	expired int64
+	// mismatched counts the answers that were not the echo of their
+	// request (errMismatch).
+	mismatched int64
 }
 
 func newErrorLog() *errorLog { return &errorLog{byText: map[string]int64{}} }
@@ -47,6 +50,9 @@ func (l *errorLog) add(err error) {
 	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		l.expired++
+	}
+	if errors.Is(err, errMismatch) {
+		l.mismatched++
 	}
 }
 

@@ -125,16 +125,15 @@ func ErrorsWhy(rep loadresult.Result) string {
 const echoProtocol = "load speaks loopbench's echo protocol (the server sends each request's bytes back: loopbench serve, gonet or any echo server; -proto http speaks HTTP/1.1)"
 
 // notEcho says, when the server's answers did not match their requests
-// or no answer ever came (every error a deadline passing: Expired), that
-// load speaks an echo protocol; "" otherwise, and for HTTP.
+// (Mismatched) or no answer ever came (every error a deadline passing:
+// Expired), that load speaks an echo protocol; "" otherwise, and for
+// HTTP. Both are typed counts, never the errors' text.
 func notEcho(rep loadresult.Result) string {
 	if rep.Proto != "" {
 		return ""
 	}
-	for _, e := range rep.ErrorTexts {
-		if e.Text == NotEchoText {
-			return rep.Addr + " answered with bytes that are not the echo of the request: " + echoProtocol
-		}
+	if rep.Mismatched > 0 {
+		return rep.Addr + " answered with bytes that are not the echo of the request: " + echoProtocol
 	}
 	if rep.Answered == 0 && rep.Errors > 0 && rep.Expired == rep.Errors {
 		return "no answer came from " + rep.Addr + ": " + echoProtocol + ", and it echoed nothing"

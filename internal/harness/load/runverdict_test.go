@@ -141,16 +141,41 @@ func TestNoAnswerTypedTimeouts(t *testing.T) {
 	}
 }
 
+// TestNotEchoTyped: answers that were not their request's echo are told
+// by the typed count (Mismatched), whatever the errors' text says; an
+// HTTP run is never told it.
+func TestNotEchoTyped(t *testing.T) {
+	const want = "198.18.0.1:9000 answered with bytes that are not the echo of the request: " + echoProtocol
+	for _, c := range []struct {
+		mismatched int64
+		text       string
+		proto      string
+		want       string
+	}{
+		{2, NotEchoText, "", want},
+		{2, "answer differs from its request", "", want},
+		{0, NotEchoText, "", ""},
+		{2, NotEchoText, "http", ""},
+	} {
+		rep := loadresult.Result{Addr: "198.18.0.1:9000", Answered: 3, Errors: 2, Mismatched: c.mismatched, Proto: c.proto,
+			ErrorTexts: []loadresult.ErrorCount{{Text: c.text, Count: 2}}}
+		if got := notEcho(rep); got != c.want {
+			t.Errorf("%d mismatched, %q, proto %q: %q, want %q", c.mismatched, c.text, c.proto, got, c.want)
+		}
+	}
+}
+
 // TestErrorLogExpired: the error log counts as expired the errors that
 // are a deadline passing (errors.Is os.ErrDeadlineExceeded), a request's
-// timeout or a dial's, and no other.
+// timeout or a dial's, and no other; and as mismatched the answers that
+// were not their request's echo.
 func TestErrorLogExpired(t *testing.T) {
 	l := newErrorLog()
 	dial := &net.OpError{Op: "dial", Net: "tcp", Err: os.ErrDeadlineExceeded}
 	for _, err := range []error{errTimeout, dial, syscall.ECONNRESET, errMismatch, fmt.Errorf("step: %w", errTimeout)} {
 		l.add(err)
 	}
-	if total, _ := l.counts(); total != 5 || l.expired != 3 || l.gone != 1 {
-		t.Errorf("%d errors, %d expired, %d gone; want 5, 3 and 1", total, l.expired, l.gone)
+	if total, _ := l.counts(); total != 5 || l.expired != 3 || l.gone != 1 || l.mismatched != 1 {
+		t.Errorf("%d errors, %d expired, %d gone, %d mismatched; want 5, 3, 1 and 1", total, l.expired, l.gone, l.mismatched)
 	}
 }

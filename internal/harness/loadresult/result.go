@@ -94,6 +94,9 @@ type Result struct {
 	// Expired counts the errors that are a deadline passing (a request's
 	// timeout, a dial's): with no answer at all, the server never echoed.
 	Expired int64
+	// Mismatched counts the errors that are an answer other than the echo
+	// of its request: the server does not speak the echo protocol.
+	Mismatched int64
 	// Overflow counts latencies beyond the histograms' 60 s, recorded as 60 s.
 	Overflow int64
 
