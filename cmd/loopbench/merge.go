@@ -115,7 +115,10 @@ func mergeAll(all []loadresult.Result, refusals []string, o mergeOptions, stdout
 			return err
 		}
 		refusals, warnings, merged = append(refusals, m.Refusals...), m.Warnings, []loadresult.Merged{m}
-		write = func() error { return loadresult.WriteMerged(stdout, o.format, m) }
+		write = func() error {
+			return byFormat(o.format, func() error { return loadresult.WriteJSON(stdout, m.MergeJSON()) },
+				func() error { return loadresult.WriteMergedBenchfmt(stdout, m) }, func() error { return loadresult.WriteMergedTable(stdout, m) })
+		}
 	}
 	if err := loadresult.CheckRefusals(stderr, refusals, warnings, o.force); err != nil {
 		return usageError{err.Error()}

@@ -179,15 +179,3 @@ func CheckRefusals(w io.Writer, refusals, warnings []string, force bool) error {
 	}
 	return nil
 }
-
-// WriteMerged writes a merge in format ("table", "benchfmt" or "json"):
-// WriteMergedTable, WriteMergedBenchfmt, or MergeJSON's document.
-func WriteMerged(w io.Writer, format string, m Merged) error {
-	switch format {
-	case "json":
-		return WriteJSON(w, m.MergeJSON())
-	case "benchfmt":
-		return WriteMergedBenchfmt(w, m)
-	}
-	return WriteMergedTable(w, m)
-}

@@ -29,7 +29,7 @@
 // The command's forms of results live here too: a table per run and the
 // runs' spread (WriteTables), benchmark names and configuration
 // (BenchName, MergeName, ConfigOf), a merge's table, JSON and benchfmt
-// (WriteMerged), its files (WriteMergedFiles), and load -out's file,
+// (WriteMergedTable, MergeJSON, WriteMergedBenchfmt), its files (WriteMergedFiles), and load -out's file,
 // renamed into place only once complete (CreateOut).
 package loadresult
 
