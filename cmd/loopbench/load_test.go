@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -230,29 +228,6 @@ func TestLoadReportGolden(t *testing.T) {
 	golden(t, "load_closed_table.golden", out.String())
 }
 
-// TestClosedLoopSpectrum: a closed loop's percentile spectrum is one
-// series; an open loop's has corrected and uncorrected.
-func TestClosedLoopSpectrum(t *testing.T) {
-	h := loadresult.NewHistogram()
-	for i := range 1000 {
-		h.RecordValue(int64(1000 + i))
-	}
-	rep := loadresult.Result{CorrectedHist: h, UncorrectedHist: h}
-	for _, rate := range []float64{0, 1000} {
-		dir := t.TempDir()
-		if err := writeSpectrum(dir, load.Config{Label: "x", Conns: 1, Size: 64, Rate: rate}, []loadresult.Result{rep}); err != nil {
-			t.Fatal(err)
-		}
-		svg, err := os.ReadFile(filepath.Join(dir, "latency.svg"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if open := bytes.Contains(svg, []byte("uncorrected")); open != (rate > 0) || rate == 0 && !bytes.Contains(svg, []byte("round trip")) {
-			t.Errorf("rate %v: the spectrum draws uncorrected: %v", rate, open)
-		}
-	}
-}
-
 // withoutMachine is benchfmt output without this machine's configuration
 // lines and GOMAXPROCS.
 func withoutMachine(s string) string {
@@ -264,20 +239,4 @@ func withoutMachine(s string) string {
 		keep = append(keep, l)
 	}
 	return regexp.MustCompile(`-[0-9]+ `).ReplaceAllString(strings.Join(keep, ""), "-N ")
-}
-
-// TestLagCauseLeavesSpinOut: a generator that sent late with all its
-// CPUs busy is CPU-bound, but not when most of that was -spin's polling:
-// then it woke late or lost its CPU, and the line says the spinning was
-// left out.
-func TestLagCauseLeavesSpinOut(t *testing.T) {
-	wall := time.Second
-	rep := loadresult.Result{Wall: wall, CPU: 2 * wall, CPUs: 2, Loops: 2}
-	if got := lagCause(rep, true); !strings.Contains(got, "cannot keep the schedule") {
-		t.Errorf("every CPU busy with work: %q", got)
-	}
-	rep.Spin = rep.CPU * 6 / 10
-	if got := lagCause(rep, true); strings.Contains(got, "cannot keep the schedule") || !strings.Contains(got, "spinning left out") {
-		t.Errorf("60 %% of it spinning: %q", got)
-	}
 }

@@ -138,7 +138,7 @@ func TestLoadSweepTableGolden(t *testing.T) {
 	sw.Stop = "the server fell behind on two steps in a row, the last at 5488 req/s"
 	sw.Knee = load.FindKnee(sw.Outcomes())
 	var out bytes.Buffer
-	if err := writeSweepTable(&out, cfg, c, sw); err != nil {
+	if err := (load.Output{Format: "table", Config: cfg}).WriteSweep(&out, c, sw); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "load_sweep_table.golden", out.String())
@@ -286,7 +286,7 @@ func TestReportSweeps(t *testing.T) {
 		}
 		sw.Knee = load.FindKnee(sw.Outcomes())
 		var b bytes.Buffer
-		if err := writeSweepBenchfmt(&b, loadFlags{cfg: cfg, slo: time.Millisecond}, sw); err != nil {
+		if err := (load.Output{Format: "benchfmt", Config: cfg, Base: machineConfig(), CPUs: generatorCPUs()}).WriteSweep(&b, load.Criteria{SLO: time.Millisecond}, sw); err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, filepath.Join(dir, label+".txt"))

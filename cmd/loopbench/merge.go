@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/loopbench/loopbench/internal/harness/load"
 	"github.com/loopbench/loopbench/internal/harness/loadresult"
@@ -60,11 +59,11 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() == 0 {
 		return usageError{"no result files given"}
 	}
-	refusals := sameFiles(fs.Args())
+	refusals := loadresult.SameFiles(fs.Args())
 	var all []loadresult.Result
 	var bad error
 	for _, name := range fs.Args() {
-		rs, err := readResults(name)
+		rs, err := loadresult.ReadFile(name)
 		all = append(all, rs...)
 		if err != nil && bad == nil {
 			bad = err
@@ -108,16 +107,8 @@ func mergeAll(all []loadresult.Result, refusals []string, o mergeOptions, stdout
 		if err != nil {
 			return usageError{err.Error()}
 		}
-		refusals, warnings = append(refusals, ms.Refusals...), ms.Warnings
-		for _, st := range ms.Steps {
-			m := st.Merged
-			m.Result = m.Result.AsStep(st.Index, ms.Criteria.SLO, ms.Criteria.MaxErrors)
-			merged = append(merged, m)
-		}
-		write = func() error {
-			return byFormat(o.format, func() error { return writeJSON(stdout, mergedSweepToJSON(ms)) },
-				func() error { return writeMergedSweepBenchfmt(stdout, ms) }, func() error { return writeMergedSweepTable(stdout, ms) })
-		}
+		refusals, warnings, merged = append(refusals, ms.Refusals...), ms.Warnings, ms.Results()
+		write = func() error { return load.WriteMergedSweep(stdout, o.format, ms) }
 	} else {
 		m, err := loadresult.MergeGenerators(all)
 		if err != nil {
@@ -125,64 +116,18 @@ func mergeAll(all []loadresult.Result, refusals []string, o mergeOptions, stdout
 		}
 		refusals, warnings, merged = append(refusals, m.Refusals...), m.Warnings, []loadresult.Merged{m}
 		write = func() error {
-			return byFormat(o.format, func() error { return writeJSON(stdout, mergedToJSON(m)) },
-				func() error { return writeMergedBenchfmt(stdout, m) }, func() error { return writeMergedTable(stdout, m) })
+			return byFormat(o.format, func() error { return loadresult.WriteJSON(stdout, m.MergeJSON()) },
+				func() error { return loadresult.WriteMergedBenchfmt(stdout, m) }, func() error { return loadresult.WriteMergedTable(stdout, m) })
 		}
 	}
-	if err := checkRefusals(refusals, warnings, o.force, stderr); err != nil {
-		return err
+	if err := loadresult.CheckRefusals(stderr, refusals, warnings, o.force); err != nil {
+		return usageError{err.Error()}
 	}
 	if err := write(); err != nil {
 		return err
 	}
-	return writeMergedFiles(merged, o, stderr)
+	return loadresult.WriteMergedFiles(stderr, merged, o.hgrm, o.out)
 }
 
-// checkRefusals fails on a refusal unless forced, and prints the
-// warnings.
-func checkRefusals(refusals, warnings []string, force bool, stderr io.Writer) error {
-	if len(refusals) > 0 && !force {
-		more := ""
-		if len(refusals) > 1 {
-			more = fmt.Sprintf(" (and %d more)", len(refusals)-1)
-		}
-		return usageError{fmt.Sprintf("refused: %s%s; -force merges anyway", refusals[0], more)}
-	}
-	for _, r := range refusals {
-		fmt.Fprintf(stderr, "loopbench merge: warning: forced: %s\n", r)
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "loopbench merge: warning: %s\n", w)
-	}
-	return nil
-}
-
-// sameFiles names the files given more than once, under any name.
-func sameFiles(names []string) []string {
-	var out []string
-	var seen []os.FileInfo
-	var seenName []string
-	for _, n := range names {
-		fi, err := os.Stat(n)
-		if err != nil {
-			continue // reading it names the problem
-		}
-		for i, s := range seen {
-			if os.SameFile(fi, s) {
-				out = append(out, fmt.Sprintf("%s is %s given again", n, seenName[i]))
-				break
-			}
-		}
-		seen, seenName = append(seen, fi), append(seenName, n)
-	}
-	return out
-}
-
-func readResults(name string) ([]loadresult.Result, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return loadresult.Read(name, f)
-}
+// readResults reads the results in the file name.
+func readResults(name string) ([]loadresult.Result, error) { return loadresult.ReadFile(name) }

@@ -33,6 +33,12 @@ type errorLog struct {
 	byText map[string]int64
 	order  []string
 	gone   int64
+	// expired counts the errors that are a deadline passing
+	// (os.ErrDeadlineExceeded: a request's timeout, a dial's).
+	expired int64
+	// mismatched counts the answers that were not the echo of their
+	// request (errMismatch).
+	mismatched int64
 }
 
 func newErrorLog() *errorLog { return &errorLog{byText: map[string]int64{}} }
@@ -41,6 +47,12 @@ func (l *errorLog) add(err error) {
 	l.addN(errorText(err), 1)
 	if serverGone(err) {
 		l.gone++
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		l.expired++
+	}
+	if errors.Is(err, errMismatch) {
+		l.mismatched++
 	}
 }
 

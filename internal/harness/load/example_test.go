@@ -69,3 +69,20 @@ func ExampleRun() {
 	fmt.Println(rep.Requests, "requests,", rep.Errors, "errors")
 	// Output: 100 requests, 0 errors
 }
+
+// A knee line's configuration carries each of the knee's fields on its
+// own key, and KneeOf reads them back: here the generator was CPU-bound
+// at the third step, its ceiling, so the knee is a lower bound.
+func ExampleKneeOf() {
+	k := load.FindKnee([]load.StepOutcome{{Offered: 1000}, {Offered: 2000}, {Offered: 4000, Verdict: load.Verdict{CPUBound: true}}})
+	kv := map[string]string{}
+	for _, c := range k.Config() {
+		kv[c[0]] = c[1]
+	}
+	got := load.KneeOf(k.Rate, func(key string) string { return kv[key] })
+	fmt.Println(got.LowerBound, got.Ceiling, got.LeftOut)
+	fmt.Println(got.Note)
+	// Output:
+	// true 4000 0
+	// the generator was CPU-bound at 4000 req/s: the server's knee may be higher
+}

@@ -113,6 +113,12 @@ type Knee struct {
 	// to the last was met, or the generator limited the sweep.
 	LowerBound bool
 	Note       string // why there is no knee, or why it is a lower bound
+	// Ceiling is the offered rate of the first step where the generator
+	// was CPU-bound (0 when none was): no step from it on is judged.
+	Ceiling float64
+	// LeftOut counts the steps below the ceiling that the generator was
+	// late in or connection-bound at: neither met nor failed.
+	LeftOut int
 }
 
 // StepOutcome is one step as the knee finder sees it.
@@ -133,7 +139,7 @@ func FindKnee(steps []StepOutcome) Knee {
 	ceiling := len(steps)
 	for i, s := range steps {
 		if s.Verdict.CPUBound {
-			ceiling = i
+			ceiling, k.Ceiling = i, s.Offered
 			break
 		}
 	}
@@ -141,6 +147,9 @@ func FindKnee(steps []StepOutcome) Knee {
 	first := -1 // the first step judged
 	for i, s := range steps {
 		if !judged(i) {
+			if i < ceiling {
+				k.LeftOut++
+			}
 			continue
 		}
 		if first < 0 {
@@ -191,23 +200,38 @@ func generatorState(v Verdict) string {
 	return strings.Join(out, " and ")
 }
 
-// LowerBoundKey is the benchfmt configuration key of a sweep's knee line
-// that records LowerBound ("true" or "false") beside the "knee" line's
-// text (String), so a reader of the file takes it typed (Config,
-// LowerBoundOf) and never from the text.
-const LowerBoundKey = "knee-lower-bound"
+// The benchfmt configuration keys of a sweep's knee line: beside the
+// "knee" line's text (String), for people, each of the knee's fields on
+// its own, so that a reader of the file takes them typed (KneeOf) and
+// never from the text.
+const (
+	LowerBoundKey = "knee-lower-bound" // LowerBound: "true" or "false"
+	NoteKey       = "knee-note"        // Note
+	CeilingKey    = "knee-ceiling"     // Ceiling, in req/s
+	LeftOutKey    = "knee-left-out"    // LeftOut
+)
 
 // Config is the knee's configuration on a sweep's knee line: "knee",
-// its String, and LowerBoundKey.
+// its String, and its fields under their keys (LowerBoundKey, NoteKey,
+// CeilingKey, LeftOutKey).
 func (k Knee) Config() [][2]string {
-	return [][2]string{{"knee", k.String()}, {LowerBoundKey, strconv.FormatBool(k.LowerBound)}}
+	return [][2]string{{"knee", k.String()}, {LowerBoundKey, strconv.FormatBool(k.LowerBound)},
+		{NoteKey, k.Note}, {CeilingKey, strconv.FormatFloat(k.Ceiling, 'f', -1, 64)}, {LeftOutKey, strconv.Itoa(k.LeftOut)}}
 }
 
-// LowerBoundOf reads LowerBoundKey's value: false when absent or not a
-// boolean.
-func LowerBoundOf(value string) bool {
-	b, _ := strconv.ParseBool(value)
-	return b
+// KneeOf reads a knee from a knee line: its rate (the knee-req/s value)
+// and the configuration get returns by key (Config's). A key absent or
+// malformed leaves its field zero; Step is -1 without a rate, else 0 (a
+// file does not say which step).
+func KneeOf(rate float64, get func(key string) string) Knee {
+	k := Knee{Rate: rate, Step: -1, Note: get(NoteKey)}
+	if rate > 0 {
+		k.Step = 0
+	}
+	k.LowerBound, _ = strconv.ParseBool(get(LowerBoundKey))
+	k.Ceiling, _ = strconv.ParseFloat(get(CeilingKey), 64)
+	k.LeftOut, _ = strconv.Atoi(get(LeftOutKey))
+	return k
 }
 
 // String describes the knee in one line.

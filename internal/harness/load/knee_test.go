@@ -251,17 +251,48 @@ func TestSweepDropsInterruptedStep(t *testing.T) {
 
 // TestKneeConfig: a knee line's configuration carries LowerBound under
 // its own key, read back typed whatever the "knee" text says.
+// TestKneeConfig: a knee line's configuration carries every field of
+// the knee on its own key, and KneeOf reads them back equal, whatever
+// the "knee" text says; an absent or malformed key reads as zero.
 func TestKneeConfig(t *testing.T) {
-	for _, k := range []Knee{{Rate: 2000, Step: 1, LowerBound: true, Note: "every step up to the last was met"}, {Rate: 2000, Step: 1}, {Step: -1, Note: "no step was measured"}} {
+	for _, k := range []Knee{
+		{Rate: 2000, Step: 0, LowerBound: true, Note: "every step up to the last was met"},
+		{Rate: 2000, Step: 0, Ceiling: 4000, LeftOut: 2},
+		{Step: -1, Note: "no step was measured"},
+	} {
 		kv := map[string]string{}
 		for _, c := range k.Config() {
 			kv[c[0]] = c[1]
 		}
-		if len(kv) != 2 || kv["knee"] != k.String() || LowerBoundOf(kv[LowerBoundKey]) != k.LowerBound {
+		if len(kv) != 5 || kv["knee"] != k.String() {
 			t.Errorf("%+v: config %q", k, kv)
 		}
+		kv["knee"] = "knee at least 1 req/s: reworded"
+		if got := KneeOf(k.Rate, func(key string) string { return kv[key] }); got != k {
+			t.Errorf("KneeOf(Config(%+v)) = %+v", k, got)
+		}
 	}
-	if LowerBoundOf("") || LowerBoundOf("knee at least") || !LowerBoundOf("true") {
-		t.Error("LowerBoundOf: a value that is not true read as true, or true not")
+	bad := map[string]string{LowerBoundKey: "knee at least", CeilingKey: "x", LeftOutKey: "-"}
+	if got := KneeOf(0, func(key string) string { return bad[key] }); got != (Knee{Step: -1}) {
+		t.Errorf("malformed keys read as %+v", got)
+	}
+}
+
+// TestKneeCeilingLeftOut: the knee names the generator's ceiling (the
+// first CPU-bound step's rate) and counts the steps below it that the
+// generator limited and the knee left out.
+func TestKneeCeilingLeftOut(t *testing.T) {
+	for _, c := range []struct {
+		steps   []StepOutcome
+		ceiling float64
+		leftOut int
+	}{
+		{steps("m", "m", "b", "b"), 0, 0},
+		{steps("m", "bL", "m", "mN", "mC", "bL"), 5000, 2},
+		{steps("mC", "mL"), 1000, 0},
+	} {
+		if k := FindKnee(c.steps); k.Ceiling != c.ceiling || k.LeftOut != c.leftOut {
+			t.Errorf("FindKnee = %+v, want ceiling %v and %d left out", k, c.ceiling, c.leftOut)
+		}
 	}
 }

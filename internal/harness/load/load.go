@@ -72,6 +72,15 @@
 // it delayed. Each loop keeps its own series, made before the run (an
 // answer costs an index and one histogram record more), merged with the
 // loops' results.
+//
+// Around the run: a run's verdict (CheckRuns, CheckSLO, WarnRun) and a
+// sweep's (RunSweep judges each step by Criteria, FindKnee finds the
+// knee, CheckSweep), both from typed figures and counts, never from
+// printed text; a knee's fields travel typed in a sweep's benchfmt
+// (Knee.Config, KneeOf). Output writes runs and sweeps as the command
+// prints them (table, JSON, benchfmt), MergeSweeps merges N generators'
+// sweeps step by step and WriteMergedSweep writes the merge. TLSOptions
+// and HTTPOptions turn the command's flags into a Config.
 package load
 
 import (

@@ -86,7 +86,7 @@ func (r *recorder) pacing(lag time.Duration) { r.record(r.lag, lag) }
 // histograms, which loadresult.Merge adds up with the other loops'.
 func (r *recorder) result(errs *errorLog) loadresult.Result {
 	part := loadresult.Result{Requests: r.arrived, Scheduled: r.scheduled, Answered: r.answered, TimedOut: r.timedOut,
-		Unsent: r.unsent, Overflow: r.overflow, Spin: r.spin, Gone: errs.gone,
+		Unsent: r.unsent, Overflow: r.overflow, Spin: r.spin, Gone: errs.gone, Expired: errs.expired, Mismatched: errs.mismatched,
 		CorrectedHist: r.corrected, UncorrectedHist: r.uncorrected, PacingLagHist: r.lag, ReceiveLagHist: r.recvLag,
 		Series: r.series.result()}
 	part.Errors, part.ErrorTexts = errs.counts()

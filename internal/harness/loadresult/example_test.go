@@ -60,3 +60,11 @@ func ExampleResult_WriteText() {
 	// generator CPU: 0.08 cores over 1.2s, 100µs per answered request; connections busy 0.10 of 4 on average
 	// 1 result read back: 1000 requests, p99 148.991µs <nil>
 }
+
+// A run's benchmark name keeps its label in one name segment, so runs
+// against two servers never merge.
+func ExampleBenchName() {
+	fmt.Println(loadresult.BenchName("http://h:80/", 1024, 10, 2500.5, 4))
+	// Output:
+	// Load/label=http:__h:80_/size=1024/conns=10/rate=2500.5-4
+}

@@ -57,6 +57,8 @@ type fileLine struct {
 	Errors      int64        `json:"errors"`
 	ErrorTexts  []ErrorCount `json:"error_texts,omitempty"`
 	Gone        int64        `json:"gone,omitempty"`
+	Expired     int64        `json:"expired,omitempty"`
+	Mismatched  int64        `json:"mismatched,omitempty"`
 	Overflow    int64        `json:"overflow"`
 	OfferedRPS  float64      `json:"offered_rps"`
 	AchievedRPS float64      `json:"achieved_rps"`
@@ -87,7 +89,7 @@ func (r Result) Write(w io.Writer) error {
 		Step: r.Step, SLONS: int64(r.SLO), MaxErrors: r.MaxErrors,
 		WindowStart: r.WindowStart.UTC(), WindowEnd: r.WindowEnd.UTC(), ElapsedNS: int64(r.Elapsed), DurationNS: int64(r.Duration),
 		Requests: r.Requests, Scheduled: r.Scheduled, Answered: r.Answered, TimedOut: r.TimedOut, Unsent: r.Unsent,
-		Errors: r.Errors, ErrorTexts: r.ErrorTexts, Gone: r.Gone, Overflow: r.Overflow,
+		Errors: r.Errors, ErrorTexts: r.ErrorTexts, Gone: r.Gone, Expired: r.Expired, Mismatched: r.Mismatched, Overflow: r.Overflow,
 		OfferedRPS: r.Offered, AchievedRPS: r.Achieved, Behind: r.Behind, Interrupted: r.Interrupted,
 		CPUNS: int64(r.CPU), WallNS: int64(r.Wall), SpinNS: int64(r.Spin), CPUs: r.CPUs, Loops: r.Loops, PacingMethod: r.PacingMethod}
 	for _, h := range []struct {
@@ -223,7 +225,7 @@ func (l fileLine) result() Result {
 		WindowStart: l.WindowStart, WindowEnd: l.WindowEnd, Elapsed: time.Duration(l.ElapsedNS), Duration: time.Duration(l.DurationNS),
 		Interrupted: l.Interrupted, Offered: l.OfferedRPS, Achieved: l.AchievedRPS, Behind: l.Behind,
 		Requests: l.Requests, Scheduled: l.Scheduled, Answered: l.Answered, TimedOut: l.TimedOut, Unsent: l.Unsent,
-		Errors: l.Errors, ErrorTexts: l.ErrorTexts, Gone: l.Gone, Overflow: l.Overflow,
+		Errors: l.Errors, ErrorTexts: l.ErrorTexts, Gone: l.Gone, Expired: l.Expired, Mismatched: l.Mismatched, Overflow: l.Overflow,
 		CPU: time.Duration(l.CPUNS), Wall: time.Duration(l.WallNS), Spin: time.Duration(l.SpinNS)}
 	if l.Format == formatV2 {
 		window := l.WindowEnd.Sub(l.WindowStart)
@@ -250,7 +252,7 @@ func (l fileLine) check() error {
 		return fmt.Errorf("a series in a %s result, which holds none", l.Format)
 	case l.WindowEnd.Before(l.WindowStart):
 		return fmt.Errorf("window ends (%v) before it starts (%v)", l.WindowEnd, l.WindowStart)
-	case l.Requests < 0 || l.Scheduled < 0 || l.Answered < 0 || l.TimedOut < 0 || l.Unsent < 0 || l.Errors < 0 || l.Gone < 0 || l.Overflow < 0:
+	case l.Requests < 0 || l.Scheduled < 0 || l.Answered < 0 || l.TimedOut < 0 || l.Unsent < 0 || l.Errors < 0 || l.Gone < 0 || l.Expired < 0 || l.Mismatched < 0 || l.Overflow < 0:
 		return errors.New("negative counts")
 	case l.Conns < 0 || l.SizeBytes < 0 || l.CPUs < 0 || l.Loops < 0 || l.OfferedRPS < 0 || l.AchievedRPS < 0:
 		return errors.New("negative sizes or rates")

@@ -70,7 +70,7 @@ func TestPercentilesOneList(t *testing.T) {
 // TestRoundTripAll: every field a result file holds reads back.
 func TestRoundTripAll(t *testing.T) {
 	r := synth(t, "gen-a", t0, 2*time.Second, []int64{100, 200}, 3)
-	r.ErrorTexts, r.Gone, r.TimedOut, r.Scheduled = []ErrorCount{{"read: i/o timeout", 2}, {"read: EOF", 1}}, 1, 2, 5
+	r.ErrorTexts, r.Gone, r.Expired, r.Mismatched, r.TimedOut, r.Scheduled = []ErrorCount{{"read: i/o timeout", 2}, {"read: EOF", 1}}, 1, 2, 0, 2, 5
 	r.Spin, r.CPU, r.Wall, r.Elapsed, r.Duration = time.Millisecond, 700*time.Millisecond, 3*time.Second, 1500*time.Millisecond, 2*time.Second
 	r.Offered, r.Behind, r.Interrupted, r.PacingMethod = 10, true, true, "loop timers (CallAt)"
 	r.ReceiveLagHist = NewHistogram()
@@ -78,7 +78,7 @@ func TestRoundTripAll(t *testing.T) {
 	r.Summarize()
 	got := roundTrip(t, r)
 	if got.Spin != r.Spin || got.CPU != r.CPU || got.Wall != r.Wall || got.Elapsed != r.Elapsed || got.Duration != r.Duration ||
-		got.Gone != 1 || len(got.ErrorTexts) != 2 || got.ErrorTexts[1] != r.ErrorTexts[1] || !got.Behind || !got.Interrupted ||
+		got.Gone != 1 || got.Expired != 2 || len(got.ErrorTexts) != 2 || got.ErrorTexts[1] != r.ErrorTexts[1] || !got.Behind || !got.Interrupted ||
 		got.Offered != 10 || got.PacingMethod != r.PacingMethod || got.CPUs != 1 || got.Size != 1024 || got.Conns != 10 || !got.Balanced() {
 		t.Fatalf("round trip:\n got %+v\nwant %+v", got, r)
 	}

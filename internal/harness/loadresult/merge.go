@@ -28,7 +28,7 @@ func Merge(parts ...Result) Result {
 	}
 	m := parts[0]
 	m.Conns, m.CPUs, m.Loops, m.ErrorTexts = 0, 0, 0, nil
-	m.Requests, m.Scheduled, m.Answered, m.TimedOut, m.Unsent, m.Errors, m.Gone, m.Overflow = 0, 0, 0, 0, 0, 0, 0, 0
+	m.Requests, m.Scheduled, m.Answered, m.TimedOut, m.Unsent, m.Errors, m.Gone, m.Expired, m.Mismatched, m.Overflow = 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 	m.Offered, m.Achieved, m.CPU, m.Spin, m.Wall, m.Duration = 0, 0, 0, 0, 0, 0
 	hists := []**hdrhistogram.Histogram{&m.CorrectedHist, &m.UncorrectedHist, &m.PacingLagHist, &m.ReceiveLagHist}
 	for _, h := range hists {
@@ -45,6 +45,8 @@ func Merge(parts ...Result) Result {
 		m.Unsent += p.Unsent
 		m.Errors += p.Errors
 		m.Gone += p.Gone
+		m.Expired += p.Expired
+		m.Mismatched += p.Mismatched
 		m.Overflow += p.Overflow
 		m.ErrorTexts = addErrors(m.ErrorTexts, p.ErrorTexts)
 		m.Offered += p.Offered

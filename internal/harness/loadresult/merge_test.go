@@ -30,9 +30,10 @@ func part(t *testing.T, name string, n int64, lat int64, errs []ErrorCount, cpu,
 func TestMergeParts(t *testing.T) {
 	a := part(t, "a", 30, 100, []ErrorCount{{"read: i/o timeout", 2}}, time.Second, 2*time.Second)
 	b := part(t, "b", 70, 300, []ErrorCount{{"dial: connection refused", 1}, {"read: i/o timeout", 3}}, 3*time.Second/2, 3*time.Second)
+	a.Expired, b.Expired, b.Mismatched = 2, 3, 1
 	m := Merge(a, b)
-	if m.Requests != 100 || m.Answered != 100 || m.Errors != 6 || m.Scheduled != 106 || !m.Balanced() {
-		t.Fatalf("counts: %d requests, %d answered, %d errors, %d scheduled", m.Requests, m.Answered, m.Errors, m.Scheduled)
+	if m.Requests != 100 || m.Answered != 100 || m.Errors != 6 || m.Scheduled != 106 || m.Expired != 5 || m.Mismatched != 1 || !m.Balanced() {
+		t.Fatalf("counts: %d requests, %d answered, %d errors, %d scheduled, %d expired", m.Requests, m.Answered, m.Errors, m.Scheduled, m.Expired)
 	}
 	if len(m.ErrorTexts) != 2 || m.ErrorTexts[0] != (ErrorCount{"read: i/o timeout", 5}) || m.ErrorTexts[1] != (ErrorCount{"dial: connection refused", 1}) {
 		t.Fatalf("errors by text: %v", m.ErrorTexts)

@@ -25,6 +25,12 @@
 // come from other hosts: Read checks what it decodes and turns corrupt or
 // hostile input into an error naming the file and line, never a panic or
 // an allocation its input sizes.
+//
+// The command's forms of results live here too: a table per run and the
+// runs' spread (WriteTables), benchmark names and configuration
+// (BenchName, MergeName, ConfigOf), a merge's table, JSON and benchfmt
+// (WriteMergedTable, MergeJSON, WriteMergedBenchfmt), its files (WriteMergedFiles), and load -out's file,
+// renamed into place only once complete (CreateOut).
 package loadresult
 
 import (
@@ -85,6 +91,12 @@ type Result struct {
 	// Gone counts the errors that say the server went away: connections
 	// refused, reset or closed by it (ServerWentAway).
 	Gone int64
+	// Expired counts the errors that are a deadline passing (a request's
+	// timeout, a dial's): with no answer at all, the server never echoed.
+	Expired int64
+	// Mismatched counts the errors that are an answer other than the echo
+	// of its request: the server does not speak the echo protocol.
+	Mismatched int64
 	// Overflow counts latencies beyond the histograms' 60 s, recorded as 60 s.
 	Overflow int64
 

@@ -34,6 +34,11 @@ type SweepSeries struct {
 	// why there is no knee.
 	LowerBound bool
 	KneeNote   string
+	// Ceiling is the offered rate from which the generator was
+	// CPU-bound (0: never), LeftOut the steps below it that it limited
+	// otherwise and the knee left out (load.Knee's).
+	Ceiling float64
+	LeftOut int
 }
 
 // PercentileIndex returns the index of a percentile name in

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"errors"
@@ -14,7 +14,6 @@ import (
 	"github.com/loopbench/loopbench/internal/harness/benchdata"
 	"github.com/loopbench/loopbench/internal/harness/load"
 	"github.com/loopbench/loopbench/internal/harness/loadresult"
-	"github.com/loopbench/loopbench/internal/harness/report"
 	"github.com/montanaflynn/stats"
 	"golang.org/x/perf/benchfmt"
 )
@@ -24,18 +23,17 @@ import (
 type sweepGroup struct {
 	key, label string
 	values     map[float64]map[string][]float64
-	knee       float64
-	kneeText   string
-	lowerBound bool
+	knee       load.Knee
 	slo        time.Duration
 }
 
-// readSweeps finds the load sweeps in benchmark files: the lines of
+// ReadSweeps finds the load sweeps in benchmark files: the lines of
 // load -sweep (BenchmarkLoad/…/rate=R) and of merge's merged sweeps
 // (BenchmarkMerge/…/generator=merged/rate=R), grouped by their other name
-// keys, with their knee lines. A group of fewer than two rates is no
-// sweep. The SLO is the knees', when they agree.
-func readSweeps(files []string) ([]report.SweepSeries, time.Duration, error) {
+// keys, with their knee lines, whose fields are read from their own keys
+// (load.KneeOf), never from the knee's text. A group of fewer than two
+// rates is no sweep. The SLO is the knees', when they agree.
+func ReadSweeps(files []string) ([]SweepSeries, time.Duration, error) {
 	groups := map[string]*sweepGroup{}
 	var order []string
 	for _, path := range files {
@@ -49,7 +47,7 @@ func readSweeps(files []string) ([]report.SweepSeries, time.Duration, error) {
 			}
 		}
 	}
-	var out []report.SweepSeries
+	var out []SweepSeries
 	var slos []time.Duration
 	for _, k := range order {
 		if g := groups[k]; len(g.values) >= 2 {
@@ -87,7 +85,7 @@ func sweepLine(res *benchfmt.Result, groups map[string]*sweepGroup, order *[]str
 	k := kind + strings.Join(key, "")
 	g := groups[k]
 	if g == nil {
-		g = &sweepGroup{key: strings.Join(key, ""), label: label, values: map[float64]map[string][]float64{}}
+		g = &sweepGroup{key: strings.Join(key, ""), label: label, values: map[float64]map[string][]float64{}, knee: load.Knee{Step: -1}}
 		groups[k] = g
 		*order = append(*order, k)
 	}
@@ -113,8 +111,7 @@ func (g *sweepGroup) add(res *benchfmt.Result) {
 		return
 	}
 	if v, ok := res.Value("knee-req/s"); ok {
-		g.knee, g.kneeText = v, res.GetConfig("knee")
-		g.lowerBound = load.LowerBoundOf(res.GetConfig(load.LowerBoundKey))
+		g.knee = load.KneeOf(v, res.GetConfig)
 		g.slo, _ = time.ParseDuration(nameValue(res.Name, "slo"))
 	}
 }
@@ -130,22 +127,18 @@ func nameValue(n benchfmt.Name, key string) string {
 }
 
 // series is the group's sweep: per rate the median of each percentile.
-func (g *sweepGroup) series() report.SweepSeries {
-	// The knee line's text is load.Knee's String: "knee R req/s", "knee at
-	// least R req/s: NOTE" or "no knee: NOTE"; whether the knee is a lower
-	// bound is its own key (load.LowerBoundKey).
-	_, note, _ := strings.Cut(g.kneeText, ": ")
-	s := report.SweepSeries{Name: g.label, Knee: g.knee, LowerBound: g.lowerBound, KneeNote: note}
+func (g *sweepGroup) series() SweepSeries {
+	k := g.knee
+	s := SweepSeries{Name: g.label, Knee: k.Rate, LowerBound: k.LowerBound, KneeNote: k.Note, Ceiling: k.Ceiling, LeftOut: k.LeftOut}
 	rates := make([]float64, 0, len(g.values))
 	for r := range g.values {
 		rates = append(rates, r)
 	}
 	slices.Sort(rates)
 	for _, r := range rates {
-		pt := report.SweepPoint{Offered: r}
+		pt := SweepPoint{Offered: r}
 		for i, p := range loadresult.Percentiles {
-			u := p.Name + "-ns"
-			if vs := g.values[r][u]; len(vs) > 0 {
+			if vs := g.values[r][p.Name+"-ns"]; len(vs) > 0 {
 				m, _ := stats.Median(vs)
 				pt.Latency.Set(i, time.Duration(m))
 			}
@@ -157,7 +150,7 @@ func (g *sweepGroup) series() report.SweepSeries {
 
 // uniqueNames names each series by its label, or by all its keys where
 // labels repeat.
-func uniqueNames(series []report.SweepSeries, order []string, groups map[string]*sweepGroup) {
+func uniqueNames(series []SweepSeries, order []string, groups map[string]*sweepGroup) {
 	count := map[string]int{}
 	for _, s := range series {
 		count[s.Name]++
@@ -173,16 +166,17 @@ func uniqueNames(series []report.SweepSeries, order []string, groups map[string]
 	}
 }
 
-// writeSweepReport draws the sweeps in files, if any, into dir: each
+// WriteSweepReport draws the sweeps in files, if any, into dir: each
 // sweep at every percentile (sweep-<n>.svg), all of them at pct
-// (sweeps.svg), and their knees (sweeps.md, also printed).
-func writeSweepReport(stdout, stderr io.Writer, files []string, dir, pct string) error {
-	series, slo, err := readSweeps(files)
+// (sweeps.svg), and their knees (sweeps.md, also printed on stdout);
+// stderr names the figure.
+func WriteSweepReport(stdout, stderr io.Writer, files []string, dir, pct string) error {
+	series, slo, err := ReadSweeps(files)
 	if err != nil || len(series) == 0 {
 		return err
 	}
 	for i, s := range series {
-		svg, err := report.SweepFigure(s.Name, s, slo)
+		svg, err := SweepFigure(s.Name, s, slo)
 		if err != nil {
 			return err
 		}
@@ -190,18 +184,27 @@ func writeSweepReport(stdout, stderr io.Writer, files []string, dir, pct string)
 			return err
 		}
 	}
-	svg, err := report.SweepCompare(fmt.Sprintf("%d sweeps at the corrected %s", len(series), pct), series, report.PercentileIndex(pct), slo)
+	svg, err := SweepCompare(fmt.Sprintf("%d sweeps at the corrected %s", len(series), pct), series, PercentileIndex(pct), slo)
 	if err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "sweeps.svg"), svg, 0o644); err != nil {
 		return err
 	}
-	table := report.KneeTable(series, slo)
+	table := KneeTable(series, slo)
 	if err := os.WriteFile(filepath.Join(dir, "sweeps.md"), []byte(table), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprint(stdout, "\n"+table)
 	fmt.Fprintf(stderr, "report: %s\n", filepath.Join(dir, "sweeps.svg"))
 	return nil
+}
+
+// SweepSeriesOf is a sweep as the report's plots draw it, named name.
+func SweepSeriesOf(name string, steps []load.Step, k load.Knee) SweepSeries {
+	s := SweepSeries{Name: name, Knee: k.Rate, LowerBound: k.LowerBound, KneeNote: k.Note, Ceiling: k.Ceiling, LeftOut: k.LeftOut}
+	for _, st := range steps {
+		s.Points = append(s.Points, SweepPoint{Offered: st.Result.Offered, Latency: st.Result.Corrected})
+	}
+	return s
 }
