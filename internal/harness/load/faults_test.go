@@ -137,9 +137,11 @@ func TestResettingServer(t *testing.T) {
 
 // TestServerClosesAfterN: a server that closes after 5 replies costs one
 // error per 5 requests, and the connection is dialled again each time.
+// The request count ends the run; its duration only bounds it, long
+// enough for a loaded machine.
 func TestServerClosesAfterN(t *testing.T) {
 	addr := faultServer(t, echoN(5, nil))
-	rep := runBounded(t, context.Background(), Config{Addr: addr, Conns: 1, Size: 64, Duration: 300 * time.Millisecond, Timeout: time.Second, Requests: 50})
+	rep := runBounded(t, context.Background(), Config{Addr: addr, Conns: 1, Size: 64, Duration: 10 * time.Second, Timeout: time.Second, Requests: 50})
 	if rep.Requests != 50 || rep.Errors != 9 {
 		t.Fatalf("requests %d errors %d (want 50 and 9: one EOF after each 5 but the last)", rep.Requests, rep.Errors)
 	}
@@ -165,7 +167,7 @@ func TestWrongLength(t *testing.T) {
 			}
 		}
 	})
-	rep := runBounded(t, context.Background(), Config{Addr: addr, Conns: 1, Size: 64, Duration: 300 * time.Millisecond, Timeout: time.Second, Requests: 20})
+	rep := runBounded(t, context.Background(), Config{Addr: addr, Conns: 1, Size: 64, Duration: 10 * time.Second, Timeout: time.Second, Requests: 20})
 	if rep.Requests != 20 || rep.Errors != 19 {
 		t.Fatalf("requests %d errors %d (want 20 and 19)", rep.Requests, rep.Errors)
 	}
