@@ -43,7 +43,9 @@ func TestWindows(t *testing.T) {
 	// grows with the window's wall time on a loaded machine. What is left
 	// that time moves is sysmon preempting the benchmark's goroutine
 	// after 10 ms of wall time (about 1000 instructions each, 0.14 % of
-	// Spin's window at 1000): repeats agree within 1 %.
+	// Spin's window at 1000 on an idle machine, more where the process
+	// waits for a CPU and 10 ms hold fewer of its instructions): repeats
+	// agree within 3 %, far below the setup's 2000 instructions an op.
 	cpu := ProcessCPU()
 	rs := v.Measure(context.Background(), tasks, Options{Repeat: 2, MaxRepeat: 2, Jobs: 2, MaxSpread: 0.01, Tmp: t.TempDir()}, nil)
 	if ProcessCPU() <= cpu {
@@ -55,7 +57,7 @@ func TestWindows(t *testing.T) {
 		// A window of one iteration is its fixed cost mostly (about 700
 		// instructions), whose repeats may differ by a few instructions
 		// of the runtime's: they agree within 100.
-		agree := len(r.PerOp) == 2 && math.Abs(r.PerOp[1].Ir/r.PerOp[0].Ir-1) <= 0.01
+		agree := len(r.PerOp) == 2 && math.Abs(r.PerOp[1].Ir/r.PerOp[0].Ir-1) <= 0.03
 		if r.Iters[1] == 1 && len(r.PerOp) == 2 {
 			agree = math.Abs(r.PerOp[1].Ir-r.PerOp[0].Ir) <= 100
 		}
@@ -68,7 +70,7 @@ func TestWindows(t *testing.T) {
 	if spin < 100 || spin > 2000 {
 		t.Errorf("Spin: %v instructions per op of 100 multiply-adds (the setup's would be 8000 more)", spin)
 	}
-	if r := spin4 / spin; r < 0.99 || r > 1.01 {
+	if r := spin4 / spin; r < 0.97 || r > 1.03 {
 		t.Errorf("Spin per op %v at 1000, %v at 4000", spin, spin4)
 	}
 	if r := twice / spin; r < 1.9 || r > 2.1 {
