@@ -115,7 +115,15 @@ func (v Valgrind) process(tmp string) func(context.Context, []Task, int) (map[st
 			for i, t := range tasks {
 				names[i] = t.Name
 			}
-			return v.countWindows(ctx, first.Binary, names, first.Iters[1], tmp)
+			type counted struct {
+				counts map[string]Counts
+				lines  map[string]string
+			}
+			r, err := retryEmpty(func() (counted, error) {
+				c, l, err := v.countWindows(ctx, first.Binary, names, first.Iters[1], tmp)
+				return counted{c, l}, err
+			})
+			return r.counts, r.lines, err
 		}
 		c, line, err := v.Count(ctx, first.Binary, first.Name, first.Iters[count], tmp)
 		return map[string]Counts{first.Name: c}, map[string]string{first.Name: line}, err

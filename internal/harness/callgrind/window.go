@@ -109,6 +109,26 @@ func (v Valgrind) countWindows(ctx context.Context, b Binary, names []string, it
 // one binary dump twice, the second around nothing).
 var ErrBadWindow = errors.New("window not counted once")
 
+// ErrEmptyWindow is, beside ErrBadWindow, the error for a window that
+// counted no instructions. Seen once in a loaded test run and never in
+// forty runs of the same process, it is counted again (emptyRetries)
+// before it fails; a window dumped twice is not, as it would repeat.
+var ErrEmptyWindow = errors.New("the window counted no instructions")
+
+// emptyRetries is how many more processes count windows after one came
+// back empty.
+const emptyRetries = 2
+
+// retryEmpty calls count until it returns no ErrEmptyWindow, at most
+// emptyRetries more times.
+func retryEmpty[T any](count func() (T, error)) (T, error) {
+	r, err := count()
+	for i := 0; i < emptyRetries && errors.Is(err, ErrEmptyWindow); i++ {
+		r, err = count()
+	}
+	return r, err
+}
+
 // windowCounts picks each named benchmark's window among a process's
 // dumps, and its result line from the process's output: exactly one
 // dump, with instructions, per benchmark.
@@ -129,7 +149,7 @@ func windowCounts(dumps []Dump, out []byte, names []string, iters int) (map[stri
 		case n > 1:
 			return nil, nil, fmt.Errorf("%s: %w: dumped %d times at %d iterations (a second windowing harness in the binary?)", name, ErrBadWindow, n, iters)
 		case counts[name].Ir == 0:
-			return nil, nil, fmt.Errorf("%s: %w: it counted no instructions at %d iterations", name, ErrBadWindow, iters)
+			return nil, nil, fmt.Errorf("%s: %w: %w at %d iterations", name, ErrBadWindow, ErrEmptyWindow, iters)
 		}
 	}
 	return counts, lines, nil

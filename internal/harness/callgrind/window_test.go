@@ -185,8 +185,30 @@ func TestWindowCountsRefuses(t *testing.T) {
 		{"twice", []Dump{win("A", 500), win("B", 700), win("B", 0)}},
 		{"empty", []Dump{win("A", 500), win("B", 0)}},
 	} {
-		if _, _, err := windowCounts(tc.dumps, out, []string{"A", "B"}, 100); !errors.Is(err, ErrBadWindow) {
-			t.Errorf("%s: %v, want ErrBadWindow", tc.what, err)
+		_, _, err := windowCounts(tc.dumps, out, []string{"A", "B"}, 100)
+		if !errors.Is(err, ErrBadWindow) || errors.Is(err, ErrEmptyWindow) != (tc.what == "empty") {
+			t.Errorf("%s: %v, want ErrBadWindow (and ErrEmptyWindow for the empty one)", tc.what, err)
+		}
+	}
+}
+
+// TestRetryEmpty counts an empty window again, at most emptyRetries more
+// times, and a window dumped twice not at all.
+func TestRetryEmpty(t *testing.T) {
+	for _, tc := range []struct {
+		errs  []error
+		calls int
+		fails bool
+	}{
+		{[]error{nil}, 1, false},
+		{[]error{ErrEmptyWindow, nil}, 2, false},
+		{[]error{ErrEmptyWindow, ErrEmptyWindow, ErrEmptyWindow, nil}, 3, true},
+		{[]error{ErrBadWindow, nil}, 1, true},
+	} {
+		calls := 0
+		_, err := retryEmpty(func() (int, error) { calls++; return calls, tc.errs[calls-1] })
+		if calls != tc.calls || (err != nil) != tc.fails {
+			t.Errorf("errors %v: %d calls, %v; want %d calls, failing %v", tc.errs, calls, err, tc.calls, tc.fails)
 		}
 	}
 }
