@@ -27,6 +27,11 @@ func TestSyscallsRule(t *testing.T) {
 		{"2 to 3 on a small op, instructions unmoved", repeat(2, 2), repeat(3, 2), repeat(4000, 2), repeat(4000, 2), Same},
 		{"2 to 3, instructions moved the other way", repeat(2, 2), repeat(3, 2), repeat(4480, 2), repeat(4000, 2), Same},
 		{"1000 to 1003, within the minimum effect", repeat(1000, 2), repeat(1003, 2), repeat(instr, 2), repeat(instr, 2), Same},
+		// cold-fire at k = 10⁶ in a whole-set A/A: waits that follow the
+		// real clock, ranges 0.3 % apart, instructions equal.
+		{"A/A 1.007M to 1.001M, instructions equal", []float64{1.005e6, 1.009e6}, []float64{1.000e6, 1.002e6}, repeat(1.7e9, 2), repeat(1.7e9, 2), Same},
+		{"1.007M to 1.001M, instructions -0.6 %", []float64{1.005e6, 1.009e6}, []float64{1.000e6, 1.002e6}, repeat(1.7e9, 2), repeat(1.69e9, 2), Improved},
+		{"1.0M to 1.03M, instructions equal", repeat(1.0e6, 2), repeat(1.03e6, 2), repeat(1.7e9, 2), repeat(1.7e9, 2), Regressed},
 	}
 	for _, c := range cases {
 		pairs := []Pair{
