@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopbench/loopbench/internal/harness/load"
 	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/verdict"
 	"github.com/loopbench/loopbench/internal/sys/cpu"
 )
 
@@ -142,7 +143,7 @@ func (f *loadFlags) check(set map[string]bool) error {
 	if err := c.Validate(); err != nil {
 		return usageError{err.Error()}
 	}
-	e, err := parseEffect(f.maxErrors)
+	e, err := verdict.ParseEffect(f.maxErrors)
 	if err != nil || e >= 1 {
 		return usageError{fmt.Sprintf("-max-errors %q: want a percentage below 100%%, such as 1%%", f.maxErrors)}
 	}
@@ -217,7 +218,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 			}
 			return load.TLSFailure(f.cfg, err)
 		}
-		rep.CPUs = generatorCPUs()
+		rep.CPUs = load.UsableCPUs()
 		reps = append(reps, rep)
 		load.WarnRun(stderr, rep, f.cpus != "")
 		if rep.Interrupted || ctx.Err() != nil {
@@ -244,7 +245,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 // named is a run's result as -out writes it: named by -name, with the
 // CPUs this process may use.
 func (f loadFlags) named(r loadresult.Result) loadresult.Result {
-	r.Name, r.CPUs = f.name, generatorCPUs()
+	r.Name, r.CPUs = f.name, load.UsableCPUs()
 	return r
 }
 
@@ -252,9 +253,6 @@ func (f loadFlags) named(r loadresult.Result) loadresult.Result {
 func (f loadFlags) limits() load.RunLimits {
 	return load.RunLimits{Count: f.count, MaxErrors: f.maxErr, MaxErrorsText: f.maxErrors, SLO: f.slo, SLOSet: f.sloSet}
 }
-
-// generatorCPUs is the CPUs this process may use.
-func generatorCPUs() int { return load.UsableCPUs() }
 
 // pin restricts the process to the CPUs of list (-cpu), with one spare
 // P (load.PinSpare).
@@ -269,11 +267,8 @@ func pin(list string) error {
 	if err := cpu.Check(cpus); err != nil {
 		return usageError{fmt.Sprintf("-cpu %s: %v", list, err)}
 	}
-	return pinSpare(cpus)
+	return load.PinSpare(cpus)
 }
-
-// pinSpare pins the process to cpus, with one spare P (load.PinSpare).
-func pinSpare(cpus []int) error { return load.PinSpare(cpus) }
 
 // headerList is a repeated -header flag.
 type headerList []string

@@ -55,7 +55,6 @@ import (
 	"syscall"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
 	"github.com/loopbench/loopbench/internal/harness/machine"
 	"github.com/loopbench/loopbench/selectors"
 )
@@ -253,10 +252,6 @@ func versionString(bi *debug.BuildInfo) string {
 	}
 	return strings.Join(append(parts, goVersion), " ")
 }
-
-// plural is a count and its noun: "1 round", "2 rounds", "0 rounds"
-// (loadresult.Plural, the one rule every output counts with).
-func plural(n int, noun string) string { return loadresult.Plural(n, noun) }
 
 // interruptContext is the context of a long command: done on the first
 // Ctrl-C or SIGTERM, which it acknowledges on stderr, saying what the

@@ -116,8 +116,13 @@ func mergeAll(all []loadresult.Result, refusals []string, o mergeOptions, stdout
 		}
 		refusals, warnings, merged = append(refusals, m.Refusals...), m.Warnings, []loadresult.Merged{m}
 		write = func() error {
-			return byFormat(o.format, func() error { return loadresult.WriteJSON(stdout, m.MergeJSON()) },
-				func() error { return loadresult.WriteMergedBenchfmt(stdout, m) }, func() error { return loadresult.WriteMergedTable(stdout, m) })
+			switch o.format {
+			case "json":
+				return loadresult.WriteJSON(stdout, m.MergeJSON())
+			case "benchfmt":
+				return loadresult.WriteMergedBenchfmt(stdout, m)
+			}
+			return loadresult.WriteMergedTable(stdout, m)
 		}
 	}
 	if err := loadresult.CheckRefusals(stderr, refusals, warnings, o.force); err != nil {
@@ -128,6 +133,3 @@ func mergeAll(all []loadresult.Result, refusals []string, o mergeOptions, stdout
 	}
 	return loadresult.WriteMergedFiles(stderr, merged, o.hgrm, o.out)
 }
-
-// readResults reads the results in the file name.
-func readResults(name string) ([]loadresult.Result, error) { return loadresult.ReadFile(name) }
