@@ -60,8 +60,7 @@ func parseGate(args []string, stderr io.Writer) (gate.Settings, error) {
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return s, err
 	}
-	s.Given = map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { s.Given[f.Name] = true })
+	s.Given = given(fs)
 	if err := s.Check(); err != nil {
 		return s, usageError{err.Error()}
 	}

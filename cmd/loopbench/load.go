@@ -95,8 +95,7 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return f, err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	set := given(fs)
 	if !set["interval"] {
 		c.Interval = 0 // load's default: a second, at most the window, at most load.DefaultIntervals of them
 	}
@@ -124,14 +123,22 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	return f, nil
 }
 
+// checkFormat checks a load result's -format, load's or merge's.
+func checkFormat(format string) error {
+	if format != "table" && format != "benchfmt" && format != "json" {
+		return usageError{fmt.Sprintf("-format %q: want table, benchfmt or json", format)}
+	}
+	return nil
+}
+
 // check validates the flags after parsing; set holds the ones given.
 func (f *loadFlags) check(set map[string]bool) error {
-	c := &f.cfg
+	c, badFormat := &f.cfg, checkFormat(f.format)
 	switch {
 	case c.Addr == "":
 		return usageError{"-addr (or -url) is required"}
-	case f.format != "table" && f.format != "benchfmt" && f.format != "json":
-		return usageError{fmt.Sprintf("-format %q: want table, benchfmt or json", f.format)}
+	case badFormat != nil:
+		return badFormat
 	case f.count < 1:
 		return usageError{fmt.Sprintf("-count %d: want at least 1", f.count)}
 	case c.Timeout == 0:

@@ -53,8 +53,8 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	if err := parseArgs(fs, args, stderr); err != nil {
 		return err
 	}
-	if o.format != "table" && o.format != "benchfmt" && o.format != "json" {
-		return usageError{fmt.Sprintf("-format %q: want table, benchfmt or json", o.format)}
+	if err := checkFormat(o.format); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
 		return usageError{"no result files given"}

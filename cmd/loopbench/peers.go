@@ -181,8 +181,7 @@ func parsePeers(args []string, stderr io.Writer) (peersFlags, error) {
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return f, err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	set := given(fs)
 	switch {
 	case c.Count < 1:
 		return f, usageError{fmt.Sprintf("-count %d: want at least 1 round", c.Count)}

@@ -84,8 +84,7 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return runConfig{}, err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := given(fs)
 	rc.opts, rc.quick = bench.Options{Quick: *quick, Every: *all}, *quick
 	if !set["seed"] {
 		rc.cfg.Seed = uint64(time.Now().UnixNano())
