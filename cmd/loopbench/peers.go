@@ -14,7 +14,6 @@ import (
 	"github.com/loopbench/loopbench/bench"
 	"github.com/loopbench/loopbench/internal/harness/load"
 	"github.com/loopbench/loopbench/internal/harness/loadresult"
-	"github.com/loopbench/loopbench/internal/harness/machine"
 	"github.com/loopbench/loopbench/internal/harness/report"
 	"github.com/loopbench/loopbench/internal/harness/runner"
 	"github.com/loopbench/loopbench/internal/harness/serve"
@@ -263,8 +262,7 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	machine.WriteRunConfig(raw)
-	fmt.Fprintf(raw, "command: loopbench peers %s\nseed: %d\n", strings.Join(runner.QuoteArgs(f.args), " "), f.cfg.Seed)
+	writeRawHeader(raw, "peers", f.args, f.cfg.Seed)
 	res, runErr := servercost.Run(ctx, f.wire(ready, raw, stderr))
 	if err := raw.Close(); err != nil {
 		return err

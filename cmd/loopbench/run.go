@@ -133,6 +133,13 @@ func (rc *runConfig) parseCases(variants, workloads string) error {
 	return nil
 }
 
+// writeRawHeader writes raw.txt's configuration lines: the machine's,
+// the command line and the seed of its order.
+func writeRawHeader(w io.Writer, cmd string, args []string, seed uint64) {
+	machine.WriteRunConfig(w)
+	fmt.Fprintf(w, "command: loopbench %s %s\nseed: %d\n", cmd, strings.Join(runner.QuoteArgs(args), " "), seed)
+}
+
 // resultsName is the name of a results directory: <date>-<host>-<short
 // commit>.
 func resultsName() string {
@@ -179,8 +186,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	rc.cfg.Measure, rc.cfg.Sample, rc.cfg.Log = measure, readMachine, stderr
 	raw := filepath.Join(rc.out, "raw.txt")
 	runErr, err := rc.cfg.WriteFile(ctx, raw, func(w io.Writer) {
-		machine.WriteRunConfig(w)
-		fmt.Fprintf(w, "command: loopbench run %s\nseed: %d\n", strings.Join(runner.QuoteArgs(rc.args), " "), rc.cfg.Seed)
+		writeRawHeader(w, "run", rc.args, rc.cfg.Seed)
 	}, cases, progress)
 	if err != nil {
 		return err
