@@ -39,9 +39,9 @@ func runCompare(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 2 {
 		return usageError{"want two files: base.txt head.txt"}
 	}
-	o, filter, err := verdictOptions(&vs)
+	o, filter, err := vs.Options()
 	if err != nil {
-		return err
+		return usageError{err.Error()}
 	}
 	j, err := verdict.Judge(fs.Arg(0), fs.Arg(1), o, filter, vs.Force)
 	if err == nil {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/internal/harness/gate"
+	"github.com/loopbench/loopbench/internal/harness/machine"
+	"github.com/loopbench/loopbench/internal/harness/runner"
 	"github.com/loopbench/loopbench/internal/harness/verdict"
 )
 
@@ -58,8 +60,7 @@ func parseGate(args []string, stderr io.Writer) (gate.Settings, error) {
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return s, err
 	}
-	s.Given = map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { s.Given[f.Name] = true })
+	s.Given = given(fs)
 	if err := s.Check(); err != nil {
 		return s, usageError{err.Error()}
 	}
@@ -90,7 +91,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	ticks, stopTicks := newTicks()
 	log, stopLog := gateLog(stderr, time.Now(), ticks, stopTicks)
 	defer stopLog()
-	cfg := s.Config(dir, out, gate.Machine(machineConfig()), log)
+	cfg := s.Config(dir, out, gate.Machine(machine.RunConfig()), log)
 	res, j, err := s.Judging().Gate(ctx, cfg, stdout)
 	return gateOutput(stdout, s.Verdict.Format, cfg, res, j, judgedExit(err))
 }
@@ -108,14 +109,6 @@ func gateOutput(stdout io.Writer, format string, cfg gate.Config, res *gate.Resu
 	return err
 }
 
-// refuseNonEmpty refuses an -out that exists and is not empty.
-func refuseNonEmpty(out string) error {
-	if entries, err := os.ReadDir(out); out != "" && err == nil && len(entries) > 0 {
-		return usageError{fmt.Sprintf("-out %s exists and is not empty: name a new directory", out)}
-	}
-	return nil
-}
-
 // gateLog is the log of a gate begun at begun: stderr itself on a
 // terminal, elsewhere a gate.Progress on it with its heartbeat, which
 // stop ends. stderr is a lockedWriter: the heartbeat writes beside the
@@ -126,6 +119,6 @@ func gateLog(stderr io.Writer, begun time.Time, ticks <-chan time.Time, stopTick
 		return stderr, func() {}
 	}
 	g := gate.NewProgress(stderr, begun)
-	stopBeat := heartbeat(stderr, ticks, g.Line)
+	stopBeat := runner.Heartbeat(stderr, ticks, g.Line)
 	return g, func() { stopBeat(); stopTicks() }
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/loopbench/loopbench/internal/harness/history"
+	"github.com/loopbench/loopbench/internal/harness/verdict"
 )
 
 const historyUsage = `usage: loopbench history [-format text|json] [-out DIR] [-min-effect P] [-min-segment N] DIR | FILE...
@@ -41,7 +42,7 @@ func runHistory(args []string, stdout, stderr io.Writer) error {
 	}
 	o := history.Options{MinSegment: *minSeg}
 	var err error
-	switch o.MinEffect, err = parseEffect(*effect); {
+	switch o.MinEffect, err = verdict.ParseEffect(*effect); {
 	case err != nil:
 		return usageError{err.Error()}
 	case *format != "text" && *format != "json":

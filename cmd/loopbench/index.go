@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/loopbench/loopbench/internal/harness/index"
+	"github.com/loopbench/loopbench/internal/harness/report"
 )
 
 const indexUsage = `usage: loopbench index [-out FILE] [-docs PATTERNS] [DIR]
@@ -77,7 +78,7 @@ func runIndex(args []string, stdout, stderr io.Writer) error {
 // index lists, by name (the runs git tracks, for the committed index's
 // test).
 func buildIndex(dir string, patterns []string, keep func(name string) bool) ([]byte, error) {
-	md, err := index.Reader{Sweeps: readSweeps}.Build(dir, patterns, keep)
+	md, err := index.Reader{Sweeps: report.ReadSweeps}.Build(dir, patterns, keep)
 	if pe, ok := errors.AsType[*index.PatternError](err); ok {
 		return nil, usageError{fmt.Sprintf("-docs %q: %v", pe.Pattern, pe.Err)}
 	}

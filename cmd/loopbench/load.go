@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopbench/loopbench/internal/harness/load"
 	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/verdict"
 	"github.com/loopbench/loopbench/internal/sys/cpu"
 )
 
@@ -94,8 +95,7 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return f, err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	set := given(fs)
 	if !set["interval"] {
 		c.Interval = 0 // load's default: a second, at most the window, at most load.DefaultIntervals of them
 	}
@@ -123,14 +123,22 @@ func parseLoad(args []string, stderr io.Writer) (loadFlags, error) {
 	return f, nil
 }
 
+// checkFormat checks a load result's -format, load's or merge's.
+func checkFormat(format string) error {
+	if format != "table" && format != "benchfmt" && format != "json" {
+		return usageError{fmt.Sprintf("-format %q: want table, benchfmt or json", format)}
+	}
+	return nil
+}
+
 // check validates the flags after parsing; set holds the ones given.
 func (f *loadFlags) check(set map[string]bool) error {
-	c := &f.cfg
+	c, badFormat := &f.cfg, checkFormat(f.format)
 	switch {
 	case c.Addr == "":
 		return usageError{"-addr (or -url) is required"}
-	case f.format != "table" && f.format != "benchfmt" && f.format != "json":
-		return usageError{fmt.Sprintf("-format %q: want table, benchfmt or json", f.format)}
+	case badFormat != nil:
+		return badFormat
 	case f.count < 1:
 		return usageError{fmt.Sprintf("-count %d: want at least 1", f.count)}
 	case c.Timeout == 0:
@@ -142,7 +150,7 @@ func (f *loadFlags) check(set map[string]bool) error {
 	if err := c.Validate(); err != nil {
 		return usageError{err.Error()}
 	}
-	e, err := parseEffect(f.maxErrors)
+	e, err := verdict.ParseEffect(f.maxErrors)
 	if err != nil || e >= 1 {
 		return usageError{fmt.Sprintf("-max-errors %q: want a percentage below 100%%, such as 1%%", f.maxErrors)}
 	}
@@ -217,7 +225,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 			}
 			return load.TLSFailure(f.cfg, err)
 		}
-		rep.CPUs = generatorCPUs()
+		rep.CPUs = load.UsableCPUs()
 		reps = append(reps, rep)
 		load.WarnRun(stderr, rep, f.cpus != "")
 		if rep.Interrupted || ctx.Err() != nil {
@@ -244,7 +252,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 // named is a run's result as -out writes it: named by -name, with the
 // CPUs this process may use.
 func (f loadFlags) named(r loadresult.Result) loadresult.Result {
-	r.Name, r.CPUs = f.name, generatorCPUs()
+	r.Name, r.CPUs = f.name, load.UsableCPUs()
 	return r
 }
 
@@ -252,9 +260,6 @@ func (f loadFlags) named(r loadresult.Result) loadresult.Result {
 func (f loadFlags) limits() load.RunLimits {
 	return load.RunLimits{Count: f.count, MaxErrors: f.maxErr, MaxErrorsText: f.maxErrors, SLO: f.slo, SLOSet: f.sloSet}
 }
-
-// generatorCPUs is the CPUs this process may use.
-func generatorCPUs() int { return load.UsableCPUs() }
 
 // pin restricts the process to the CPUs of list (-cpu), with one spare
 // P (load.PinSpare).
@@ -269,11 +274,8 @@ func pin(list string) error {
 	if err := cpu.Check(cpus); err != nil {
 		return usageError{fmt.Sprintf("-cpu %s: %v", list, err)}
 	}
-	return pinSpare(cpus)
+	return load.PinSpare(cpus)
 }
-
-// pinSpare pins the process to cpus, with one spare P (load.PinSpare).
-func pinSpare(cpus []int) error { return load.PinSpare(cpus) }
 
 // headerList is a repeated -header flag.
 type headerList []string

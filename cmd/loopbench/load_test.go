@@ -16,6 +16,7 @@ import (
 	"github.com/loopbench/loopbench/internal/harness/echo"
 	"github.com/loopbench/loopbench/internal/harness/load"
 	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/machine"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -233,7 +234,7 @@ func TestLoadReportGolden(t *testing.T) {
 func withoutMachine(s string) string {
 	var keep []string
 	for _, l := range strings.SplitAfter(s, "\n") {
-		if k, _, ok := strings.Cut(l, ": "); ok && slices.ContainsFunc(machineConfig(), func(kv [2]string) bool { return kv[0] == k }) {
+		if k, _, ok := strings.Cut(l, ": "); ok && slices.ContainsFunc(machine.RunConfig(), func(kv [2]string) bool { return kv[0] == k }) {
 			continue
 		}
 		keep = append(keep, l)

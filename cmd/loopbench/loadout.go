@@ -7,6 +7,7 @@ import (
 
 	"github.com/loopbench/loopbench/internal/harness/load"
 	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/machine"
 	"github.com/loopbench/loopbench/internal/harness/report"
 )
 
@@ -35,7 +36,7 @@ func openOutputs(f loadFlags) (*loadresult.OutFile, error) {
 
 // output is how the runs or the sweep are written.
 func (f loadFlags) output() load.Output {
-	return load.Output{Format: f.format, Config: f.cfg, Base: machineConfig(), CPUs: generatorCPUs(), TLSLine: f.tlsLine}
+	return load.Output{Format: f.format, Config: f.cfg, Base: machine.RunConfig(), CPUs: load.UsableCPUs(), TLSLine: f.tlsLine}
 }
 
 // writeLoad writes the runs in -format, after the TLS line (the runs
@@ -58,21 +59,3 @@ func writeLoadFiles(f loadFlags, reps []loadresult.Result, stderr io.Writer) err
 	}
 	return loadresult.WriteHgrmFile(stderr, f.hgrm, reps)
 }
-
-// splitLoadFiles sorts report's inputs into load result files, read,
-// and the others (report.SplitLoadFiles); its errors are usage errors.
-func splitLoadFiles(files []string) ([][]loadresult.Result, []string, error) {
-	loads, rest, err := report.SplitLoadFiles(files)
-	if err != nil {
-		return nil, nil, usageError{err.Error()}
-	}
-	return loads, rest, nil
-}
-
-// writeLoadSeries draws each load result file's series into dir.
-func writeLoadSeries(dir string, loads [][]loadresult.Result, stderr io.Writer) error {
-	return report.WriteLoadSeries(dir, loads, stderr)
-}
-
-// firstError is ", the most frequent Nx TEXT" of a run's errors.
-func firstError(rep loadresult.Result) string { return load.FirstError(rep) }

@@ -48,7 +48,7 @@ func TestLoadSeriesOut(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	rs, err := readResults(out)
+	rs, err := loadresult.ReadFile(out)
 	if err != nil || len(rs) != 1 || rs[0].Series == nil {
 		t.Fatalf("-out: %d results, %v", len(rs), err)
 	}
@@ -118,7 +118,7 @@ func TestMergeSeries(t *testing.T) {
 	if code != 0 || strings.Contains(errs, "left out") {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	rs, err := readResults(out)
+	rs, err := loadresult.ReadFile(out)
 	if err != nil || len(rs) != 1 || rs[0].Series == nil || rs[0].Name != "a+b" {
 		t.Fatalf("-out: %d results, %v", len(rs), err)
 	}
@@ -131,7 +131,7 @@ func TestMergeSeries(t *testing.T) {
 		t.Errorf("interval 0: %d errors, want 3", rs[0].Series.Points[0].Errors)
 	}
 	_, errs, code = runOut("merge", "-out", out, a, late)
-	rs, err = readResults(out)
+	rs, err = loadresult.ReadFile(out)
 	want := "loopbench merge: the per-interval series is left out: the windows of late and a start 400ms apart"
 	if code != 0 || strings.Count(errs, want) != 1 || err != nil || rs[0].Series != nil {
 		t.Fatalf("windows apart: exit %d, %v, series %v:\n%s", code, err, rs[0].Series, errs)

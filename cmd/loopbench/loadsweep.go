@@ -8,17 +8,13 @@ import (
 	"github.com/loopbench/loopbench/internal/harness/load"
 	"github.com/loopbench/loopbench/internal/harness/loadresult"
 	"github.com/loopbench/loopbench/internal/harness/report"
-	"golang.org/x/perf/benchfmt"
 )
-
-// sweepUnits are a sweep's units (load.SweepUnits).
-var sweepUnits = load.SweepUnits
 
 // runSweep runs load -sweep and writes its outputs.
 func runSweep(f loadFlags, out *loadresult.OutFile, stdout, stderr io.Writer) error {
 	ctx, stop := interruptContext(measuring)
 	defer stop()
-	sc := load.SweepConfig{Run: f.cfg, Rates: f.rates, Criteria: f.criteria(), CPUs: generatorCPUs(), StartAt: f.cfg.StartAt}
+	sc := load.SweepConfig{Run: f.cfg, Rates: f.rates, Criteria: f.criteria(), CPUs: load.UsableCPUs(), StartAt: f.cfg.StartAt}
 	sc.Run.StartAt = time.Time{}
 	if !sc.StartAt.IsZero() {
 		fmt.Fprintf(stderr, "loopbench load: step k starts at %s + k × %v\n", sc.StartAt.Format(time.RFC3339Nano), load.StepPeriod(f.cfg))
@@ -61,21 +57,4 @@ func writeSweepOutputs(f loadFlags, out *loadresult.OutFile, sw load.Sweep, stdo
 		return fmt.Errorf("-report: %w", err)
 	}
 	return nil
-}
-
-// writeSweepResults writes a line per step and the knee line, under the
-// configuration base (load.WriteSweepResults).
-func writeSweepResults(bw *benchfmt.Writer, cfg load.Config, slo time.Duration, sw load.Sweep, base []benchfmt.Config) error {
-	return load.WriteSweepResults(bw, cfg, generatorCPUs(), slo, sw, base)
-}
-
-// readSweeps finds the load sweeps in benchmark files (report.ReadSweeps).
-func readSweeps(files []string) ([]report.SweepSeries, time.Duration, error) {
-	return report.ReadSweeps(files)
-}
-
-// writeSweepReport draws the sweeps in files, if any, into dir
-// (report.WriteSweepReport).
-func writeSweepReport(stdout, stderr io.Writer, files []string, dir, pct string) error {
-	return report.WriteSweepReport(stdout, stderr, files, dir, pct)
 }

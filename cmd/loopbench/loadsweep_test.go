@@ -15,6 +15,7 @@ import (
 	"github.com/loopbench/loopbench/internal/harness/echo"
 	"github.com/loopbench/loopbench/internal/harness/load"
 	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/machine"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -78,7 +79,7 @@ func TestLoadSweepOutputs(t *testing.T) {
 	if strings.Join(rates, " ") != "/rate=100 /rate=200" || knee == nil || knee.Values[0].Value != kneeOf([]float64{100, 200}, verdicts) || knee.GetConfig("knee") == "" {
 		t.Fatalf("steps %q, verdicts %q, knee %v:\n%s", rates, verdicts, knee, out)
 	}
-	rs, err := readResults(filepath.Join(dir, "s.json"))
+	rs, err := loadresult.ReadFile(filepath.Join(dir, "s.json"))
 	if err != nil || len(rs) != 2 || *rs[1].Step != 1 || rs[1].Offered != 200 || rs[0].SLO != time.Second {
 		t.Fatalf("-out: %d results, %v", len(rs), err)
 	}
@@ -190,7 +191,7 @@ func TestLoadSweepGenerators(t *testing.T) {
 	}
 	period := 50*time.Millisecond + 200*time.Millisecond + 200*time.Millisecond + 500*time.Millisecond
 	for i := range 2 {
-		rs, err := readResults(filepath.Join(dir, fmt.Sprintf("g%d.json", i)))
+		rs, err := loadresult.ReadFile(filepath.Join(dir, fmt.Sprintf("g%d.json", i)))
 		if err != nil || len(rs) != 2 {
 			t.Fatalf("g%d: %d results, %v", i, len(rs), err)
 		}
@@ -286,7 +287,7 @@ func TestReportSweeps(t *testing.T) {
 		}
 		sw.Knee = load.FindKnee(sw.Outcomes())
 		var b bytes.Buffer
-		if err := (load.Output{Format: "benchfmt", Config: cfg, Base: machineConfig(), CPUs: generatorCPUs()}).WriteSweep(&b, load.Criteria{SLO: time.Millisecond}, sw); err != nil {
+		if err := (load.Output{Format: "benchfmt", Config: cfg, Base: machine.RunConfig(), CPUs: load.UsableCPUs()}).WriteSweep(&b, load.Criteria{SLO: time.Millisecond}, sw); err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, filepath.Join(dir, label+".txt"))
@@ -321,7 +322,7 @@ func TestLoadSweepInterrupted(t *testing.T) {
 	if _, err := fmt.Sscanf(errs[strings.Index(errs, "interrupted in step "):], "interrupted in step %d of 4", &k); code != 1 || err != nil {
 		t.Fatalf("exit %d, %v\nstderr %s\nstdout %s", code, err, errs, out)
 	}
-	rs, err := readResults(outFile)
+	rs, err := loadresult.ReadFile(outFile)
 	if k == 1 {
 		if _, serr := os.Stat(outFile); !os.IsNotExist(serr) || out != "" {
 			t.Fatalf("interrupted in step 1: -out %v, stdout %q", serr, out)

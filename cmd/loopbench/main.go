@@ -55,7 +55,6 @@ import (
 	"syscall"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
 	"github.com/loopbench/loopbench/internal/harness/machine"
 	"github.com/loopbench/loopbench/selectors"
 )
@@ -199,6 +198,13 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 	return nil
 }
 
+// given is the set of the flags given on fs's command line, by name.
+func given(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
 func runList(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
 	fs.Usage = func() {
@@ -253,10 +259,6 @@ func versionString(bi *debug.BuildInfo) string {
 	}
 	return strings.Join(append(parts, goVersion), " ")
 }
-
-// plural is a count and its noun: "1 round", "2 rounds", "0 rounds"
-// (loadresult.Plural, the one rule every output counts with).
-func plural(n int, noun string) string { return loadresult.Plural(n, noun) }
 
 // interruptContext is the context of a long command: done on the first
 // Ctrl-C or SIGTERM, which it acknowledges on stderr, saying what the

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loopbench/loopbench/selectors"
 )
@@ -114,21 +113,5 @@ func TestBadFlag(t *testing.T) {
 				t.Errorf("%s -h: exit %d, stderr %q; want 0 and the usage", name, exitCode(err), errb.String())
 			}
 		})
-	}
-}
-
-// TestPlural: one is singular, every other count plural, in run's plan
-// and interrupt lines too (compare's and gate's are in the golden files).
-func TestPlural(t *testing.T) {
-	for n, want := range map[int]string{0: "0 rounds", 1: "1 round", 2: "2 rounds", 11: "11 rounds"} {
-		if got := plural(n, "round"); got != want {
-			t.Errorf("plural(%d) = %q, want %q", n, got, want)
-		}
-	}
-	if got := plan(1, 1, time.Second); !strings.HasPrefix(got, "1 case × 1 round × 1s") {
-		t.Errorf("plan(1, 1, 1s) = %q", got)
-	}
-	if got := (&interruptedError{done: 0, total: 1}).String(); got != "after 0 of 1 measurement (Ctrl-C)" {
-		t.Errorf("interrupted: %q", got)
 	}
 }

@@ -53,8 +53,8 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	if err := parseArgs(fs, args, stderr); err != nil {
 		return err
 	}
-	if o.format != "table" && o.format != "benchfmt" && o.format != "json" {
-		return usageError{fmt.Sprintf("-format %q: want table, benchfmt or json", o.format)}
+	if err := checkFormat(o.format); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
 		return usageError{"no result files given"}
@@ -116,8 +116,13 @@ func mergeAll(all []loadresult.Result, refusals []string, o mergeOptions, stdout
 		}
 		refusals, warnings, merged = append(refusals, m.Refusals...), m.Warnings, []loadresult.Merged{m}
 		write = func() error {
-			return byFormat(o.format, func() error { return loadresult.WriteJSON(stdout, m.MergeJSON()) },
-				func() error { return loadresult.WriteMergedBenchfmt(stdout, m) }, func() error { return loadresult.WriteMergedTable(stdout, m) })
+			switch o.format {
+			case "json":
+				return loadresult.WriteJSON(stdout, m.MergeJSON())
+			case "benchfmt":
+				return loadresult.WriteMergedBenchfmt(stdout, m)
+			}
+			return loadresult.WriteMergedTable(stdout, m)
 		}
 	}
 	if err := loadresult.CheckRefusals(stderr, refusals, warnings, o.force); err != nil {
@@ -128,6 +133,3 @@ func mergeAll(all []loadresult.Result, refusals []string, o mergeOptions, stdout
 	}
 	return loadresult.WriteMergedFiles(stderr, merged, o.hgrm, o.out)
 }
-
-// readResults reads the results in the file name.
-func readResults(name string) ([]loadresult.Result, error) { return loadresult.ReadFile(name) }

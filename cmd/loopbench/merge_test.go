@@ -133,7 +133,7 @@ func TestLoadOutStartAt(t *testing.T) {
 	}
 	var all []loadresult.Result
 	for i := range 2 {
-		rs, err := readResults(filepath.Join(dir, fmt.Sprintf("g%d.json", i)))
+		rs, err := loadresult.ReadFile(filepath.Join(dir, fmt.Sprintf("g%d.json", i)))
 		if err != nil {
 			t.Fatal(err)
 		}

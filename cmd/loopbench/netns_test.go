@@ -37,7 +37,7 @@ func TestNetnsGenerators(t *testing.T) {
 	}
 	var all []loadresult.Result
 	for _, g := range []string{"gen-0", "gen-1", "gen-2"} {
-		rs, err := readResults(filepath.Join(out, g+".json"))
+		rs, err := loadresult.ReadFile(filepath.Join(out, g+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,3 +16,11 @@ func newDir(path string) string {
 		p = fmt.Sprintf("%s-%d", path, i)
 	}
 }
+
+// refuseNonEmpty refuses an -out that exists and is not empty.
+func refuseNonEmpty(out string) error {
+	if entries, err := os.ReadDir(out); out != "" && err == nil && len(entries) > 0 {
+		return usageError{fmt.Sprintf("-out %s exists and is not empty: name a new directory", out)}
+	}
+	return nil
+}

@@ -11,10 +11,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopbench/loopbench/bench"
 	"github.com/loopbench/loopbench/internal/harness/load"
+	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/harness/report"
+	"github.com/loopbench/loopbench/internal/harness/runner"
+	"github.com/loopbench/loopbench/internal/harness/serve"
 	"github.com/loopbench/loopbench/internal/harness/servercost"
 	"github.com/loopbench/loopbench/peers"
+	"golang.org/x/perf/benchfmt"
 )
+
+// asCLI, set to 1 in a child's environment, makes loopbench's test binary
+// run the command line it is given, as loopbench would (see TestMain).
+const asCLI = "LOOPBENCH_AS_CLI"
 
 const peersUsage = `usage: loopbench peers [flags]
 
@@ -170,8 +180,7 @@ func parsePeers(args []string, stderr io.Writer) (peersFlags, error) {
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return f, err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	set := given(fs)
 	switch {
 	case c.Count < 1:
 		return f, usageError{fmt.Sprintf("-count %d: want at least 1 round", c.Count)}
@@ -225,10 +234,8 @@ func (f *peersFlags) defaults(set map[string]bool) error {
 	}
 	if f.out == "" {
 		f.out = newDir(filepath.Join("results", resultsName()+"-peers"))
-	} else if entries, err := os.ReadDir(f.out); err == nil && len(entries) > 0 {
-		return usageError{fmt.Sprintf("-out %s exists and is not empty: name a new directory", f.out)}
 	}
-	return nil
+	return refuseNonEmpty(f.out)
 }
 
 func runPeers(args []string, stdout, stderr io.Writer) error {
@@ -255,8 +262,7 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	writeConfig(raw)
-	fmt.Fprintf(raw, "command: loopbench peers %s\nseed: %d\n", strings.Join(quoteArgs(f.args), " "), f.cfg.Seed)
+	writeRawHeader(raw, "peers", f.args, f.cfg.Seed)
 	res, runErr := servercost.Run(ctx, f.wire(ready, raw, stderr))
 	if err := raw.Close(); err != nil {
 		return err
@@ -268,15 +274,19 @@ func runPeers(args []string, stdout, stderr io.Writer) error {
 // wire completes the run's configuration: the peers found, raw.txt, the
 // servers' launcher, and the command's own writers.
 func (f peersFlags) wire(ready []*peers.Peer, raw io.Writer, stderr io.Writer) servercost.Config {
-	rw := newResultWriter(raw)
+	bw := benchfmt.NewWriter(raw) // the sweeps write their results beside the cases'
 	cfg := f.cfg
-	cfg.Ready, cfg.Raw, cfg.Out, cfg.Stderr = ready, raw, rw.w, stderr
-	cfg.Launcher = serverLauncher(stderr)
-	cfg.Cmd = servercost.Cmd{MeasureCase: measureCase, WriteCase: rw.writeCase, FirstError: firstError}
+	cfg.Ready, cfg.Raw, cfg.Out, cfg.Stderr = ready, raw, bw, stderr
+	// The servers are this executable's serve (the test binary as
+	// loopbench, with asCLI), this process pinned as -cpu pins.
+	cfg.Launcher = serve.Launcher{Env: append(os.Environ(), asCLI+"=1"), Stderr: stderr, Pin: load.PinSpare}
+	cfg.Cmd = servercost.Cmd{MeasureCase: func(c bench.Case, d time.Duration) (bench.Result, error) {
+		return runner.MeasureCase(c, d, measure)
+	}, WriteCase: runner.NewWriter(bw).WriteCase, FirstError: load.FirstError}
 	if s := cfg.Sweep; s != nil {
-		s.Units, s.CPUs = sweepUnits, generatorCPUs
+		s.Units, s.CPUs = load.SweepUnits, load.UsableCPUs
 		s.Write = func(c load.Config, slo time.Duration, sw load.Sweep) error {
-			return writeSweepResults(rw.w, c, slo, sw, nil)
+			return load.WriteSweepResults(bw, c, load.UsableCPUs(), slo, sw, nil)
 		}
 	}
 	return cfg
@@ -292,9 +302,9 @@ func reportPeers(f peersFlags, res servercost.Outcome, runErr error, rawPath str
 		return errors.New("nothing was measured")
 	}
 	res.WriteVerdict(stdout)
-	repErr := writeReport(stdout, stderr, []string{rawPath}, f.out, nil, "loopbench and its peers")
+	repErr := writeReport(stdout, stderr, []string{rawPath}, f.out, nil, "loopbench and its peers", report.Layout{})
 	if f.cfg.Sweep != nil {
-		if err := writeSweepReport(stdout, stderr, []string{rawPath}, f.out, "p99"); err != nil && repErr == nil {
+		if err := report.WriteSweepReport(stdout, stderr, []string{rawPath}, f.out, "p99"); err != nil && repErr == nil {
 			repErr = err
 		}
 	}
@@ -302,7 +312,7 @@ func reportPeers(f peersFlags, res servercost.Outcome, runErr error, rawPath str
 		return runErr
 	}
 	if res.Failures > 0 {
-		return fmt.Errorf("%s failed (reported above); the report covers the rest", plural(res.Failures, "peer run"))
+		return fmt.Errorf("%s failed (reported above); the report covers the rest", loadresult.Plural(res.Failures, "peer run"))
 	}
 	return repErr
 }

@@ -149,6 +149,24 @@ func TestPeersSweepSpinUsage(t *testing.T) {
 	}
 }
 
+// TestPeersRefusesNonEmptyOut: an -out that holds a file is refused in
+// one line with exit 2 (runOut names its parent DIR), before any peer
+// runs, and the file is kept.
+func TestPeersRefusesNonEmptyOut(t *testing.T) {
+	dir := t.TempDir()
+	kept := filepath.Join(dir, "raw.txt")
+	if err := os.WriteFile(kept, []byte("kept\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := runOut("peers", "-out", dir)
+	if want := "-out DIR/" + filepath.Base(dir) + " exists and is not empty"; code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, want) {
+		t.Errorf("exit %d %q, want 2 and one line with %q", code, errs, want)
+	}
+	if b, err := os.ReadFile(kept); err != nil || string(b) != "kept\n" {
+		t.Errorf("raw.txt after the refusal: %q, %v", b, err)
+	}
+}
+
 // TestPeersSweepSkipReason: a peer without an echo server is skipped for
 // that reason whether or not it is installed. Here no C peer can build
 // (CC is a compiler that finds no library, as where libev-dev is not

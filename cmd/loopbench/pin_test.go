@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopbench/loopbench/internal/harness/load"
 	"github.com/loopbench/loopbench/internal/sys/cpu"
 )
 
@@ -28,7 +29,7 @@ func TestPinKeepsASpareP(t *testing.T) {
 	if got := runtime.GOMAXPROCS(0); got != len(allowed)+1 {
 		t.Fatalf("GOMAXPROCS %d after pinning to %d CPUs, want %d", got, len(allowed), len(allowed)+1)
 	}
-	if got := generatorCPUs(); got != len(allowed) {
-		t.Fatalf("generatorCPUs %d, want the %d pinned", got, len(allowed))
+	if got := load.UsableCPUs(); got != len(allowed) {
+		t.Fatalf("load.UsableCPUs %d, want the %d pinned", got, len(allowed))
 	}
 }

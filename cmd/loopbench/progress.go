@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/loopbench/loopbench/internal/harness/runner"
@@ -29,6 +30,15 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// heartbeat writes line(t) to w at each tick t until stop is called
-// (runner.Heartbeat, the gate's as the run's).
-var heartbeat = runner.Heartbeat
+// lockedWriter serializes writes to w: a server's stderr, copied by
+// os/exec's goroutine, the heartbeat and the progress lines share it.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

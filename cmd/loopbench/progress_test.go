@@ -8,8 +8,6 @@ import (
 	"github.com/loopbench/loopbench/bench"
 )
 
-var t0 = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
-
 // TestHeartbeat: off a terminal, a run writes one progress line per tick
 // of its heartbeat to stderr, saying what is done and left, and stops its
 // ticker when it ends; the ticks are a channel the test drives, so

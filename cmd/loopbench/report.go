@@ -104,33 +104,27 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	} else if err := report.CheckDir(dir, files); err != nil {
 		return usageError{"-out " + err.Error()}
 	}
-	loads, files, err := splitLoadFiles(files)
+	loads, files, err := report.SplitLoadFiles(files)
 	if err != nil {
+		return usageError{err.Error()}
+	}
+	if err := report.WriteLoadSeries(dir, loads, stderr); err != nil || len(files) == 0 {
 		return err
 	}
-	if err := writeLoadSeries(dir, loads, stderr); err != nil || len(files) == 0 {
-		return err
-	}
-	lay := report.Layout{Col: *col, Row: *row}
-	err = writeReportAs(stdout, stderr, files, dir, filter, "", lay)
+	err = writeReport(stdout, stderr, files, dir, filter, "", report.Layout{Col: *col, Row: *row})
 	if exitCode(err) == 2 {
 		return err
 	}
-	if serr := writeSweepReport(stdout, stderr, files, dir, *pct); serr != nil && err == nil {
+	if serr := report.WriteSweepReport(stdout, stderr, files, dir, *pct); serr != nil && err == nil {
 		err = serr
 	}
 	return err
 }
 
 // writeReport reads files, writes the report to dir and prints its
-// tables, laid out by what differs between the files; run and peers
-// share it.
-func writeReport(stdout, stderr io.Writer, files []string, dir string, filter *benchproc.Filter, title string) error {
-	return writeReportAs(stdout, stderr, files, dir, filter, title, report.Layout{})
-}
-
-// writeReportAs is writeReport with the columns and rows lay asks for.
-func writeReportAs(stdout, stderr io.Writer, files []string, dir string, filter *benchproc.Filter, title string, lay report.Layout) error {
+// tables, laid out as lay asks, by default by what differs between the
+// files; run and peers share it.
+func writeReport(stdout, stderr io.Writer, files []string, dir string, filter *benchproc.Filter, title string, lay report.Layout) error {
 	rep, err := report.Read(files, report.Options{Filter: filter, Default: loopbench.Config{}.String(), Title: title, Peers: peers.Names, Layout: lay})
 	var le *report.LayoutError
 	if errors.As(err, &le) {

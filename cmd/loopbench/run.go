@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/bench"
+	"github.com/loopbench/loopbench/internal/harness/loadresult"
 	"github.com/loopbench/loopbench/internal/harness/machine"
 	"github.com/loopbench/loopbench/internal/harness/report"
 	"github.com/loopbench/loopbench/internal/harness/runner"
@@ -83,8 +84,7 @@ func parseRun(args []string, stderr io.Writer) (runConfig, error) {
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return runConfig{}, err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := given(fs)
 	rc.opts, rc.quick = bench.Options{Quick: *quick, Every: *all}, *quick
 	if !set["seed"] {
 		rc.cfg.Seed = uint64(time.Now().UnixNano())
@@ -133,19 +133,23 @@ func (rc *runConfig) parseCases(variants, workloads string) error {
 	return nil
 }
 
+// writeRawHeader writes raw.txt's configuration lines: the machine's,
+// the command line and the seed of its order.
+func writeRawHeader(w io.Writer, cmd string, args []string, seed uint64) {
+	machine.WriteRunConfig(w)
+	fmt.Fprintf(w, "command: loopbench %s %s\nseed: %d\n", cmd, strings.Join(runner.QuoteArgs(args), " "), seed)
+}
+
 // resultsName is the name of a results directory: <date>-<host>-<short
 // commit>.
 func resultsName() string {
 	host, _ := os.Hostname()
-	c := commit()
+	c := machine.Commit()
 	if len(c) > 7 && c != "unknown" {
 		c = c[:7]
 	}
 	return time.Now().UTC().Format("2006-01-02") + "-" + host + "-" + c
 }
-
-// quoteArgs quotes the arguments a shell would split.
-func quoteArgs(args []string) []string { return runner.QuoteArgs(args) }
 
 func splitList(s string) []string {
 	var out []string
@@ -173,7 +177,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stderr, "loopbench run: "+runner.Plan(len(cases), rc.cfg.Count, rc.cfg.Benchtime))
 	if n := rc.cfg.Count; rc.quick && n < 6 {
 		give := map[bool]string{true: "gives", false: "give"}[n == 1]
-		fmt.Fprintf(stderr, "loopbench run: -quick: %s %s no confidence intervals (6 are needed); use it to try things, not to decide\n", plural(n, "round"), give)
+		fmt.Fprintf(stderr, "loopbench run: -quick: %s %s no confidence intervals (6 are needed); use it to try things, not to decide\n", loadresult.Plural(n, "round"), give)
 	}
 	ctx, stop := interruptContext(measuring)
 	defer stop()
@@ -182,21 +186,15 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	rc.cfg.Measure, rc.cfg.Sample, rc.cfg.Log = measure, readMachine, stderr
 	raw := filepath.Join(rc.out, "raw.txt")
 	runErr, err := rc.cfg.WriteFile(ctx, raw, func(w io.Writer) {
-		writeConfig(w)
-		fmt.Fprintf(w, "command: loopbench run %s\nseed: %d\n", strings.Join(quoteArgs(rc.args), " "), rc.cfg.Seed)
+		writeRawHeader(w, "run", rc.args, rc.cfg.Seed)
 	}, cases, progress)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "results: %s\n", rc.out)
-	repErr := writeReport(stdout, stderr, []string{raw}, rc.out, nil, "loopbench run")
+	repErr := writeReport(stdout, stderr, []string{raw}, rc.out, nil, "loopbench run", report.Layout{})
 	if runErr != nil {
 		return runErr
 	}
 	return repErr
-}
-
-// measureCase sets c up and measures it for about d with measure.
-func measureCase(c bench.Case, d time.Duration) (bench.Result, error) {
-	return runner.MeasureCase(c, d, measure)
 }

@@ -101,24 +101,12 @@ func TestRunGolden(t *testing.T) {
 	}
 }
 
-// plan and interruptedError are runner.Plan and runner.Interrupted under
-// the names the command's tests give them.
-func plan(cases, count int, benchtime time.Duration) string {
-	return runner.Plan(cases, count, benchtime)
-}
-
-type interruptedError struct{ done, total int }
-
-func (e *interruptedError) String() string {
-	return (&runner.Interrupted{Done: e.done, Total: e.total}).String()
-}
-
 // TestRunPlan: a run says what it will measure, from its counts: -quick's
 // 232 cases × 3 rounds × 100 ms are 70 s of timed loops. It guesses no
 // total from them (a whole run took from 2.7 to 10 times its timed
 // loops): the progress lines estimate it from the measurements.
 func TestRunPlan(t *testing.T) {
-	got := plan(232, 3, 100*time.Millisecond)
+	got := runner.Plan(232, 3, 100*time.Millisecond)
 	if want := "232 cases × 3 rounds × 100ms: 1m10s of timed loops, plus each case's setup and calibration; the time left is estimated from the measurements as they complete"; got != want {
 		t.Errorf("plan: %q, want %q", got, want)
 	}

@@ -66,8 +66,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := given(fs)
 	plan, err := c.Check(set)
 	if err != nil {
 		return usageError{err.Error()}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/loopbench/loopbench/internal/harness/gate"
 	"github.com/loopbench/loopbench/internal/harness/verdict"
-	"golang.org/x/perf/benchproc"
 )
 
 // registerVerdict defines the flags compare and gate share on fs.
@@ -19,19 +18,6 @@ func registerVerdict(fs *flag.FlagSet, s *verdict.Settings) {
 	fs.BoolVar(&s.RequireEquivalence, "require-equivalence", false, "exit 3 unless every timed comparison is significant or within the minimum effect")
 	fs.StringVar(&s.Format, "format", "text", "output: text (tables) or json (one object)")
 }
-
-// verdictOptions is s's options and filter; bad settings are a usage
-// error.
-func verdictOptions(s *verdict.Settings) (verdict.Options, *benchproc.Filter, error) {
-	o, filter, err := s.Options()
-	if err != nil {
-		return o, nil, usageError{err.Error()}
-	}
-	return o, filter, nil
-}
-
-// parseEffect reads a percentage with its sign (verdict.ParseEffect).
-func parseEffect(s string) (float64, error) { return verdict.ParseEffect(s) }
 
 // judgedExit maps a judgment's error to its exit status: a
 // verdict.Failure's own, 3 when an instruction gate counted nothing, and
