@@ -70,7 +70,7 @@ func runInstructions(ctx context.Context, cfg Config, res *Result, sides []*Side
 	var processes int
 	results := v.Measure(ctx, tasks, o, func(done, total int) {
 		processes = done
-		fmt.Fprintf(cfg.Log, "round %d of %d processes under callgrind\n", done, total)
+		fmt.Fprintf(cfg.Log, "%s%d of %d processes under callgrind\n", CountedPrefix, done, total)
 	})
 	fmt.Fprintf(cfg.Log, "callgrind: %d processes; the benchmark processes' CPU time so far (listings included): %.1f s\n",
 		processes, callgrind.ProcessCPU().Seconds())

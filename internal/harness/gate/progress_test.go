@@ -20,10 +20,13 @@ func ExampleProgress() {
 	fmt.Fprintf(p, "# building head\n")
 	fmt.Fprintf(p, "round 1 of 4: head\n")
 	fmt.Println(p.Line(begun.Add(60 * time.Second)))
+	fmt.Fprintf(p, "%s3 of 62 processes under callgrind\n", gate.CountedPrefix)
+	fmt.Println(p.Line(begun.Add(90 * time.Second)))
 	fmt.Print(log.String())
 	// Output:
-	// loopbench gate: building; 30s elapsed
+	// loopbench gate: building and listing; 30s elapsed
 	// loopbench gate: round 1 of 4: head; 1m0s elapsed
+	// loopbench gate: counted 3 of 62 processes under callgrind; 1m30s elapsed
 	// # building head
 }
 
