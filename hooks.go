@@ -3,7 +3,7 @@ package loopbench
 import (
 	"time"
 
-	"github.com/loopbench/loopbench/internal/sys/loophook"
+	"github.com/loopbench/loopbench/internal/loophook"
 	"github.com/loopbench/loopbench/selectors"
 )
 

@@ -4,7 +4,7 @@ import (
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/internal/harness/valgrind"
 	"github.com/loopbench/loopbench/internal/harness/vclock"
-	"github.com/loopbench/loopbench/internal/sys/loophook"
+	"github.com/loopbench/loopbench/internal/loophook"
 )
 
 // The Timers workload does work that follows the loop clock: how many

@@ -5,7 +5,7 @@
 // in each, in every run, however fast or slow the machine: the
 // differential check against asyncio replays schedules under it, and the
 // instruction gate counts the timer workloads under it (bench). Hand a
-// loop the clock's Now and Wrap through internal/sys/loophook.
+// loop the clock's Now and Wrap through internal/loophook.
 package vclock
 
 import (

@@ -9,7 +9,7 @@ import (
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/internal/harness/vclock"
-	"github.com/loopbench/loopbench/internal/sys/loophook"
+	"github.com/loopbench/loopbench/internal/loophook"
 	"github.com/loopbench/loopbench/selectors"
 )
 
