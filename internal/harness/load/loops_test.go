@@ -129,19 +129,24 @@ func TestNoAllocationPerRequest(t *testing.T) {
 // TestSpinCoversBusyConnections: with Spin longer than the interval
 // between sends, the loop polls through the time a connection awaits
 // its answer too (the schedule's next send is within Spin), instead of
-// sleeping until the answer comes: over one connection at 200 req/s to a
-// server answering in 2 ms, it spins for nearly the whole window, where
-// spinning only while the connection is free would leave 2 ms of every 5.
+// sleeping until the answer comes. Over one connection at 50 req/s to a
+// server answering in 15 ms, spinning only while the connection is free
+// would spin 5 ms of every 20 (a quarter of the window); covering the
+// busy time too, it spins for all of it but the work. The work is a few
+// hundred microseconds a request, more on a loaded machine, where the
+// time a send or a read takes is counted as work and not as spin: at
+// least 60 % leaves room for that on both sides.
 func TestSpinCoversBusyConnections(t *testing.T) {
-	addr, _ := countingEcho(t, 2*time.Millisecond)
-	cfg := Config{Addr: addr, Conns: 1, Size: 64, Rate: 200, Duration: 400 * time.Millisecond, Timeout: 5 * time.Second, Spin: 10 * time.Millisecond}
+	addr, _ := countingEcho(t, 15*time.Millisecond)
+	cfg := Config{Addr: addr, Conns: 1, Size: 64, Rate: 50, Duration: 400 * time.Millisecond, Timeout: 5 * time.Second, Spin: 25 * time.Millisecond}
 	rep := runBounded(t, context.Background(), cfg)
 	checkAccounting(t, cfg, rep)
 	if rep.Errors != 0 || rep.Answered == 0 {
 		t.Fatalf("%d answered, %d errors: %v", rep.Answered, rep.Errors, rep.ErrorTexts)
 	}
-	if rep.Spin < rep.Duration*8/10 {
-		t.Fatalf("spun %v of a %v window: want nearly all of it", rep.Spin, rep.Duration)
+	t.Logf("spun %v of a %v window", rep.Spin, rep.Duration)
+	if rep.Spin < rep.Duration*6/10 {
+		t.Fatalf("spun %v of a %v window: want nearly all of it, not the quarter the free time is", rep.Spin, rep.Duration)
 	}
 }
 
