@@ -83,7 +83,7 @@ main() {
 
 	local failures=0 summary=() i args name log start status secs verdict line
 	for i in $(seq 1 $((runs + 1))); do
-		args=(-race -count=1 -v)
+		args=(-race -timeout 20m -count=1 -v)
 		name="run $i/$((runs + 1))"
 		if [ "$i" -gt "$runs" ]; then
 			args+=(-shuffle=on)
