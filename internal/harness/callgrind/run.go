@@ -228,7 +228,7 @@ func (v Valgrind) Count(ctx context.Context, b Binary, name string, iters int, t
 		return Counts{}, "", err
 	}
 	ids := map[string]string{}
-	sysmon, err := funcCost(string(text), SysmonFunc, ids)
+	sysmon, err := sysmonCost(string(text), ids)
 	if err != nil {
 		return Counts{}, "", err
 	}

@@ -23,7 +23,7 @@ func goSyscall(name string) bool {
 // reads, which valgrind turns into system calls by hiding the vDSO;
 // and those callgrind books, with no function of those packages, on
 // whatever the counted thread ran when another thread's call returned.
-// ids carries the compressed function names, as for funcCost.
+// ids carries the compressed function names, as for scanCosts.
 func goSyscalls(text string, ids map[string]string) (float64, error) {
 	c, err := sumCosts(text, ids, func(l costLine) bool { return l.callee == "" && goSyscall(l.fn) })
 	return c.SysCount, err

@@ -12,12 +12,11 @@ import (
 // on a thread of its own without a P, whatever GOMAXPROCS is, and wakes
 // every 20 µs to 10 ms of wall time: a window that a loaded machine
 // stretches holds more of it. Callgrind (without --separate-threads)
-// writes one set of costs for all threads, but it keeps a call stack
-// and a running cost per thread, so sysmon's whole cost in a window is
-// what its blocks of the output hold: the lines of runtime.sysmon itself
-// and the inclusive costs of the calls it made (usleep, nanotime,
-// retake and what they call), including the call in progress when the
-// window opened. A window's count, and a whole process's, leave them out.
+// writes one set of costs for all threads, but it keeps a call stack per
+// thread, so sysmon's cost in a window is in its blocks of the output:
+// the lines of runtime.sysmon itself and the inclusive costs of the calls
+// it made (usleep, nanotime, retake and what they call). A window's
+// count, and a whole process's, leave them out (sysmonCost).
 //
 // --separate-threads=yes is no help: callgrind's DumpStatsAt and
 // ZeroStats client requests then dump and zero the calling thread
@@ -27,31 +26,23 @@ import (
 // twice.
 const SysmonFunc = "runtime.sysmon"
 
-// funcCost sums the costs of fn's blocks in a callgrind output file,
-// its numbered instances' too: their own cost lines and the inclusive
-// costs of their calls, but those of one instance by another, whose cost
-// the callee's blocks already hold. Names may be
-// compressed ("fn=(12) runtime.sysmon", later "fn=(12)"); ids carries the
-// names of the ids seen so far, read and updated, since a file may refer
-// to an id an earlier file of the process named.
-func funcCost(text, fn string, ids map[string]string) (Counts, error) {
-	return sumCosts(text, ids, func(l costLine) bool {
-		return instance(l.fn, fn) && (l.callee == "" || !instance(l.callee, fn))
-	})
-}
-
 // costLine is where a cost line of a callgrind output file stands: the
 // function whose block holds it, and for a call's inclusive cost the
 // function called ("" for the block's own line).
 type costLine struct{ fn, callee string }
 
-// sumCosts sums the cost lines of text that take says to take.
-func sumCosts(text string, ids map[string]string, take func(costLine) bool) (Counts, error) {
+// scanCosts reads a callgrind output file's cost lines and calls visit
+// with each one's place and counts (in the order of the events line it
+// returns; visit must not keep the slice). Names may be compressed
+// ("fn=(12) runtime.sysmon", later "fn=(12)"); ids carries the names of
+// the ids seen so far, read and updated, since a file may refer to an id
+// an earlier file of the process named.
+func scanCosts(text string, ids map[string]string, visit func(costLine, []float64)) ([]string, error) {
 	var events []string
 	npos := 1
-	var sum []float64
 	var at costLine
 	call := false // the next cost line is a call's
+	var cost []float64
 	sc := bufio.NewScanner(strings.NewReader(text))
 	sc.Buffer(make([]byte, 1<<16), 1<<24)
 	for sc.Scan() {
@@ -60,7 +51,7 @@ func sumCosts(text string, ids map[string]string, take func(costLine) bool) (Cou
 		case line == "":
 		case strings.HasPrefix(line, "events:"):
 			events = strings.Fields(strings.TrimPrefix(line, "events:"))
-			sum = make([]float64, len(events))
+			cost = make([]float64, len(events))
 		case strings.HasPrefix(line, "positions:"):
 			npos = max(1, len(strings.Fields(strings.TrimPrefix(line, "positions:"))))
 		case strings.HasPrefix(line, "fn="):
@@ -76,27 +67,53 @@ func sumCosts(text string, ids map[string]string, take func(costLine) bool) (Cou
 				l.callee = at.callee
 			}
 			call = false
-			if !take(l) {
-				break
+			if cost == nil {
+				return nil, fmt.Errorf("cost line before the events line: %q", line)
 			}
-			if sum == nil {
-				return Counts{}, fmt.Errorf("cost line before the events line: %q", line)
+			clear(cost)
+			if err := addCost(cost, strings.Fields(line), npos); err != nil {
+				return nil, err
 			}
-			if err := addCost(sum, strings.Fields(line), npos); err != nil {
-				return Counts{}, err
-			}
+			visit(l, cost)
 		}
 	}
-	if err := sc.Err(); err != nil {
+	return events, sc.Err()
+}
+
+// sumCosts sums the cost lines of text that take says to take.
+func sumCosts(text string, ids map[string]string, take func(costLine) bool) (Counts, error) {
+	var sum []float64
+	events, err := scanCosts(text, ids, func(l costLine, cost []float64) {
+		if take(l) {
+			sum = addTo(sum, cost)
+		}
+	})
+	if err != nil {
 		return Counts{}, err
 	}
+	return countsOf(events, sum), nil
+}
+
+// addTo adds cost to sum, made as long as cost if it is shorter.
+func addTo(sum, cost []float64) []float64 {
+	if len(sum) < len(cost) {
+		sum = append(sum, make([]float64, len(cost)-len(sum))...)
+	}
+	for i, v := range cost {
+		sum[i] += v
+	}
+	return sum
+}
+
+// countsOf is the Counts of sum, whose entries are the named events'.
+func countsOf(events []string, sum []float64) Counts {
 	var c Counts
 	for i, name := range events {
-		if p := eventFields(&c)[name]; p != nil {
+		if p := eventFields(&c)[name]; p != nil && i < len(sum) {
 			*p = sum[i]
 		}
 	}
-	return c, nil
+	return c
 }
 
 // instance says name is fn or one of callgrind's numbered instances of

@@ -1,29 +1,65 @@
 package callgrind
 
 import (
+	"strings"
 	"testing"
 )
 
-// TestSysmonLeftOut reads two recorded dumps of one window (Spin, 1000
-// operations of 100 dependent multiply-adds, in two processes): the
-// runtime's monitor thread ran 15 instructions in one and 714 in the
-// other, so their totals differ, and without it both count the same
-// instructions to the one.
+// TestSysmonLeftOut reads recorded dumps of windows of Spin (100
+// dependent multiply-adds an op). At 1000 operations, in two processes:
+// the runtime's monitor thread ran 699 instructions in one, while the
+// other holds only a sleep it was in when the window opened, whose
+// inclusive cost (15, its entry) callgrind books before the window; so
+// their totals differ, and without sysmon both count the same
+// instructions. At one operation, sysmon was waiting for a lock when
+// the window opened: the 724 instructions its call of lock2 books ran
+// before the window, and the benchmark's 753 are all the totals hold.
 func TestSysmonLeftOut(t *testing.T) {
-	want := map[string]float64{"window.quiet.callgrind": 15, "window.sysmon.callgrind": 714}
-	var irs []float64
-	for name, sysmon := range want {
-		total, d := recordedDump(t, name)
-		if d.Reason != "loopbench-window N=1000 Spin" || d.Sysmon.Ir != sysmon {
-			t.Errorf("%s: reason %q, sysmon ran %v instructions, want %v", name, d.Reason, d.Sysmon.Ir, sysmon)
+	for _, tc := range []struct {
+		name          string
+		sysmon, count float64
+	}{
+		{"window.quiet.callgrind", 0, 715036},
+		{"window.sysmon.callgrind", 699, 715036},
+		{"window.inprogress.callgrind", 0, 753},
+	} {
+		total, d := recordedDump(t, tc.name)
+		if !strings.HasPrefix(d.Reason, "loopbench-window N=") || d.Sysmon.Ir != tc.sysmon || d.Counts.Ir != tc.count {
+			t.Errorf("%s: reason %q, sysmon ran %v instructions, %v left; want %v and %v", tc.name, d.Reason, d.Sysmon.Ir, d.Counts.Ir, tc.sysmon, tc.count)
 		}
 		if d.Counts.Ir+d.Sysmon.Ir != total.Ir || d.Counts.Dr+d.Sysmon.Dr != total.Dr {
-			t.Errorf("%s: %+v and sysmon's %+v do not add up to the totals %+v", name, d.Counts, d.Sysmon, total)
+			t.Errorf("%s: %+v and sysmon's %+v do not add up to the totals %+v", tc.name, d.Counts, d.Sysmon, total)
 		}
-		irs = append(irs, d.Counts.Ir)
 	}
-	if irs[0] != irs[1] || irs[0] != 715021 {
-		t.Fatalf("the window without sysmon counted %v instructions: want 715021 in both", irs)
+}
+
+// TestSysmonBounded: a call of sysmon's costs at most what its callee's
+// lines (and their calls, bounded alike) hold in the file. A call in
+// progress when the window opened books its entry, which ran before;
+// one its callee's lines hold in part ran in part in the window.
+func TestSysmonBounded(t *testing.T) {
+	head := "events: Ir sysCount\n"
+	for _, tc := range []struct {
+		text string
+		want Counts
+	}{
+		// Nothing of notetsleep's in the window: all of the 108 before it.
+		{head + "fn=(1) runtime.sysmon\ncfn=(2) runtime.notetsleep\ncalls=0 10\n5 108 2\nfn=(3) main.f\n1 700\n", Counts{}},
+		// notetsleep's lines hold 8 and its call of futex 30, of which
+		// futex's lines hold 5 (and one system call).
+		{head + "fn=(1) runtime.sysmon\n1 4\ncfn=(2) runtime.notetsleep\ncalls=0 10\n5 108 2\n" +
+			"fn=(2)\n10 8\ncfn=(4) runtime.futex\ncalls=0 20\n11 30 1\nfn=(4)\n20 5 1\n", Counts{Ir: 4 + 8 + 5, SysCount: 1}},
+		// Two instances' calls of usleep together, bounded once.
+		{head + "fn=(1) runtime.sysmon\ncfn=(2) runtime.usleep\ncalls=1 10\n5 15\n" +
+			"fn=(5) runtime.sysmon'2\ncfn=(2)\ncalls=1 10\n5 15\nfn=(2)\n10 18\n", Counts{Ir: 18}},
+		// Recursion: a function met again down its calls holds its lines.
+		{head + "fn=(1) runtime.sysmon\ncfn=(2) runtime.f\ncalls=1 10\n5 50\n" +
+			"fn=(2)\n10 6\ncfn=(2)\ncalls=1 10\n11 40\n", Counts{Ir: 12}},
+	} {
+		c, err := sysmonCost(tc.text, map[string]string{})
+		if err != nil || c != tc.want {
+			t.Errorf("%q: sysmon %+v, %v; want %+v", tc.text, c, err, tc.want)
+		}
 	}
 }
 
@@ -32,7 +68,7 @@ func TestSysmonLeftOut(t *testing.T) {
 // function of the same name's prefix is not sysmon.
 func TestSysmonNames(t *testing.T) {
 	head := "events: Ir sysCount\n"
-	first := head + "fn=(3) runtime.sysmon\n10 5\ncfn=(4) runtime.usleep\ncalls=2 20\n* 7 2\nfn=(5) runtime.sysmonUpdateGOMAXPROCS\n1 100\ntotals: 112 2\n"
+	first := head + "fn=(3) runtime.sysmon\n10 5\ncfn=(4) runtime.usleep\ncalls=2 20\n* 7 2\nfn=(4)\n20 7 2\nfn=(5) runtime.sysmonUpdateGOMAXPROCS\n1 100\ntotals: 112 2\n"
 	second := head + "fn=(5)\n1 100\nfn=(3)\n+1 4 0\ncfn=(4)\ncalls=1 20\n* 3 1\nfn=(4)\n20 1000 1\ntotals: 1107 1\n"
 	ids := map[string]string{}
 	want := []Counts{{Ir: 12, SysCount: 2}, {Ir: 7, SysCount: 1}}

@@ -1,6 +1,7 @@
 package callgrind
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math"
@@ -14,10 +15,11 @@ import (
 )
 
 // TestWindows counts testdata/windowbench's benchmarks by the windows of
-// the testing package the overlay patches:
-// two benchmarks in one process, and one of them at other counts (one
-// iteration too: go test's only pass); per op is the same at 1000 and 4000, twice the work counts twice, and the
-// setup's 2·10⁶ iterations (2000 per op at 1000) are not in it.
+// the testing package the overlay patches: two benchmarks in one
+// process, and one of them at other counts (one iteration too: go test's
+// only pass). Per op is the same at 1000 and 4000, twice the work counts
+// twice, and the setup's 2·10⁶ iterations (2000 per op at 1000) are not
+// in it.
 func TestWindows(t *testing.T) {
 	if !valgrind.Supported {
 		t.Skip("client requests are written for amd64 and arm64 only: windows not counted")
@@ -41,29 +43,29 @@ func TestWindows(t *testing.T) {
 	tasks := []Task{{b, "Spin", [2]int{0, 1000}}, {b, "SpinTwice", [2]int{0, 1000}}, {b, "Spin", [2]int{0, 4000}}, {b, "Spin", [2]int{0, 1}}}
 	// A window leaves the runtime's monitor thread out, whose share
 	// grows with the window's wall time on a loaded machine. What is left
-	// that time moves is sysmon preempting the benchmark's goroutine
-	// after 10 ms of wall time (about 1000 instructions each, 0.14 % of
-	// Spin's window at 1000 on an idle machine, more where the process
-	// waits for a CPU and 10 ms hold fewer of its instructions): repeats
-	// agree within 3 %, far below the setup's 2000 instructions an op.
+	// that time moves is the runtime's work on the benchmark's thread:
+	// sysmon preempting the benchmark's goroutine after 10 ms of wall
+	// time, and what the scheduler runs then (about 1,600 instructions,
+	// 0.2 % of Spin's window at 1000; seen in 3 of 30 such windows on a
+	// loaded machine, never in 30 of one iteration). Repeats that
+	// disagree are counted again, and two of them must agree: within 1 %
+	// (the setup left out is 2,000 instructions an op), and for a window
+	// of one iteration (Spin's 707 and the window's own 46, counted
+	// exactly in those 30) within 100.
 	cpu := ProcessCPU()
-	rs := v.Measure(context.Background(), tasks, Options{Repeat: 2, MaxRepeat: 2, Jobs: 2, MaxSpread: 0.01, Tmp: t.TempDir()}, nil)
+	rs := v.Measure(context.Background(), tasks, Options{Repeat: 2, MaxRepeat: 3, Jobs: 2, MaxSpread: 0.01, Tmp: t.TempDir()}, nil)
 	if ProcessCPU() <= cpu {
 		t.Errorf("ProcessCPU %v after counting, %v before", ProcessCPU(), cpu)
 	}
-	for _, r := range rs {
-		// Instructions, not system calls: under load, sysmon's preemption
-		// can put a futex call in one repeat's window and not the other's.
-		// A window of one iteration is its fixed cost mostly (about 700
-		// instructions), whose repeats may differ by a few instructions
-		// of the runtime's: they agree within 100.
-		agree := len(r.PerOp) == 2 && math.Abs(r.PerOp[1].Ir/r.PerOp[0].Ir-1) <= 0.03
-		if r.Iters[1] == 1 && len(r.PerOp) == 2 {
-			agree = math.Abs(r.PerOp[1].Ir-r.PerOp[0].Ir) <= 100
+	for i, r := range rs {
+		tol := func(a, b float64) bool { return math.Abs(a/b-1) <= 0.01 }
+		if r.Iters[1] == 1 {
+			tol = func(a, b float64) bool { return math.Abs(a-b) <= 100 }
 		}
-		if r.Err != nil || !agree {
+		if r.Err != nil || !twoAgree(r.PerOp, tol) {
 			t.Fatalf("%s at %d: %+v", r.Name, r.Iters[1], r)
 		}
+		slices.SortFunc(rs[i].PerOp, func(a, b Counts) int { return cmp.Compare(a.Ir, b.Ir) })
 	}
 	spin, twice, spin4 := rs[0].PerOp[0].Ir, rs[1].PerOp[0].Ir, rs[2].PerOp[0].Ir
 	t.Logf("instructions per op: Spin %v at 1000, %v at 4000; SpinTwice %v", spin, spin4, twice)
@@ -77,10 +79,23 @@ func TestWindows(t *testing.T) {
 		t.Errorf("SpinTwice %v per op, Spin %v: ratio %.3f, want 2", twice, spin, r)
 	}
 	// At one iteration the window is go test's only pass: counted, its one
-	// operation and the window's fixed cost, without the setup.
+	// operation and the window's fixed cost, without the setup. (Each
+	// figure is its least repeat's: a preemption only adds.)
 	if one := rs[3].PerOp[0].Ir; one < spin || one > spin+5000 {
 		t.Errorf("Spin at 1: %v instructions, want its %v per op and the window's fixed cost", one, spin)
 	}
+}
+
+// twoAgree says two of the repeats' instruction counts agree by tol.
+func twoAgree(perOp []Counts, tol func(a, b float64) bool) bool {
+	for i := range perOp {
+		for j := range i {
+			if tol(perOp[i].Ir, perOp[j].Ir) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TestListSizesWindows: listed to size windows, a binary with windows runs
