@@ -7,18 +7,20 @@ package callgrind
 // retake. Callgrind books those on the call's line but not in the
 // window's own lines or totals, so subtracting them from the totals
 // takes them from the benchmark. Of 60 windows of testdata/windowbench's
-// Spin on a loaded machine, 14 were such, moving a one-iteration window
-// of 753 instructions down to 29 of them.
+// Spin (30 of one iteration, 30 of 1000) counted three at a time on two
+// CPUs, 17 were such, and one moved a one-iteration window of 753
+// instructions down to 29.
 //
 // What a call of sysmon's ran in the window is also in the window's
 // lines of the function it called (and of that one's calls): so each
 // call's inclusive cost is bounded by what its callee's lines hold in
 // the window (bounded alike, down its calls; costGraph.held), which
 // leaves the part before the window out. In those 60 windows, sysmon's
-// cost so bounded left the benchmark's exact count in 50 and missed it
-// by 3 or 168 instructions in 4; the other 6 held the runtime's work on
-// the benchmark's thread (a preemption, the scavenger), about 1,600
-// instructions, which sysmon's blocks do not hold.
+// cost so bounded left the benchmark's exact count in 56 and missed it
+// by 147 instructions (of 716,037) in one; the other 3 held the
+// runtime's work on the benchmark's thread (a preemption, then the
+// scavenger), about 1,600 instructions, which sysmon's blocks do not
+// hold.
 
 // costGraph is a callgrind output file's costs by function: each one's
 // own lines, and the inclusive costs of its calls by callee.
