@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -355,4 +356,65 @@ func repoPath(root, w string) (string, bool) {
 		return "", false
 	}
 	return strings.Join(segs, "/"), true
+}
+
+// layoutEntry is an entry of README.md's layout: an indented path, then
+// at least two spaces and what it holds.
+var layoutEntry = regexp.MustCompile(`(?m)^    ([\w./…-]+)\s{2,}\S`)
+
+// TestReadmeLayout: README.md's layout names every package of the module
+// (impl/… names those under impl), and every path it names exists.
+func TestReadmeLayout(t *testing.T) {
+	doc, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]bool{}
+	for _, m := range layoutEntry.FindAllStringSubmatch(string(doc), -1) {
+		p := strings.TrimSuffix(m[1], "/")
+		named[p] = true
+		if _, err := os.Stat(strings.TrimSuffix(p, "/…")); err != nil {
+			t.Errorf("README.md's layout names %s, which does not exist", m[1])
+		}
+	}
+	for _, dir := range packageDirs(t, ".") {
+		under := false
+		for p := range named {
+			under = under || strings.HasSuffix(p, "/…") && strings.HasPrefix(dir, strings.TrimSuffix(p, "…"))
+		}
+		if dir != "." && !named[dir] && !under {
+			t.Errorf("README.md's layout does not name the package %s", dir)
+		}
+	}
+}
+
+// packageDirs are the directories under root, testdata, hidden ones and
+// other modules left out, that hold a Go file other than a test.
+func packageDirs(t *testing.T, root string) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			_, mod := os.Stat(filepath.Join(path, "go.mod"))
+			if path != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || mod == nil) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			seen[filepath.Dir(path)] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := slices.Sorted(maps.Keys(seen))
+	if len(dirs) < 10 {
+		t.Fatalf("found %d packages under %s: %v", len(dirs), root, dirs)
+	}
+	return dirs
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/harness/tlscert"
+	"github.com/loopbench/loopbench/internal/measure/tlscert"
 )
 
 // shouter answers what it reads in upper case.

@@ -2,9 +2,9 @@ package bench
 
 import (
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/harness/valgrind"
-	"github.com/loopbench/loopbench/internal/harness/vclock"
 	"github.com/loopbench/loopbench/internal/loophook"
+	"github.com/loopbench/loopbench/internal/measure/valgrind"
+	"github.com/loopbench/loopbench/internal/measure/vclock"
 )
 
 // The Timers workload does work that follows the loop clock: how many
@@ -13,7 +13,7 @@ import (
 // ones. Natively that is what it measures, on the real clock. Counted
 // under callgrind in windows (valgrind.Windows), where the process runs some 50 times slower
 // and by a varying amount, it would make every process count different
-// work; there its loops run under a virtual clock (internal/harness/vclock)
+// work; there its loops run under a virtual clock (internal/measure/vclock)
 // instead, which stands still while callbacks run and, when the loop
 // would wait, moves on by the wait and polls the selector without
 // waiting: the same operations, the same timers due in each iteration,

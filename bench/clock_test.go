@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/harness/valgrind"
+	"github.com/loopbench/loopbench/internal/measure/valgrind"
 )
 
 // counting runs the test with countingWindows set to on.

@@ -3,7 +3,7 @@ package bench
 import (
 	"strings"
 
-	"github.com/loopbench/loopbench/internal/harness/valgrind"
+	"github.com/loopbench/loopbench/internal/measure/valgrind"
 )
 
 // Reasons a case is not counted in callgrind windows (NotCountable).

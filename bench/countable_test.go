@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopbench/loopbench/internal/harness/valgrind"
+	"github.com/loopbench/loopbench/internal/measure/valgrind"
 )
 
 // TestNotCountable: of the Timers and Wakeup cases, exactly the Go

@@ -9,8 +9,8 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/harness/echo"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/echo"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // EchoServer starts the style ("protocol", "task", "stream", or "tls": the

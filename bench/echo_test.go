@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/loopbench/loopbench/internal/harness/echo"
+	"github.com/loopbench/loopbench/internal/measure/echo"
 )
 
 // reported records what a Timer is told to report.

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/harness/rounds"
+	"github.com/loopbench/loopbench/internal/measure/rounds"
 	"github.com/loopbench/loopbench/selectors"
 )
 
@@ -23,7 +23,7 @@ type Case struct {
 }
 
 // Shuffle returns round's order of cases as loopbench run measures them
-// (internal/harness/rounds.Order): a permutation drawn from seed and round, so
+// (internal/measure/rounds.Order): a permutation drawn from seed and round, so
 // that a run's order can be replayed from its recorded seed. Measured in
 // one fixed order, a case always follows the same one and pays for what
 // it leaves (garbage, cache state).

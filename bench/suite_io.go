@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/harness/echo"
+	"github.com/loopbench/loopbench/internal/measure/echo"
 )
 
 // ioChainCases: libevent's bench.c (IOChain) with p socketpairs and a

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/harness/echo"
-	"github.com/loopbench/loopbench/internal/harness/tlscert"
+	"github.com/loopbench/loopbench/internal/measure/echo"
+	"github.com/loopbench/loopbench/internal/measure/tlscert"
 )
 
 var (

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/echo"
+	"github.com/loopbench/loopbench/internal/measure/echo"
 	"golang.org/x/perf/benchfmt"
 )
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/benchdata"
+	"github.com/loopbench/loopbench/internal/measure/benchdata"
 	"golang.org/x/perf/benchfmt"
 )
 

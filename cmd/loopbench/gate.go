@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/internal/harness/gate"
-	"github.com/loopbench/loopbench/internal/harness/machine"
 	"github.com/loopbench/loopbench/internal/harness/runner"
 	"github.com/loopbench/loopbench/internal/harness/verdict"
+	"github.com/loopbench/loopbench/internal/measure/machine"
 )
 
 const gateUsage = `usage: loopbench gate [-base REV] [-head REV] [flags]

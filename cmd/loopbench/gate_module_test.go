@@ -10,7 +10,7 @@ import (
 
 	"github.com/loopbench/loopbench/internal/harness/gate"
 	"github.com/loopbench/loopbench/internal/harness/gate/gatetest"
-	"github.com/loopbench/loopbench/internal/harness/valgrind"
+	"github.com/loopbench/loopbench/internal/measure/valgrind"
 )
 
 // hotSource is package hot of a throwaway module: three benchmarks in

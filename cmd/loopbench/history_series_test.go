@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/internal/harness/gate/gatetest"
-	"github.com/loopbench/loopbench/internal/harness/valgrind"
+	"github.com/loopbench/loopbench/internal/measure/valgrind"
 )
 
 // seriesSource is package series of a throwaway module: three benchmarks,

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/internal/harness/load"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
 	"github.com/loopbench/loopbench/internal/harness/verdict"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 	"github.com/loopbench/loopbench/internal/sys/cpu"
 )
 

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/echo"
 	"github.com/loopbench/loopbench/internal/harness/load"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
-	"github.com/loopbench/loopbench/internal/harness/machine"
+	"github.com/loopbench/loopbench/internal/measure/echo"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/machine"
 	"golang.org/x/perf/benchfmt"
 )
 

@@ -6,9 +6,9 @@ import (
 	"os"
 
 	"github.com/loopbench/loopbench/internal/harness/load"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
-	"github.com/loopbench/loopbench/internal/harness/machine"
 	"github.com/loopbench/loopbench/internal/harness/report"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/machine"
 )
 
 // openOutputs checks -out, -report and -hgrm before anything is

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // TestLoadIntervalErrors: an -interval under 10ms, over the -duration,

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/internal/harness/load"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
 	"github.com/loopbench/loopbench/internal/harness/report"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // runSweep runs load -sweep and writes its outputs.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/tlscert"
+	"github.com/loopbench/loopbench/internal/measure/tlscert"
 )
 
 // slowEcho serves an echo of 64-byte requests on loopback, each answered

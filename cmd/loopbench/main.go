@@ -55,7 +55,7 @@ import (
 	"syscall"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/harness/machine"
+	"github.com/loopbench/loopbench/internal/measure/machine"
 	"github.com/loopbench/loopbench/selectors"
 )
 

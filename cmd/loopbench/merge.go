@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/loopbench/loopbench/internal/harness/load"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 const mergeUsage = `usage: loopbench merge [-format table|benchfmt|json] [-force] [-out FILE] [-hgrm FILE] FILE...

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/echo"
 	"github.com/loopbench/loopbench/internal/harness/load"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/echo"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // writeGenerator writes a fixed generator result to dir/name.txt, around

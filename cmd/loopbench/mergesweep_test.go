@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // TestMergeOneSweepFile: merge of one generator's sweep file gives every

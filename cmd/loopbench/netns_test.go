@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // TestNetnsGenerators runs scripts/netns-load.sh: one server and three

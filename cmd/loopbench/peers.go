@@ -13,11 +13,11 @@ import (
 
 	"github.com/loopbench/loopbench/bench"
 	"github.com/loopbench/loopbench/internal/harness/load"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
 	"github.com/loopbench/loopbench/internal/harness/report"
 	"github.com/loopbench/loopbench/internal/harness/runner"
 	"github.com/loopbench/loopbench/internal/harness/serve"
 	"github.com/loopbench/loopbench/internal/harness/servercost"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 	"github.com/loopbench/loopbench/peers"
 	"golang.org/x/perf/benchfmt"
 )

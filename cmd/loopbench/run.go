@@ -11,10 +11,10 @@ import (
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/bench"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
-	"github.com/loopbench/loopbench/internal/harness/machine"
 	"github.com/loopbench/loopbench/internal/harness/report"
 	"github.com/loopbench/loopbench/internal/harness/runner"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/machine"
 )
 
 // measure is bench.Measure; tests replace it with a deterministic stub.

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/bench"
-	"github.com/loopbench/loopbench/internal/harness/machine"
 	"github.com/loopbench/loopbench/internal/harness/runner"
+	"github.com/loopbench/loopbench/internal/measure/machine"
 	"github.com/loopbench/loopbench/selectors"
 	"golang.org/x/perf/benchfmt"
 )

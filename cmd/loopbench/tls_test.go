@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/tlscert"
+	"github.com/loopbench/loopbench/internal/measure/tlscert"
 	"github.com/loopbench/loopbench/internal/sys/cpu"
 )
 

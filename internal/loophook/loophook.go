@@ -11,7 +11,7 @@ import (
 
 // Drive gives the loop l (a *loopbench.Loop) the clock now and wraps its
 // selector with wrap, before its first run: a virtual clock
-// (internal/harness/vclock) for the differential check and the counted timer
+// (internal/measure/vclock) for the differential check and the counted timer
 // workloads. The loop's Time, CallLater and timeouts follow now from
 // then on.
 var Drive func(l any, now func() time.Duration, wrap func(selectors.Selector) selectors.Selector)

@@ -4,12 +4,12 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/harness/vclock"
+	"github.com/loopbench/loopbench/internal/measure/vclock"
 	"github.com/loopbench/loopbench/selectors"
 )
 
 // Driver is a loop's clock and a wrapper of its selector that makes a
-// schedule deterministic: a virtual clock (internal/harness/vclock), which moves
+// schedule deterministic: a virtual clock (internal/measure/vclock), which moves
 // only when the loop would block, by the timeout, so the earliest timer
 // is due exactly; and when the loop would block in select (a timeout
 // other than 0), the thread-safe calls armed meanwhile are made first by

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/harness/echo"
+	"github.com/loopbench/loopbench/internal/measure/echo"
 )
 
 // RunNet runs the network suite on cfg: transports and protocols,

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/harness/tlscert"
+	"github.com/loopbench/loopbench/internal/measure/tlscert"
 )
 
 // RunTLS runs the TLS suite on cfg: servers and clients on the loop

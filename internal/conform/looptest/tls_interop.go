@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/harness/tlscert"
+	"github.com/loopbench/loopbench/internal/measure/tlscert"
 )
 
 // RunTLSInterop runs loopbench's TLS against other implementations on

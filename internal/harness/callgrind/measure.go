@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/loopbench/loopbench/internal/harness/benchdata"
+	"github.com/loopbench/loopbench/internal/measure/benchdata"
 	"github.com/montanaflynn/stats"
 )
 

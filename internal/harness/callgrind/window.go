@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/loopbench/loopbench/internal/harness/valgrind"
+	"github.com/loopbench/loopbench/internal/measure/valgrind"
 )
 
 // WindowFlag starts callgrind with instrumentation off: a binary built

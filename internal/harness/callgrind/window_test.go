@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/loopbench/loopbench/internal/harness/overlay"
-	"github.com/loopbench/loopbench/internal/harness/valgrind"
+	"github.com/loopbench/loopbench/internal/measure/valgrind"
 )
 
 // TestWindows counts testdata/windowbench's benchmarks by the windows of

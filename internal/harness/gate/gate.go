@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/benchdata"
 	"github.com/loopbench/loopbench/internal/harness/callgrind"
 	"github.com/loopbench/loopbench/internal/harness/overlay"
+	"github.com/loopbench/loopbench/internal/measure/benchdata"
 )
 
 // Config is a gate run.

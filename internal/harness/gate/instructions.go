@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/loopbench/loopbench/internal/harness/benchdata"
 	"github.com/loopbench/loopbench/internal/harness/callgrind"
+	"github.com/loopbench/loopbench/internal/measure/benchdata"
 	"golang.org/x/perf/benchfmt"
 )
 

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/internal/harness/callgrind"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
 	"github.com/loopbench/loopbench/internal/harness/verdict"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
 )

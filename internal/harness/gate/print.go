@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/loopbench/loopbench/internal/harness/benchdata"
 	"github.com/loopbench/loopbench/internal/harness/callgrind"
+	"github.com/loopbench/loopbench/internal/measure/benchdata"
 )
 
 // header prints what the gate compared, how, and the files that hold

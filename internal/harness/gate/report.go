@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/benchdata"
 	"github.com/loopbench/loopbench/internal/harness/verdict"
+	"github.com/loopbench/loopbench/internal/measure/benchdata"
 )
 
 // JSONReport is gate's -format json output: compare's object

@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/loopbench/loopbench/internal/harness/rounds"
+	"github.com/loopbench/loopbench/internal/measure/rounds"
 )
 
 // runRounds runs cfg.Count rounds, or fewer when cfg.Stop says the

@@ -23,7 +23,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/loopbench/loopbench/internal/harness/benchdata"
+	"github.com/loopbench/loopbench/internal/measure/benchdata"
 )
 
 // Commit is one point of a history: the saves of one commit.

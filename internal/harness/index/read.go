@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/benchdata"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
 	"github.com/loopbench/loopbench/internal/harness/report"
+	"github.com/loopbench/loopbench/internal/measure/benchdata"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 	"golang.org/x/perf/benchfmt"
 )
 

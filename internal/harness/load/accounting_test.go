@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // countingEcho echoes 64-byte requests and counts the requests it read.

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"syscall"
 
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // NotEchoText is the error text of an answer that is not the echo of its

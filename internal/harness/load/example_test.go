@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/echo"
 	"github.com/loopbench/loopbench/internal/harness/load"
+	"github.com/loopbench/loopbench/internal/measure/echo"
 )
 
 func ExampleParseRates() {

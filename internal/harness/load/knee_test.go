@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // steps builds synthetic steps at 1000, 2000, ... req/s from verdict

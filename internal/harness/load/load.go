@@ -89,7 +89,7 @@ import (
 	"net"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // Config describes a load run.

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 	"golang.org/x/perf/benchfmt"
 )
 

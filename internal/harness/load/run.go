@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // Run runs the load and reports it. It fails only on a bad Config or when

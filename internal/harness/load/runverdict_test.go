@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // TestWarnCPUBoundPerLoop: the CPU-bound warning holds a run against the

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // WarnRun writes a line on w for each way the run's figures describe the

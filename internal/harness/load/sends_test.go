@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // checkAccounts checks the identity scheduled = answered + unsent +

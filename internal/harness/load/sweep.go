@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // MaxSweepSteps bounds the steps of a sweep spec: as many as a result

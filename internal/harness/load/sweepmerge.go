@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // MergedStep is one step of N generators' sweeps, merged.

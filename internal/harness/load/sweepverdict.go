@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // WriteStepLines writes a sweep's step as it ends, of steps in all: its

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/bench"
-	"github.com/loopbench/loopbench/internal/harness/echo"
+	"github.com/loopbench/loopbench/internal/measure/echo"
 )
 
 // TestTLS: over TLS, through the loop's TLS transport, closed and open

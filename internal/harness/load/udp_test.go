@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/echo"
+	"github.com/loopbench/loopbench/internal/measure/echo"
 )
 
 // TestUDP: requests as datagrams on connected UDP sockets, closed and

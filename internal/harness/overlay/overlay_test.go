@@ -15,7 +15,7 @@ import (
 
 	"github.com/loopbench/loopbench/internal/harness/callgrind"
 	"github.com/loopbench/loopbench/internal/harness/overlay"
-	"github.com/loopbench/loopbench/internal/harness/valgrind"
+	"github.com/loopbench/loopbench/internal/measure/valgrind"
 )
 
 // TestPatchFitsInstalledToolchain: every anchor matches the testing

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // TestLoadSpectrumClosedLoop: a closed loop's percentile spectrum is one

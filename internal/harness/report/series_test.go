@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // synthSeries is a run of n intervals of a second, its latency rising

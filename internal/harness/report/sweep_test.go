@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // synthSweep is a server whose latencies rise past its capacity.

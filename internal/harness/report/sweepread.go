@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/benchdata"
 	"github.com/loopbench/loopbench/internal/harness/load"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/benchdata"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 	"github.com/montanaflynn/stats"
 	"golang.org/x/perf/benchfmt"
 )

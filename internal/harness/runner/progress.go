@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/bench"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // HeartbeatEvery is how often a run or a gate says how far it is when its

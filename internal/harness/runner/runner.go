@@ -21,9 +21,9 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/bench"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
-	"github.com/loopbench/loopbench/internal/harness/machine"
-	"github.com/loopbench/loopbench/internal/harness/rounds"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/machine"
+	"github.com/loopbench/loopbench/internal/measure/rounds"
 	"golang.org/x/perf/benchfmt"
 )
 

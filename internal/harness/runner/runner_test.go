@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/bench"
-	"github.com/loopbench/loopbench/internal/harness/benchdata"
-	"github.com/loopbench/loopbench/internal/harness/machine"
 	"github.com/loopbench/loopbench/internal/harness/verdict"
+	"github.com/loopbench/loopbench/internal/measure/benchdata"
+	"github.com/loopbench/loopbench/internal/measure/machine"
 	"golang.org/x/perf/benchfmt"
 )
 

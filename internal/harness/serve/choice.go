@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/harness/echo"
+	"github.com/loopbench/loopbench/internal/measure/echo"
 	"github.com/loopbench/loopbench/peers"
 )
 

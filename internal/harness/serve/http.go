@@ -7,7 +7,7 @@ import (
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/internal/harness/httpserve"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 	"github.com/loopbench/loopbench/peers"
 )
 

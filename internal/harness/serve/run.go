@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/harness/echo"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/echo"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 	"github.com/loopbench/loopbench/peers"
 )
 

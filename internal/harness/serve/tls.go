@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/loopbench/loopbench/internal/harness/tlscert"
+	"github.com/loopbench/loopbench/internal/measure/tlscert"
 	"github.com/loopbench/loopbench/peers"
 )
 

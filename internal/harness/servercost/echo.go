@@ -12,7 +12,7 @@ import (
 	"github.com/loopbench/loopbench/bench"
 	"github.com/loopbench/loopbench/internal/harness/load"
 	"github.com/loopbench/loopbench/internal/harness/serve"
-	"github.com/loopbench/loopbench/internal/harness/tlscert"
+	"github.com/loopbench/loopbench/internal/measure/tlscert"
 	"github.com/loopbench/loopbench/peers"
 	"golang.org/x/perf/benchfmt"
 )

@@ -12,8 +12,8 @@ import (
 
 	"github.com/loopbench/loopbench/internal/harness/httpwire"
 	"github.com/loopbench/loopbench/internal/harness/load"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
 	"github.com/loopbench/loopbench/internal/harness/serve"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 	"github.com/loopbench/loopbench/peers"
 )
 

@@ -31,9 +31,9 @@ import (
 
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/bench"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
-	"github.com/loopbench/loopbench/internal/harness/rounds"
 	"github.com/loopbench/loopbench/internal/harness/serve"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/rounds"
 	"github.com/loopbench/loopbench/peers"
 	"github.com/loopbench/loopbench/selectors"
 	"golang.org/x/perf/benchfmt"

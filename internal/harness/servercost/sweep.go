@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench/internal/harness/load"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
-	"github.com/loopbench/loopbench/internal/harness/rounds"
 	"github.com/loopbench/loopbench/internal/harness/serve"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/rounds"
 	"github.com/loopbench/loopbench/peers"
 )
 

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/loopbench/loopbench/internal/harness/benchdata"
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/benchdata"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 	"golang.org/x/perf/benchproc"
 )
 

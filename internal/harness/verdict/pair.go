@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/loopbench/loopbench/internal/harness/benchdata"
+	"github.com/loopbench/loopbench/internal/measure/benchdata"
 )
 
 // IdentityKeys name a run, not its setup (seed is the case order's): they are expected to differ

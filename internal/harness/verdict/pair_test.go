@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopbench/loopbench/internal/harness/benchdata"
+	"github.com/loopbench/loopbench/internal/measure/benchdata"
 )
 
 func mustRead(t *testing.T, name, text string) *benchdata.Set {

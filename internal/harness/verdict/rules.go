@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/loopbench/loopbench/internal/harness/benchdata"
+	"github.com/loopbench/loopbench/internal/measure/benchdata"
 	"golang.org/x/perf/benchmath"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/valgrind"
+	"github.com/loopbench/loopbench/internal/measure/valgrind"
 )
 
 var sink uint64

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/loopbench/loopbench/internal/harness/machine"
-	"github.com/loopbench/loopbench/internal/harness/rounds"
+	"github.com/loopbench/loopbench/internal/measure/machine"
+	"github.com/loopbench/loopbench/internal/measure/rounds"
 )
 
 // Three cases, two rounds, each round in an order drawn from seed 1. The

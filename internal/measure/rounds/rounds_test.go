@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/machine"
+	"github.com/loopbench/loopbench/internal/measure/machine"
 )
 
 // fakeMachine is a machine whose clock moves a second a sample, busy

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/loopbench/loopbench/internal/harness/callgrind"
-	"github.com/loopbench/loopbench/internal/harness/valgrind"
+	"github.com/loopbench/loopbench/internal/measure/valgrind"
 	"github.com/loopbench/loopbench/internal/sys/raceflag"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/loadresult"
 )
 
 // Two generators' results merge into one: counts and CPU summed over the

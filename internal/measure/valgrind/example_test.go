@@ -3,7 +3,7 @@ package valgrind_test
 import (
 	"fmt"
 
-	"github.com/loopbench/loopbench/internal/harness/valgrind"
+	"github.com/loopbench/loopbench/internal/measure/valgrind"
 )
 
 // A counted window: under valgrind --tool=callgrind --instr-atstart=no

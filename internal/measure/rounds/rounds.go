@@ -26,7 +26,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/harness/machine"
+	"github.com/loopbench/loopbench/internal/measure/machine"
 )
 
 // Config is how Run runs its rounds.

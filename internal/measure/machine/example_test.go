@@ -3,7 +3,7 @@ package machine_test
 import (
 	"fmt"
 
-	"github.com/loopbench/loopbench/internal/harness/machine"
+	"github.com/loopbench/loopbench/internal/measure/machine"
 )
 
 // FormatBytes writes a machine's memory as runs record it.

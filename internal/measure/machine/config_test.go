@@ -23,11 +23,11 @@ func TestCommitOf(t *testing.T) {
 	const rev = "0123456789abcdef0123456789abcdef01234567"
 	own := gatetest.New(t)
 	own.Write("go.mod", "module "+ModulePath+"\n\ngo 1.26\n")
-	own.Write("internal/harness/machine/config.go", "package main\n")
+	own.Write("internal/measure/machine/config.go", "package main\n")
 	ownHead := own.Commit("loopbench")
 	other := gatetest.New(t) // another module, with a copy of loopbench inside
 	other.Write("vendored/go.mod", "module "+ModulePath+"\n")
-	other.Write("vendored/internal/harness/machine/config.go", "package main\n")
+	other.Write("vendored/internal/measure/machine/config.go", "package main\n")
 	other.Commit("other")
 	plain := &debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "-buildvcs", Value: "false"}}}
 	for _, c := range []struct {
@@ -36,12 +36,12 @@ func TestCommitOf(t *testing.T) {
 		source string
 		want   string
 	}{
-		{"recorded", vcsBuild(rev, "false"), filepath.Join(other.Dir, "vendored/internal/harness/machine/config.go"), rev},
+		{"recorded", vcsBuild(rev, "false"), filepath.Join(other.Dir, "vendored/internal/measure/machine/config.go"), rev},
 		{"recorded modified", vcsBuild(rev, "true"), "", rev + "-modified"},
 		{"no build info", nil, "", "unknown"},
-		{"trimpath", plain, ModulePath + "/internal/harness/machine/config.go", "unknown"},
-		{"own checkout", plain, filepath.Join(own.Dir, "internal/harness/machine/config.go"), ownHead},
-		{"copy in another repository", plain, filepath.Join(other.Dir, "vendored/internal/harness/machine/config.go"), "unknown"},
+		{"trimpath", plain, ModulePath + "/internal/measure/machine/config.go", "unknown"},
+		{"own checkout", plain, filepath.Join(own.Dir, "internal/measure/machine/config.go"), ownHead},
+		{"copy in another repository", plain, filepath.Join(other.Dir, "vendored/internal/measure/machine/config.go"), "unknown"},
 		{"not a checkout", plain, filepath.Join(t.TempDir(), "main.go"), "unknown"},
 	} {
 		if got := commitOf(c.bi, c.source); got != c.want {
@@ -49,11 +49,11 @@ func TestCommitOf(t *testing.T) {
 		}
 	}
 	own.Write("results/new/raw.txt", "untracked\n")
-	if got := commitOf(plain, filepath.Join(own.Dir, "internal/harness/machine/config.go")); got != ownHead {
+	if got := commitOf(plain, filepath.Join(own.Dir, "internal/measure/machine/config.go")); got != ownHead {
 		t.Errorf("with an untracked file: %q, want %q", got, ownHead)
 	}
-	own.Write("internal/harness/machine/config.go", "package main // changed\n")
-	if got := commitOf(plain, filepath.Join(own.Dir, "internal/harness/machine/config.go")); got != ownHead+"-modified" {
+	own.Write("internal/measure/machine/config.go", "package main // changed\n")
+	if got := commitOf(plain, filepath.Join(own.Dir, "internal/measure/machine/config.go")); got != ownHead+"-modified" {
 		t.Errorf("with a changed file: %q, want %q", got, ownHead+"-modified")
 	}
 }

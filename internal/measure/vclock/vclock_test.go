@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench"
-	"github.com/loopbench/loopbench/internal/harness/vclock"
 	"github.com/loopbench/loopbench/internal/loophook"
+	"github.com/loopbench/loopbench/internal/measure/vclock"
 	"github.com/loopbench/loopbench/selectors"
 )
 
