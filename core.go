@@ -393,7 +393,7 @@ func insideLoop() bool {
 func (c *core) closeSockets() {
 	c.dialer.close()
 	for s := range c.servers {
-		sock.Close(s.fd)
+		s.closeSocket()
 	}
 	for t := range c.transports {
 		t.closeSocket()

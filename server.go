@@ -136,9 +136,17 @@ func (s *Server) Close() {
 		return // the loop's Close closed the socket already
 	}
 	s.loop.RemoveReader(s.fd)
-	sock.Close(s.fd)
+	s.closeSocket()
 	delete(s.loop.c.servers, s)
 	s.wakeWaiters()
+}
+
+// closeSocket stops listening, then closes the socket: a poll the
+// selector may still have in flight holds the file open, and the
+// shutdown refuses connections all the same (sock.StopListening).
+func (s *Server) closeSocket() {
+	sock.StopListening(s.fd)
+	sock.Close(s.fd)
 }
 
 // CloseClients closes every connection the server serves (buffered data

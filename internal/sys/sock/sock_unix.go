@@ -185,6 +185,13 @@ func Blocking(fd int) (bool, error) {
 // Close closes fd.
 func Close(fd int) error { return os.NewSyscallError("close", unix.Close(fd)) }
 
+// StopListening shuts the listening socket fd down for reading, which on
+// Linux takes it out of the listening state at once, whoever else holds
+// its file (an io_uring poll in flight does until it completes): a
+// connection dialled after it is refused. Elsewhere it does nothing the
+// Close that follows does not; its error is not reported.
+func StopListening(fd int) { unix.Shutdown(fd, unix.SHUT_RD) }
+
 // IsAgain reports whether err is the "try again" of Read, Write, Accept.
 func IsAgain(err error) bool { return err == unix.EAGAIN }
 
