@@ -62,6 +62,7 @@ type StreamReader struct {
 	eof    bool
 	err    error
 	waiter *Future
+	spare  *Future // the last wait's future, done: reset for the next wait
 	feeder pauser
 	paused bool
 }
@@ -137,28 +138,46 @@ func (r *StreamReader) wait(t *Task) error {
 		r.paused = false
 		r.feeder.ResumeReading()
 	}
-	w := r.loop.CreateFuture()
-	r.waiter = w
+	w := r.spare
+	if w == nil || w.Reset() != nil {
+		w = r.loop.CreateFuture()
+	}
+	r.waiter, r.spare = w, nil
 	_, err := t.Await(w)
 	if r.waiter == w {
 		r.waiter = nil
 	}
+	r.spare = w
 	return err
 }
 
-// take removes and returns n buffered bytes (a copy), resuming the feeder
-// once the buffer is back under the limit.
+// take removes and returns n buffered bytes, resuming the feeder once the
+// buffer is back under the limit. Taking all of a buffer not much larger
+// than n hands the buffer itself over (the next feed allocates another);
+// otherwise the bytes are copied.
 func (r *StreamReader) take(n int) []byte {
+	if r.off == 0 && n == len(r.buf) && cap(r.buf) <= 2*n {
+		out := r.buf[:n:n]
+		r.buf = nil
+		r.resume()
+		return out
+	}
 	out := append([]byte(nil), r.buf[r.off:r.off+n]...)
 	r.off += n
 	if r.off == len(r.buf) {
 		r.buf, r.off = r.buf[:0], 0
 	}
+	r.resume()
+	return out
+}
+
+// resume resumes the paused feeder once the buffer is back under the
+// limit.
+func (r *StreamReader) resume() {
 	if r.paused && len(r.buffered()) <= r.limit {
 		r.paused = false
 		r.feeder.ResumeReading()
 	}
-	return out
 }
 
 // Read reads up to n bytes, waiting while the buffer is empty. At the end
