@@ -48,7 +48,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -231,33 +230,8 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	bi, _ := debug.ReadBuildInfo()
-	fmt.Fprintln(stdout, versionString(bi))
+	fmt.Fprintln(stdout, machine.Version(bi))
 	return nil
-}
-
-// versionString is the version line of a build: the module version, the
-// VCS revision and "(modified)" when the build recorded them, and the Go
-// release.
-func versionString(bi *debug.BuildInfo) string {
-	parts := []string{"loopbench", "(devel)"}
-	if bi == nil {
-		return strings.Join(append(parts, runtime.Version()), " ")
-	}
-	if bi.Main.Version != "" {
-		parts[1] = bi.Main.Version
-	}
-	settings := machine.BuildSettings(bi)
-	if rev := settings["vcs.revision"]; rev != "" {
-		parts = append(parts, rev)
-		if settings["vcs.modified"] == "true" {
-			parts = append(parts, "(modified)")
-		}
-	}
-	goVersion := bi.GoVersion
-	if goVersion == "" {
-		goVersion = runtime.Version()
-	}
-	return strings.Join(append(parts, goVersion), " ")
 }
 
 // interruptContext is the context of a long command: done on the first

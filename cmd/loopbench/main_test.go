@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"maps"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -77,21 +76,6 @@ func TestMain(m *testing.M) {
 		os.Exit(exitCode(run(os.Args[1:], os.Stdout, os.Stderr)))
 	}
 	os.Exit(m.Run())
-}
-
-// TestVersionString: the module version, the VCS revision and whether the
-// tree was modified, as the go command records them in the binary.
-func TestVersionString(t *testing.T) {
-	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/loopbench/loopbench", Version: "v0.0.0-20261126120000-0123456789ab+dirty"},
-		Settings: []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"}, {Key: "vcs.modified", Value: "true"}}}
-	want := "loopbench v0.0.0-20261126120000-0123456789ab+dirty 0123456789abcdef0123456789abcdef01234567 (modified) go1.26.8"
-	if got := versionString(bi); got != want {
-		t.Fatalf("versionString = %q, want %q", got, want)
-	}
-	bi.Settings, bi.Main.Version = nil, "(devel)"
-	if got := versionString(bi); got != "loopbench (devel) go1.26.8" {
-		t.Fatalf("without VCS information: %q", got)
-	}
 }
 
 // TestBadFlag: for every subcommand a flag it does not define is one line

@@ -18,6 +18,7 @@ import (
 	"github.com/loopbench/loopbench/internal/harness/serve"
 	"github.com/loopbench/loopbench/internal/harness/servercost"
 	"github.com/loopbench/loopbench/internal/measure/loadresult"
+	"github.com/loopbench/loopbench/internal/measure/machine"
 	"github.com/loopbench/loopbench/peers"
 	"golang.org/x/perf/benchfmt"
 )
@@ -233,7 +234,7 @@ func (f *peersFlags) defaults(set map[string]bool) error {
 		f.cfg.Seed = uint64(time.Now().UnixNano())
 	}
 	if f.out == "" {
-		f.out = newDir(filepath.Join("results", resultsName()+"-peers"))
+		f.out = newDir(filepath.Join("results", machine.RunName(time.Now())+"-peers"))
 	}
 	return refuseNonEmpty(f.out)
 }

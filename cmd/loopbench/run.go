@@ -126,7 +126,7 @@ func (rc *runConfig) parseCases(variants, workloads string) error {
 		rc.opts.Workloads = append(rc.opts.Workloads, w)
 	}
 	if rc.out == "" {
-		rc.out = newDir(filepath.Join("results", resultsName()))
+		rc.out = newDir(filepath.Join("results", machine.RunName(time.Now())))
 	} else if err := report.CheckDir(rc.out, nil); err != nil {
 		return usageError{"-out " + err.Error()}
 	}
@@ -138,17 +138,6 @@ func (rc *runConfig) parseCases(variants, workloads string) error {
 func writeRawHeader(w io.Writer, cmd string, args []string, seed uint64) {
 	machine.WriteRunConfig(w)
 	fmt.Fprintf(w, "command: loopbench %s %s\nseed: %d\n", cmd, strings.Join(runner.QuoteArgs(args), " "), seed)
-}
-
-// resultsName is the name of a results directory: <date>-<host>-<short
-// commit>.
-func resultsName() string {
-	host, _ := os.Hostname()
-	c := machine.Commit()
-	if len(c) > 7 && c != "unknown" {
-		c = c[:7]
-	}
-	return time.Now().UTC().Format("2006-01-02") + "-" + host + "-" + c
 }
 
 func splitList(s string) []string {
