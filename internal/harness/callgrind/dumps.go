@@ -84,9 +84,6 @@ func parseDump(text string, ids map[string]string) (Dump, error) {
 	if err != nil && !errors.Is(err, ErrNoInstructions) {
 		return Dump{}, err
 	}
-	if d.Sysmon, err = sysmonCost(text, ids); err != nil {
-		return Dump{}, err
-	}
-	d.Counts, err = withGoSyscalls(total.minus(d.Sysmon), text, ids)
+	d.Counts, d.Sysmon, err = withoutRuntime(total, text, ids)
 	return d, err
 }

@@ -227,12 +227,7 @@ func (v Valgrind) Count(ctx context.Context, b Binary, name string, iters int, t
 	if err != nil {
 		return Counts{}, "", err
 	}
-	ids := map[string]string{}
-	sysmon, err := sysmonCost(string(text), ids)
-	if err != nil {
-		return Counts{}, "", err
-	}
-	c, err = withGoSyscalls(c.minus(sysmon), string(text), ids)
+	c, _, err = withoutRuntime(c, string(text), map[string]string{})
 	return c, line, err
 }
 

@@ -17,22 +17,33 @@ func goSyscall(name string) bool {
 }
 
 // goSyscalls sums the system calls booked to the own lines of functions
-// of syscallPackages in a callgrind output file: the system calls Go code
-// made. Left out are the runtime's own (its monitor's sleeps, futex
-// wake-ups, memory mappings), which follow wall time, and its clock
-// reads, which valgrind turns into system calls by hiding the vDSO;
-// and those callgrind books, with no function of those packages, on
-// whatever the counted thread ran when another thread's call returned.
-// ids carries the compressed function names, as for scanCosts.
-func goSyscalls(text string, ids map[string]string) (float64, error) {
-	c, err := sumCosts(text, ids, func(l costLine) bool { return l.callee == "" && goSyscall(l.fn) })
-	return c.SysCount, err
+// of syscallPackages: the system calls Go code made. Left out are the
+// runtime's own (its monitor's sleeps, futex wake-ups, memory mappings),
+// which follow wall time, and its clock reads, which valgrind turns into
+// system calls by hiding the vDSO; and those callgrind books, with no
+// function of those packages, on whatever the counted thread ran when
+// another thread's call returned.
+func (g *costGraph) goSyscalls() float64 {
+	var sum []float64
+	for fn, cost := range g.self {
+		if goSyscall(fn) {
+			sum = addTo(sum, cost)
+		}
+	}
+	return countsOf(g.events, sum).SysCount
 }
 
-// withGoSyscalls is c with its system calls those of Go code in text
-// (goSyscalls).
-func withGoSyscalls(c Counts, text string, ids map[string]string) (Counts, error) {
-	n, err := goSyscalls(text, ids)
-	c.SysCount = n
-	return c, err
+// withoutRuntime is total, a callgrind output file's counts, without what
+// the runtime's monitor thread ran (returned too), and with Go code's
+// system calls only: both read from one pass over text (ids as for
+// scanCosts).
+func withoutRuntime(total Counts, text string, ids map[string]string) (c, sysmon Counts, err error) {
+	g, err := readGraph(text, ids)
+	if err != nil {
+		return Counts{}, Counts{}, err
+	}
+	sysmon = g.costOf(SysmonFunc)
+	c = total.minus(sysmon)
+	c.SysCount = g.goSyscalls()
+	return c, sysmon, nil
 }

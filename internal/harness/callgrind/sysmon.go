@@ -107,13 +107,3 @@ func (g *costGraph) costOf(fn string) Counts {
 	}
 	return countsOf(g.events, sum)
 }
-
-// sysmonCost is what the runtime's monitor thread ran in the time of a
-// callgrind output file (SysmonFunc); ids as for scanCosts.
-func sysmonCost(text string, ids map[string]string) (Counts, error) {
-	g, err := readGraph(text, ids)
-	if err != nil {
-		return Counts{}, err
-	}
-	return g.costOf(SysmonFunc), nil
-}

@@ -16,7 +16,7 @@ import (
 // thread, so sysmon's cost in a window is in its blocks of the output:
 // the lines of runtime.sysmon itself and the inclusive costs of the calls
 // it made (usleep, nanotime, retake and what they call). A window's
-// count, and a whole process's, leave them out (sysmonCost).
+// count, and a whole process's, leave them out (costGraph.costOf).
 //
 // --separate-threads=yes is no help: callgrind's DumpStatsAt and
 // ZeroStats client requests then dump and zero the calling thread
@@ -78,20 +78,6 @@ func scanCosts(text string, ids map[string]string, visit func(costLine, []float6
 		}
 	}
 	return events, sc.Err()
-}
-
-// sumCosts sums the cost lines of text that take says to take.
-func sumCosts(text string, ids map[string]string, take func(costLine) bool) (Counts, error) {
-	var sum []float64
-	events, err := scanCosts(text, ids, func(l costLine, cost []float64) {
-		if take(l) {
-			sum = addTo(sum, cost)
-		}
-	})
-	if err != nil {
-		return Counts{}, err
-	}
-	return countsOf(events, sum), nil
 }
 
 // addTo adds cost to sum, made as long as cost if it is shorter.

@@ -56,8 +56,8 @@ func TestSysmonBounded(t *testing.T) {
 		{head + "fn=(1) runtime.sysmon\ncfn=(2) runtime.f\ncalls=1 10\n5 50\n" +
 			"fn=(2)\n10 6\ncfn=(2)\ncalls=1 10\n11 40\n", Counts{Ir: 12}},
 	} {
-		c, err := sysmonCost(tc.text, map[string]string{})
-		if err != nil || c != tc.want {
+		g, err := readGraph(tc.text, map[string]string{})
+		if c := g.costOf(SysmonFunc); err != nil || c != tc.want {
 			t.Errorf("%q: sysmon %+v, %v; want %+v", tc.text, c, err, tc.want)
 		}
 	}
