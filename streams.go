@@ -62,7 +62,7 @@ type StreamReader struct {
 	eof    bool
 	err    error
 	waiter *Future
-	spare  *Future // the last wait's future, done: reset for the next wait
+	spare  *Future // the future of the last wait, reset for the next one
 	feeder pauser
 	paused bool
 }
@@ -141,13 +141,13 @@ func (r *StreamReader) wait(t *Task) error {
 	w := r.spare
 	if w == nil || w.Reset() != nil {
 		w = r.loop.CreateFuture()
+		r.spare = w
 	}
-	r.waiter, r.spare = w, nil
+	r.waiter = w
 	_, err := t.Await(w)
 	if r.waiter == w {
 		r.waiter = nil
 	}
-	r.spare = w
 	return err
 }
 
