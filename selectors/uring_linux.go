@@ -57,6 +57,7 @@ type uringSel struct {
 	rewaits  uint64   // of which waits again after an interrupted one
 	arg      uringGeteventsArg
 	ts       kernelTimespec
+	polled   []unix.PollFd // confirm's scratch
 }
 
 // The state of a registration's poll.
@@ -331,7 +332,35 @@ func (s *uringSel) reap(buf []Event) []Event {
 		}
 	}
 	atomic.StoreUint32(r.cqHead, head)
-	return buf
+	return s.confirm(buf)
+}
+
+// confirm keeps of evs what their fds are still ready for. A poll
+// completes when its fd becomes ready, and the fd may be drained before
+// the Select that reaps it (a read made on the thread whose write
+// completed it): epoll would not report it then, so it is not reported,
+// and a Oneshot registration whose event is dropped is armed again. One
+// zero-timeout poll(2) checks them all.
+func (s *uringSel) confirm(evs []Event) []Event {
+	if len(evs) == 0 {
+		return evs
+	}
+	s.polled = s.polled[:0]
+	for _, e := range evs {
+		s.polled = append(s.polled, unix.PollFd{Fd: int32(e.Fd), Events: int16(epollMask(e.Events))})
+	}
+	if _, err := pollNow(s.polled); err != nil {
+		return evs // report what completed: a spurious event costs a read that finds nothing
+	}
+	kept := evs[:0]
+	for i, e := range evs {
+		if e.Events &= pollReady(uint32(uint16(s.polled[i].Revents))); e.Events != 0 {
+			kept = append(kept, e)
+		} else if s.regs[e.Fd].ev&Oneshot != 0 && s.st[e.Fd] == uringIdle {
+			s.queue(e.Fd)
+		}
+	}
+	return kept
 }
 
 // Close removes every poll before it closes the ring, for the reason
