@@ -15,23 +15,12 @@ import (
 const indexUsage = `usage: loopbench index [-out FILE] [-docs PATTERNS] [DIR]
 
 Writes a Markdown index of the run directories in DIR (default results):
-for each, newest first, the date, the machine (host, CPU model, cores,
-kernel, Go), the commit and the command that produced it, what it holds
-(its workloads and their cases, its peers, its load sweeps and their
-knees, or the load results it collects), the sections of the documents
-that cite it, with links, and its report files.
-
-Everything comes from what the run recorded: the configuration lines of
-raw.txt (run, peers, peers -sweep, scripts/bench.sh) or of gate.txt
-(gate, which records both commits), or the load results of load -out
-files (scripts/netns-load.sh, scripts/k8s-load.sh). What a run did not
-record is taken from its directory's name
-(<date>-<host>-<commit>), marked so, or said to be not recorded. A
-directory that is neither kind of run is listed as "not a run", with the
-reason.
-
-The documents are the Markdown files -docs matches, relative to DIR's
-parent directory (the repository root when DIR is results).
+for each, newest first, the date, the machine, the commit and the command
+that produced it, what it holds, the sections of the documents (-docs,
+relative to DIR's parent) that cite it, and its report files. Everything
+comes from what the run recorded; what it did not is taken from the
+directory's name (<date>-<host>-<commit>), marked so. docs/cli.md,
+section Index, says what each kind of run records.
 
 Exit status: 0 written; 2 a usage error, a DIR that is missing, is not a
 directory, is itself a run, or holds no directory.

@@ -47,7 +47,7 @@ func TestUsageErrors(t *testing.T) {
 // TestHelpGolden keeps every subcommand's -h text (usage, examples, flags)
 // in golden files.
 func TestHelpGolden(t *testing.T) {
-	for _, cmd := range []string{"run", "serve", "load", "merge", "compare", "gate", "report", "history", "index", "list"} {
+	for _, cmd := range []string{"run", "serve", "load", "merge", "compare", "gate", "report", "history", "index", "peers", "list"} {
 		var out, errb bytes.Buffer
 		if err := run([]string{cmd, "-h"}, &out, &errb); exitCode(err) != 0 {
 			t.Fatalf("%s -h: exit %d", cmd, exitCode(err))

@@ -15,27 +15,13 @@ Merges the results of N load generators run against one server (each
 written by 'loopbench load -out FILE'; a file may hold other lines around
 its results, such as a pod's log): requests and rates summed, latency
 percentiles from the merged HDR histograms (never an average of
-percentiles), corrected and uncorrected, and a table per generator.
-Sweeps ('load -sweep -out', the generators stepping together with
--start-at) are merged step by step, each merged step judged by the
-sweeps' -slo and -max-errors, each keeping the generator limits
-(CPU-bound, late, connection-bound) every generator's own sweep judged,
-and the knee found on the merged curve.
+percentiles), and a table per generator. Sweeps are merged step by step
+and the knee found on the merged curve. What is refused, what is warned
+of and how series merge: docs/cli.md, section Load from many hosts.
 
-Refuses, with exit status 2, what it cannot sum: the same file twice, or
-the same result twice, results of different labels or message sizes, and
-windows that do not overlap; -force merges them anyway, with a warning.
-Warns when the windows overlap by less than 90% of the longest (start the
-generators with -start-at), when a generator fell behind its schedule,
-and when one kept the CPUs its loops can use busy (it measures itself). A sweep step some
-generator was interrupted in ends the merged sweep before it, with a
-warning (in the first step: nothing to merge, exit 2). The generators'
-series over time are merged interval by interval when their windows line
-up (same -interval and -duration, starts within a tenth of an interval),
-else one line says why they are left out; -out writes the merged result
-(load -out's format), -hgrm its corrected histogram (.hgrm).
-
-Exit status: 0 merged; 2 a usage error, a refusal, or a file that is
+Exit status: 0 merged; 2 a usage error, a refusal (the same file or
+result twice, different labels or message sizes, windows that do not
+overlap: -force merges them anyway, with a warning), or a file that is
 missing, has no result or a malformed one (named, in one line; the other
 files are still merged and printed).
 

@@ -28,120 +28,26 @@ import (
 const asCLI = "LOOPBENCH_AS_CLI"
 
 const peersUsage = `usage: loopbench peers [flags]
+       loopbench peers -sweep RATES [flags]
 
 Runs asyncio, uvloop, libuv, libev and libevent on loopbench's workloads,
 and liburing on libevent's bench.c, in the same shapes, interleaved with
-loopbench's own on its default variant (on the shape's selector for
-IOChain): each of -count rounds runs every system once on every workload,
-in an order drawn at random per round. The peers are programs in peers/
-(Python on asyncio.new_event_loop() and uvloop.new_event_loop(); C on the
-libraries' Debian packages), built on demand into a cache directory.
-
-The echo servers are compared on the server side first: what each costs
-the machine per answered request at fixed open-loop rates every server
-meets. At a closed loop the servers (all but the slowest) meet the
-generator's ceiling, so req/s there compares clients more than servers.
-
-  ServerCost .../size=1024/conns=50/rate=R
-                                  each echo server (loopbench's protocol-,
-                                  task- and stream-style servers on the
-                                  default variant, gonet, and the peers'
-                                  asyncio, uvloop, libuv) in its own process
-                                  on CPU 0, driven by the C floor client on
-                                  CPU 1 open loop at R: server-cpu-ns/req
-                                  (its utime+stime from /proc over the
-                                  answered requests), server-cs/req (its
-                                  threads' voluntary and involuntary
-                                  context switches), with req/s, p50-ns and
-                                  p99-ns beside. The rates are a quarter
-                                  and a half of the floor client's
-                                  closed-loop ceiling against loopbench,
-                                  measured first (rounded down to two
-                                  figures; raw.txt and stderr say them). A
-                                  server that does not meet a rate (errors,
-                                  or under 99 % of rate x time answered) is
-                                  said in one line, with no figure
-  ServerSyscalls .../rate=R       with -syscalls, in a window of its own
-                                  under perf stat: server-syscalls/req and
-                                  server-runtime-syscalls/req (futex and
-                                  nanosleep); where perf is missing or
-                                  refused, one line says so
-The output opens with each server's figures against loopbench's
-protocol-style server, judged as compare judges two files.
-
-With -proto http the servers are HTTP/1.1 keep-alive servers answering
-GET / with 200 and 1024 bytes of body: loopbench's protocol- and
-stream-style servers (serve -proto http) on the default variant, gonet
-(Go's net/http), asyncio and uvloop with httptools (an asyncio.Protocol
-feeding httptools.HttpRequestParser, answering in on_message_complete, as
-vmbench's), and libuv's minimal responder in C. Their rows are the same,
-named .../proto=http/size=1024/...: ServerCost and ServerSyscalls driven
-by loopbench load -proto http in this process on CPU 1 (no warm-up, so
-every request it sends is counted; the C floor client speaks the echo
-protocol only), the rates a quarter and a half of its closed-loop ceiling
-against loopbench's protocol-style HTTP server; and HTTPServer
-.../size=1024/conns=N, load -proto http's closed loop (no EchoFloor
-lines). A Python peer without httptools is skipped in one line naming
-python3-httptools. -tls and -sweep are the echo servers'.
-
-Workloads (names as loopbench's, /impl=<peer> for the peers):
-  CallSoon mode=inflight/w=1000   1000 callbacks re-posting themselves
-  CallSoon mode=chain             one in flight, one idle fd watched
-  Timers op=cold-fire/k=...       a fresh loop, k timers in [0, 100 ms),
-                                  run until all fired: cpu-ns/timer
-  Timers op=cold-cancel/k=...     k timers at +10 s, then all cancelled
-  IOChain p=.../a=.../mode=once   libevent's bench.c, on epoll and poll,
-                                  the loop run one iteration at a time;
-                                  on uring, loopbench's uring selector
-                                  beside liburing's poll requests alone
-                                  (not measured, in one line, where the
-                                  kernel refuses io_uring)
-  EchoServer size=1024/conns=N    each server (loopbench's protocol-style
-                                  server, gonet, asyncio, uvloop, libuv)
-                                  in its own process on CPU 0, measured by
-                                  loopbench load on CPU 1, closed loop:
-                                  throughput, where the client is the limit
-  EchoServer style=tls/...        with -tls: the same over TLS 1.3
-                                  (loopbench, gonet on crypto/tls, asyncio
-                                  and uvloop with Python's ssl), and
-                                  op=handshake/conns=N: full handshakes
-                                  (ECDSA P-256, X25519) per second
-  EchoFloor size=1024/conns=N     beside each plain EchoServer load, the
-                                  C floor client (peers/c/floor.c: one
-                                  thread, epoll_pwait2, 1 ns timer slack as
-                                  loopbench's generator: floor-slack in
-                                  raw.txt) in the same shape against the
-                                  same server: cpu-ns/req is the least a
-                                  generator costs here
-  Wakeup wait=200us               how late a 200 µs timer fires on
-                                  loopbench's default variant, and how
-                                  late the floor's clock_nanosleep (1 ns
-                                  timer slack) wakes, and how late its
-                                  busy wait ends (impl=cfloor-spin: only
-                                  when the CPU was taken away, the floor
-                                  of load -spin): the machine's floors
-
-Writes raw.txt (with each peer's version as a configuration line) and the
-report of loopbench report, whose tables put the systems side by side with
-ratios to loopbench. A peer that is not installed is skipped with one line
-naming the Debian package that provides it; a failed build or run is
-reported with its error and the others go on.
-
-With -sweep SPEC, the echo servers instead: loopbench's protocol-, task-
-and stream-style servers on the default variant, gonet, and the peers'
-(libuv, uvloop, asyncio), each in its own process pinned to CPU 0 while
-loopbench load sweeps it from CPU 1 (load -sweep: open-loop steps of rising
-rate, -sweep-conns connections of 1024 bytes, a -steptime window each),
-one server after the other in a random order. raw.txt holds every step and
-knee; sweeps.svg puts the servers on one plot at the corrected p99 and
-sweeps.md tables their knees. Where the C floor client builds, each
-server is then driven by it too, open loop at every rate its sweep ran
-(LoadFloor lines: req/s, p99-ns, lag-p99-ns, cpu-ns/req), after one
-Wakeup measurement: the least a generator is late and costs, same run;
-and then at the fixed rates, for its ServerCost lines.
-
-Install the peers on Debian:
+loopbench's own in -count rounds of random order. The peers are programs
+in peers/, built on demand from Debian's packages; a peer that is not
+installed is skipped with one line naming its package:
   apt install python3-uvloop python3-httptools libuv1-dev libev-dev libevent-dev liburing-dev pkg-config gcc
+
+The echo servers are compared on the server side: CPU and context
+switches per answered request (-syscalls: system calls too) at two fixed
+open-loop rates every server meets, each server on CPU 0 and the C floor
+client on CPU 1. -proto http does the same for HTTP/1.1 servers; -sweep
+sweeps the echo servers as load -sweep does. Writes raw.txt and the
+report of loopbench report. The workloads, the rows and the method:
+docs/peers.md; the flags: docs/cli.md, section Peers.
+
+Exit status: 0 done (a peer not installed is skipped in one line); 1 a
+peer run failed, the run was interrupted or nothing was measured (the
+report covers what was); 2 a usage error, or an -out that is not empty.
 
 Examples:
   loopbench peers -count 5

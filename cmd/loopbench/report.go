@@ -18,40 +18,15 @@ import (
 const reportUsage = `usage: loopbench report [-out DIR] [-col KEYS] [-row KEYS] [-filter EXPR] RUN...
 
 Reads benchmark results (a run directory stands for its raw.txt; any
-benchfmt file: loopbench run's raw.txt, scripts/bench.sh output, plain go
-test -bench output, gate files, peer results) and writes, to a new
-directory DIR:
-
-  summary.md   per workload and unit one table: rows the cases, columns
-               what differs between the inputs (see -col), each cell the
-               median ± the 95 % confidence interval of the median and its
-               ratio to the row's first cell, the machines on top
-  *.svg        plots: scaling curves on log-log axes where the cases sweep
-               a size (pending timers, registered fds, timers from cold),
-               else bars with interval whiskers; one series per column;
-               where the columns are commits, a trend: a line per
-               variant over the commits, in the order given. The panels
-               of a plot share its axes; a colour stands for one value
-               of one key (the legend names it) in every plot but
-               trends; allocs/op below one per op is drawn as zero
-  report.html  one self-contained page with every table and plot
-  sweeps.svg   when the files hold load sweeps (load -sweep, peers -sweep,
-               merge of sweeps): every server at one -percentile against
-               the offered rate, knees marked; sweep-N.svg each sweep at
-               every percentile; sweeps.md the knees (also printed)
-  series.svg   for a load -out or merge -out file (series-N.svg for
-               several): each run, or each step of a sweep, over time
-
-It prints the tables, as many columns as fit in 120 (the files hold all).
-Results are grouped as benchstat groups them (golang.org/x/perf
-benchproc): a table per benchmark name and unit. Columns: by default the
-machine when the inputs come from several (host, CPU, cores or memory
-differ), else the commit, the gate side or the file when those differ
-(a kernel, Go or GOMAXPROCS changed on one host is named beside its
-commit), else the variant; -col and -row take benchstat's
-projections (/ready, /timers, goos, .file...) and the names machine,
-commit and variant. A run's metadata (seed, command, the machine's state
-per round) never makes a row or a column.
+benchfmt file: loopbench run's raw.txt, gate files, peer results, plain
+go test -bench output) and writes to a new directory DIR summary.md (a
+table per workload and unit: median ± 95 % interval and ratio to the
+row's first cell), SVG plots and report.html; load sweeps add
+sweeps.svg and sweeps.md, a load -out file series.svg. It prints the
+tables. Results are grouped as benchstat groups them; the columns are
+what differs between the inputs (machine, commit, gate side or file,
+else variant), or -col and -row. The files and the grouping:
+docs/cli.md, section Report.
 
 Exit status: 0 ok; 1 some lines could not be read (the report covers the
 rest, and the message names the first); 2 a usage error, a missing file,

@@ -36,29 +36,19 @@ type runConfig struct {
 const runUsage = `usage: loopbench run [flags]
 
 Runs the workloads on the variants of this machine, interleaved: each of
--count rounds is one pass over every case, in an order drawn at random per
-round from -seed (recorded in raw.txt; a round never starts with the case
-the previous one ended with), with the garbage collected before each
-measurement as go test does, so that no case pays for another's garbage
-or always follows the same one. By default each workload runs on
-the variants that differ in the part it exercises (CallSoon on all of
-them, Timers per heap, IOChain and Echo per selector, Await per ready
-queue); -all, or -variants, runs every workload on every (selected)
-variant. Writes the raw results in benchfmt to DIR/raw.txt (with the
-machine and the command as configuration lines), then the report of
-loopbench report on it (summary.md, SVG plots, report.html), and prints
-its tables: per workload and unit, one row per case and one column per
-variant, each cell the median over the rounds ± the 95 % confidence
-interval of the median and its ratio to the default variant. Ctrl-C
-stops after the current case and still reports what was measured, marked
-interrupted in raw.txt and summary.md; a second Ctrl-C exits at once.
+-count rounds is one pass over every case in an order drawn at random
+from -seed, the garbage collected before each measurement. Each workload
+runs on the variants that differ in the part it exercises (-all: on
+every variant). Writes DIR/raw.txt (benchfmt, with the machine and the
+command), then the report of loopbench report, and prints its tables:
+median ± 95 % interval and ratio to the default variant. Ctrl-C stops
+after the current case and still reports what was measured; a second
+Ctrl-C exits at once. Progress goes to stderr. The method: docs/
+benchmarks.md; the flags: docs/cli.md, section Run.
 
-Progress goes to stderr: on a terminal a line rewritten at each
-measurement; elsewhere (a CI log) a line every 30 s saying how many
-measurements are done and left, the time elapsed and the time left,
-estimated from what the measurements took so far (setup, calibration
-and timed loops, each case at its own measured cost) and corrected as
-they complete.
+Exit status: 0 done; 1 a case failed, the run was interrupted, or the
+report could not be written; 2 a usage error, or an -out that is not
+empty.
 
 Examples:
   loopbench run -quick

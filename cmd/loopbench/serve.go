@@ -10,29 +10,19 @@ import (
 
 const serveUsage = `usage: loopbench serve [flags]
 
-Runs an echo server until interrupted (or for -duration): a
-protocol-style, task-style or stream-style server on a loopbench variant;
-gonet, the goroutine-per-connection server on the net package; or a peer's
-(asyncio, uvloop, libuv: see loopbench peers). Prints "listening on ADDR"
-once it accepts connections, for loopbench load or another client. With
--tls it serves TLS (the protocol- or stream-style server, gonet on
-crypto/tls, asyncio or uvloop with Python's ssl), with -cert and -key or
-else a throwaway certificate, whose fingerprint the listening line gives
-(loopbench load -tls -insecure accepts it).
+Runs an echo server until interrupted (or for -duration): protocol-,
+task- or stream-style on a loopbench variant, gonet (a goroutine per
+connection on the net package), or a peer's (asyncio, uvloop, libuv).
+Prints "listening on ADDR" once it accepts connections. -tls serves TLS
+(a throwaway certificate, whose fingerprint that line gives, unless -cert
+and -key); -proto http serves HTTP/1.1 (200 and -size bytes of body);
+-work D makes a loop server one of known capacity, 1/D requests/s, for
+checking load generators. The servers and their options: docs/cli.md,
+section Serve.
 
-With -proto http it serves HTTP/1.1 instead: a keep-alive server that
-answers every request with 200 and -size bytes of body (pipelined
-requests in order; 400 and a close for one that does not parse), in
-protocol or stream style on a loopbench variant, Go's net/http with
--impl gonet, or a peer's (asyncio or uvloop with httptools, libuv: see
-loopbench peers -proto http) with -impl (loopbench load -proto http, wrk
-or any HTTP client).
-
-With -work D a loop server is a server of known capacity: 1/D requests/s
-(per loop thread), for checking load generators: it spends D of CPU, a
-busy loop on the loop's thread, on every request before echoing it. The
-echo protocol has no framing, so a request is -size bytes of a
-connection's stream: give load's -size (default 1024 on both).
+Exit status: 0 stopped by an interrupt or -duration; 1 the server
+failed, or -cpu could not pin it; 2 a usage error, or an -addr that does
+not resolve.
 
 Examples:
   loopbench serve -addr 127.0.0.1:9000
@@ -42,7 +32,6 @@ Examples:
   loopbench serve -impl uvloop -addr localhost:9002 -cpu 0
   loopbench serve -tls -addr 127.0.0.1:9443
   loopbench serve -work 100us -cpu 0   # capacity 10,000 requests/s
-  loopbench serve -tls -impl uvloop -cert server.pem -key server-key.pem
 
 Flags:
 `
