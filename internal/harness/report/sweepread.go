@@ -102,10 +102,7 @@ func (g *sweepGroup) add(res *benchfmt.Result) {
 			g.values[r] = map[string][]float64{}
 		}
 		for _, v := range res.Values {
-			unit, val := v.Unit, v.Value
-			if v.OrigUnit != "" { // as written: p50-ns, not benchfmt's tidied p50-sec
-				unit, val = v.OrigUnit, v.OrigValue
-			}
+			unit, val := benchdata.Written(v) // p50-ns, not benchfmt's tidied p50-sec
 			g.values[r][unit] = append(g.values[r][unit], val)
 		}
 		return

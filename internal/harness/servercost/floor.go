@@ -9,6 +9,7 @@ import (
 	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/bench"
 	"github.com/loopbench/loopbench/internal/harness/serve"
+	"github.com/loopbench/loopbench/internal/measure/benchdata"
 	"github.com/loopbench/loopbench/peers"
 	"golang.org/x/perf/benchfmt"
 )
@@ -54,19 +55,11 @@ func (r *run) floorEcho(ctx context.Context, name, addr string, conns int, mode 
 	return r.write(fmt.Sprintf("EchoFloor/%s/%s/conns=%d", serve.Variant(name), mode.params, conns), res.Iters, origValues(res, "ns/op", "req/s", "p50-ns", "p99-ns", "cpu-ns/req", "lag-p99-ns"))
 }
 
-// origValue is res's value in unit as the program printed it (0 if
-// none): benchfmt keeps the original beside a value only when it tidied
-// the unit (ns/op to sec/op).
+// origValue is res's value in unit as the program printed it, 0 if
+// none.
 func origValue(res *benchfmt.Result, unit string) float64 {
-	for _, v := range res.Values {
-		if v.OrigUnit == unit {
-			return v.OrigValue
-		}
-		if v.OrigUnit == "" && v.Unit == unit {
-			return v.Value
-		}
-	}
-	return 0
+	v, _ := benchdata.WrittenValue(res, unit)
+	return v
 }
 
 // origValues are res's values in units (origValue), in that order.

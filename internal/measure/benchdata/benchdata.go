@@ -10,7 +10,8 @@
 // GOMAXPROCS suffix ("-2") is moved out of its name into the "gomaxprocs"
 // configuration key, where a "gomaxprocs:" line would put it, so that a
 // go test file and a file with that line name benchmarks alike. Values
-// keep benchfmt's tidied units (sec/op for ns/op, with values in seconds).
+// keep benchfmt's tidied units (sec/op for ns/op, with values in seconds);
+// Written gives a value back as the program printed it.
 package benchdata
 
 import (

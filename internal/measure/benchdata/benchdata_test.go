@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"golang.org/x/perf/benchfmt"
 )
 
 // TestNonFiniteLineIsMalformed: a line with a NaN or infinite value is
@@ -31,5 +33,27 @@ func TestNonFiniteLineIsMalformed(t *testing.T) {
 	}
 	if _, err := Read(strings.NewReader("BenchmarkX-2\t1\tNaN ns/op\n"), "b.txt", nil); !errors.Is(err, ErrNoResults) {
 		t.Fatalf("a file of only non-finite lines: %v, want ErrNoResults", err)
+	}
+}
+
+// TestWritten: a tidied unit reads back as written, an untidied one as
+// it is, a missing one as absent.
+func TestWritten(t *testing.T) {
+	r := benchfmt.NewReader(strings.NewReader("BenchmarkX 10 1500 ns/op 2000 p99-ns 7 req/s\n"), "x")
+	if !r.Scan() {
+		t.Fatal("no result read")
+	}
+	res, ok := r.Result().(*benchfmt.Result)
+	if !ok {
+		t.Fatalf("read %T, want a result", r.Result())
+	}
+	for _, c := range []struct {
+		unit string
+		want float64
+		ok   bool
+	}{{"ns/op", 1500, true}, {"p99-ns", 2000, true}, {"req/s", 7, true}, {"sec/op", 0, false}, {"B/op", 0, false}} {
+		if got, ok := WrittenValue(res, c.unit); got != c.want || ok != c.ok {
+			t.Errorf("WrittenValue(%s) = %v, %v; want %v, %v", c.unit, got, ok, c.want, c.ok)
+		}
 	}
 }
