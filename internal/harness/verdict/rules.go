@@ -147,22 +147,23 @@ func (c *Comparison) decideRange() {
 	}
 }
 
-// rangeTest says the range rule cannot decide c and each side holds
-// enough repeats for the U test to reach alpha; it then sets c.P, and the
-// comparison joins the run's Holm family. Counts whose repeats still
+// rangeTestable says the range rule cannot decide c and each side holds
+// enough repeats for the U test to reach alpha: then rangeP tests it, and
+// the comparison joins the run's Holm family. Counts whose repeats still
 // disagree after every recount (a benchmark that allocates afresh each
 // op: the runtime's heap state moves its instructions by a few per cent
 // from process to process) are samples of noise, judged as timings are.
-func (c *Comparison) rangeTest(alpha float64) bool {
-	if c.Rule != RuleRange || !RangeUndecided(c.Base, c.Head, c.MinEffect) || !Reachable(len(c.Base), len(c.Head), alpha) {
-		return false
-	}
-	th := &benchmath.Thresholds{CompareAlpha: alpha}
-	c.P = uTestP(benchmath.NewSample(slices.Clone(c.Base), th), benchmath.NewSample(slices.Clone(c.Head), th))
-	return true
+func (c *Comparison) rangeTestable(alpha float64) bool {
+	return c.Rule == RuleRange && RangeUndecided(c.Base, c.Head, c.MinEffect) && Reachable(len(c.Base), len(c.Head), alpha)
 }
 
-// decideRangeByTest is the verdict on a range rangeTest tested: a change
+// rangeP is the U test's p for c's repeats taken as samples.
+func (c *Comparison) rangeP(alpha float64) float64 {
+	th := &benchmath.Thresholds{CompareAlpha: alpha}
+	return uTestP(benchmath.NewSample(slices.Clone(c.Base), th), benchmath.NewSample(slices.Clone(c.Head), th))
+}
+
+// decideRangeByTest is the verdict on a range rangeP tested: a change
 // counts when the U test finds it at its Holm level and the medians differ
 // by more than the minimum effect; otherwise it is "~".
 func (c *Comparison) decideRangeByTest(lo, hi float64) {

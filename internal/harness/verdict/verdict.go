@@ -205,7 +205,11 @@ func Decide(pairs []Pair, o Options) *Verdict {
 			continue
 		}
 		c := summarize(p, o)
-		if c.Rule == RuleUTest || c.rangeTest(o.Alpha) {
+		uTest := c.Rule == RuleUTest
+		if c.rangeTestable(o.Alpha) {
+			c.P, uTest = c.rangeP(o.Alpha), true
+		}
+		if uTest {
 			tested = append(tested, len(v.Comparisons))
 		}
 		v.Comparisons = append(v.Comparisons, c)
