@@ -54,10 +54,12 @@ type uringSel struct {
 	rm       []uint64 // user_data of polls to remove in the next Select
 	inflight uint32   // requests submitted (or pushed) whose completion is not reaped
 	enters   uint64   // io_uring_enter calls made, for the tests
+	confirms uint64   // confirm's poll(2) calls, for the tests
 	rewaits  uint64   // of which waits again after an interrupted one
 	arg      uringGeteventsArg
 	ts       kernelTimespec
 	polled   []unix.PollFd // confirm's scratch
+	early    uint32        // the CQ's tail when the Select began
 }
 
 // The state of a registration's poll.
@@ -165,6 +167,7 @@ func (s *uringSel) Select(timeout time.Duration, buf []Event) ([]Event, error) {
 	if s.closed {
 		return buf[:0], s.errorf("select", -1, ErrClosed)
 	}
+	s.early = atomic.LoadUint32(s.ring.cqTail)
 	if err := s.stage(); err != nil {
 		return buf[:0], s.errorf("select", -1, err)
 	}
@@ -229,6 +232,7 @@ func (s *uringSel) grow() error {
 	}
 	s.ring.close()
 	s.ring, s.inflight = r, 0
+	s.early = 0 // the new ring's completions all come in this Select
 	s.arm, s.rm = s.arm[:0], s.rm[:0]
 	for fd := range s.regs {
 		s.st[fd] = uringIdle
@@ -299,11 +303,17 @@ func (s *uringSel) ready() bool {
 // reap takes every completion in the CQ: a poll of a live registration
 // is reported as the registered events it found ready and queued to be
 // armed again (a Oneshot one is left idle for Modify); anything else is
-// dropped.
+// dropped. The events of completions that were in the CQ before the
+// Select began are confirmed; the others came during its call, on its
+// thread, with no code of the caller's run since.
 func (s *uringSel) reap(buf []Event) []Event {
 	r := s.ring
 	head, tail := atomic.LoadUint32(r.cqHead), atomic.LoadUint32(r.cqTail)
+	older := -1 // events of completions from before the Select: buf[:older]
 	for ; head != tail; head++ {
+		if head == s.early {
+			older = len(buf)
+		}
 		c := r.cqes[head&r.cqMask]
 		s.inflight--
 		fd, gen := int(uint32(c.userData)), uint32(c.userData>>32)
@@ -332,7 +342,11 @@ func (s *uringSel) reap(buf []Event) []Event {
 		}
 	}
 	atomic.StoreUint32(r.cqHead, head)
-	return s.confirm(buf)
+	if older < 0 {
+		older = len(buf) // all of them were
+	}
+	kept := s.confirm(buf[:older])
+	return append(kept, buf[older:]...)
 }
 
 // confirm keeps of evs what their fds are still ready for. A poll
@@ -340,7 +354,11 @@ func (s *uringSel) reap(buf []Event) []Event {
 // the Select that reaps it (a read made on the thread whose write
 // completed it): epoll would not report it then, so it is not reported,
 // and a Oneshot registration whose event is dropped is armed again. One
-// zero-timeout poll(2) checks them all.
+// zero-timeout poll(2) checks them all. A completion posted during the
+// Select's own call needs no check: the task work that posts it runs on
+// the thread that armed the poll before that thread's next system call
+// returns, so a read on that thread that drained the fd posted it
+// earlier.
 func (s *uringSel) confirm(evs []Event) []Event {
 	if len(evs) == 0 {
 		return evs
@@ -349,6 +367,7 @@ func (s *uringSel) confirm(evs []Event) []Event {
 	for _, e := range evs {
 		s.polled = append(s.polled, unix.PollFd{Fd: int32(e.Fd), Events: int16(epollMask(e.Events))})
 	}
+	s.confirms++
 	if _, err := pollNow(s.polled); err != nil {
 		return evs // report what completed: a spurious event costs a read that finds nothing
 	}
