@@ -54,8 +54,8 @@ type uringSel struct {
 	rm       []uint64 // user_data of polls to remove in the next Select
 	inflight uint32   // requests submitted (or pushed) whose completion is not reaped
 	enters   uint64   // io_uring_enter calls made, for the tests
-	confirms uint64   // confirm's poll(2) calls, for the tests
 	rewaits  uint64   // of which waits again after an interrupted one
+	confirms uint64   // confirm's poll(2) calls, for the tests
 	arg      uringGeteventsArg
 	ts       kernelTimespec
 	polled   []unix.PollFd // confirm's scratch
