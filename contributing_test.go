@@ -164,6 +164,12 @@ func TestFileLengthsCatches(t *testing.T) {
 	}
 }
 
+// skippedDir says the walks of root's Go files leave d out: a testdata
+// or hidden directory below root.
+func skippedDir(root, path string, d fs.DirEntry) bool {
+	return d.IsDir() && path != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), "."))
+}
+
 // longFiles lists the Go files under root, testdata and hidden directories
 // left out, that are longer than limit lines and do not carry the
 // standard "Code generated ... DO NOT EDIT." line (ast.IsGenerated).
@@ -174,7 +180,7 @@ func longFiles(root string, limit int) ([]string, error) {
 		switch {
 		case err != nil:
 			return err
-		case d.IsDir() && path != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")):
+		case skippedDir(root, path, d):
 			return filepath.SkipDir
 		case d.IsDir() || !strings.HasSuffix(path, ".go"):
 			return nil
@@ -218,7 +224,7 @@ func indexSource(t *testing.T, root string) source {
 		switch {
 		case err != nil:
 			return err
-		case d.IsDir() && path != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")):
+		case skippedDir(root, path, d):
 			return filepath.SkipDir
 		case d.IsDir() || !strings.HasSuffix(path, ".go"):
 			return nil
@@ -399,8 +405,8 @@ func packageDirs(t *testing.T, root string) []string {
 		}
 		if d.IsDir() {
 			_, mod := os.Stat(filepath.Join(path, "go.mod"))
-			if path != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || mod == nil) {
-				return filepath.SkipDir
+			if skippedDir(root, path, d) || path != root && mod == nil {
+				return filepath.SkipDir // testdata, hidden, or another module
 			}
 			return nil
 		}
