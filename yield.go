@@ -3,6 +3,8 @@ package loopbench
 import (
 	"runtime"
 	"time"
+
+	"github.com/loopbench/loopbench/selectors"
 )
 
 // yieldEvery is the longest the loop's goroutine runs on one scheduling
@@ -39,7 +41,10 @@ func (c *core) yieldBeforeWait() {
 	c.yielded = now
 	if c.onYield != nil {
 		c.onYield()
-		return
+	} else {
+		runtime.Gosched()
 	}
-	runtime.Gosched()
+	if t, ok := c.sel.(selectors.ThreadBound); ok {
+		t.Rescheduled()
+	}
 }

@@ -15,9 +15,19 @@ func (s instantSelector) Select(_ time.Duration, buf []selectors.Event) ([]selec
 	return s.Selector.Select(0, buf)
 }
 
+// boundSelector is an instantSelector that is ThreadBound: it counts the
+// calls of Rescheduled.
+type boundSelector struct {
+	instantSelector
+	rescheduled int
+}
+
+func (s *boundSelector) Rescheduled() { s.rescheduled++ }
+
 // TestYieldBeforeWait checks that the loop yields its goroutine before a
 // wait that may block once yieldEvery has passed on the loop clock since
-// the last yield, and never before a wait with callbacks ready.
+// the last yield, and never before a wait with callbacks ready; and that
+// it tells a ThreadBound selector of each yield.
 func TestYieldBeforeWait(t *testing.T) {
 	for _, cfg := range Variants() {
 		t.Run(cfg.String(), func(t *testing.T) {
@@ -28,7 +38,8 @@ func TestYieldBeforeWait(t *testing.T) {
 			defer l.Close()
 			yields := 0
 			l.c.onYield = func() { yields++ }
-			l.c.sel = instantSelector{l.c.sel}
+			sel := &boundSelector{instantSelector: instantSelector{l.c.sel}}
+			l.c.sel = sel
 			now := time.Duration(0)
 			l.c.clock = func() time.Duration { return now }
 			l.CallLater(time.Hour, func() {}) // the wait would block
@@ -56,8 +67,8 @@ func TestYieldBeforeWait(t *testing.T) {
 				if err := l.runOnce(); err != nil {
 					t.Fatal(err)
 				}
-				if yields != s.want {
-					t.Fatalf("step %d (at %v, ready %v): %d yields, want %d", i, s.at, s.ready, yields, s.want)
+				if yields != s.want || sel.rescheduled != s.want {
+					t.Fatalf("step %d (at %v, ready %v): %d yields, %d told the selector, want %d", i, s.at, s.ready, yields, sel.rescheduled, s.want)
 				}
 			}
 		})

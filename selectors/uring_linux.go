@@ -41,6 +41,12 @@ import (
 // thread (runtime.LockOSThread), as the differential test against
 // asyncio does.
 //
+// The same task work wakes the arming thread when it sleeps. So when the
+// caller says it was rescheduled (ThreadBound) and the next Select runs
+// on another thread, that Select arms the polls in flight again from
+// there, and the thread left behind (an idle runtime thread) is not
+// woken once for each of their completions.
+//
 // The completion ring is kept larger than the requests in flight, so no
 // completion overflows: when a Select's requests would not fit, the
 // backend opens a larger ring, and arms every registration again there
@@ -60,6 +66,9 @@ type uringSel struct {
 	ts       kernelTimespec
 	polled   []unix.PollFd // confirm's scratch
 	early    uint32        // the CQ's tail when the Select began
+	tid      int           // the thread the polls were last armed from, 0 before the first Select
+	moved    bool          // Rescheduled was called: check the thread at the next Select
+	rehomed  uint64        // polls armed again after the goroutine moved, for the tests
 }
 
 // The state of a registration's poll.
@@ -168,6 +177,9 @@ func (s *uringSel) Select(timeout time.Duration, buf []Event) ([]Event, error) {
 		return buf[:0], s.errorf("select", -1, ErrClosed)
 	}
 	s.early = atomic.LoadUint32(s.ring.cqTail)
+	if s.moved || s.tid == 0 {
+		s.rehome()
+	}
 	if err := s.stage(); err != nil {
 		return buf[:0], s.errorf("select", -1, err)
 	}
@@ -178,6 +190,35 @@ func (s *uringSel) Select(timeout time.Duration, buf []Event) ([]Event, error) {
 		_, err = retry("io_uring_enter", timeout, s.wait)
 	}
 	return s.reap(buf[:0]), err
+}
+
+// Rescheduled tells the backend that its caller's goroutine was
+// rescheduled and may run on another thread now: the next Select checks.
+func (s *uringSel) Rescheduled() { s.moved = true }
+
+// rehome arms again, from this thread, the polls in flight when the
+// goroutine has moved since they were armed. A poll completes in the task
+// work of the thread that armed it, and that work wakes the thread if it
+// sleeps: left alone, each completion would wake the idle runtime thread
+// the goroutine left. Each poll is removed and armed anew under a new
+// generation, as Modify does, so the old poll's completion is dropped.
+func (s *uringSel) rehome() {
+	s.moved = false
+	t := unix.Gettid()
+	old := s.tid
+	s.tid = t
+	if old == 0 || old == t {
+		return
+	}
+	for fd, st := range s.st {
+		if st != uringArmed {
+			continue
+		}
+		s.unarm(fd)
+		s.regs[fd].gen = s.nextGen()
+		s.queue(fd)
+		s.rehomed++
+	}
 }
 
 // stage writes the queued removals and polls into the SQ, opening a
