@@ -107,10 +107,10 @@ type core struct {
 	children     map[*SubprocessTransport]struct{} // running or not yet reported children
 	forceSigchld bool                              // tests: watch exits with SIGCHLD, not pidfds
 
-	epoch   time.Time
-	clock   func() time.Duration // tests inject a clock; nil = monotonic time since epoch
-	yielded time.Duration        // the loop clock at the last yieldBeforeWait
-	onYield func()               // tests: called instead of runtime.Gosched
+	epoch    time.Time
+	clock    func() time.Duration // tests inject a clock; nil = monotonic time since epoch
+	yielded  time.Duration        // the loop clock at the last yieldBeforeWait
+	yieldVia func(yield func())   // loophook.Yield, and tests: yields through this
 
 	rbuf       []byte                          // the transports' shared read buffer
 	transports map[*Transport]struct{}         // open transports, closed by Close

@@ -37,7 +37,7 @@ func TestYieldBeforeWait(t *testing.T) {
 			}
 			defer l.Close()
 			yields := 0
-			l.c.onYield = func() { yields++ }
+			l.c.yieldVia = func(func()) { yields++ }
 			sel := &boundSelector{instantSelector: instantSelector{l.c.sel}}
 			l.c.sel = sel
 			now := time.Duration(0)
