@@ -11,6 +11,9 @@ func init() {
 	loophook.Drive = func(l any, now func() time.Duration, wrap func(selectors.Selector) selectors.Selector) {
 		l.(*Loop).drive(now, wrap)
 	}
+	loophook.Yield = func(l any, via func(yield func())) {
+		l.(*Loop).c.yieldVia = via
+	}
 }
 
 // drive gives the loop the clock now and wraps its selector with wrap

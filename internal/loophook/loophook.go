@@ -15,3 +15,9 @@ import (
 // workloads. The loop's Time, CallLater and timeouts follow now from
 // then on.
 var Drive func(l any, now func() time.Duration, wrap func(selectors.Selector) selectors.Selector)
+
+// Yield makes the loop l (a *loopbench.Loop) yield its goroutine through
+// via, which gets the loop's own yield and calls it: the load generator's
+// loops, whose goroutines are locked to their threads, unlock them
+// around it (internal/harness/load).
+var Yield func(l any, via func(yield func()))

@@ -26,6 +26,9 @@ func prepareThread(core int) {
 	unix.SchedSetaffinity(0, &set) // the CLI checked the CPU; a failure leaves the thread unpinned
 }
 
+// threadID is the calling thread's id.
+func threadID() int { return unix.Gettid() }
+
 // enableRecvTimestamps asks the kernel to stamp what fd receives
 // (SO_TIMESTAMPNS), for the receive lag; false when it cannot.
 func enableRecvTimestamps(fd int) bool {

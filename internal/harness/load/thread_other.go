@@ -8,6 +8,9 @@ import "github.com/loopbench/loopbench/internal/sys/sock"
 // (the CLI refuses -cpu) and no timer slack.
 func prepareThread(int) {}
 
+// threadID is 0: there is no thread to prepare here.
+func threadID() int { return 0 }
+
 // enableRecvTimestamps is false: the receive lag is measured on Linux.
 func enableRecvTimestamps(int) bool { return false }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopbench/loopbench"
+	"github.com/loopbench/loopbench/internal/loophook"
 )
 
 // worker is one loop of a run and everything it owns: its connections,
@@ -78,6 +79,7 @@ func (w *worker) callAt(t time.Duration, fn func()) loopbench.Handle {
 // per request.
 type counts struct {
 	timers, reads, writes int64 // loop timers set, read and write calls
+	moves                 int64 // yields after which the loop ran on another thread
 }
 
 // main is the loop's goroutine: on its own locked thread, pinned, it
@@ -88,6 +90,7 @@ func (w *worker) main() {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	prepareThread(w.cpu)
+	loophook.Yield(w.l, w.yield)
 	defer w.closeAll()
 	w.dialing = len(w.conns)
 	for _, c := range w.conns {
@@ -106,6 +109,24 @@ func (w *worker) main() {
 		c.next()
 	}
 	w.l.RunForever()
+}
+
+// yield is the loop's yield (see loophook.Yield), made with the
+// goroutine unlocked from its thread. A locked goroutine cannot yield
+// without handing its P to another thread and back, three futex calls at
+// least; unlocked, the runtime's yield resumes it on its own thread
+// unless another thread steals it first. When it did move, the new thread
+// is prepared as the first was (pinned, 1 ns timer slack) before the
+// goroutine is locked to it.
+func (w *worker) yield(goyield func()) {
+	t := threadID()
+	runtime.UnlockOSThread()
+	goyield()
+	runtime.LockOSThread()
+	if threadID() != t {
+		w.counts.moves++
+		prepareThread(w.cpu)
+	}
 }
 
 // firstDial counts a connection's first dial.
