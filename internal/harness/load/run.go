@@ -46,9 +46,10 @@ func Run(ctx context.Context, cfg Config) (loadresult.Result, error) {
 			return rep, fmt.Errorf("interrupted while waiting for the start at %s", cfg.StartAt.Format(time.RFC3339Nano))
 		}
 	}
-	cpu0, start := processCPU(), time.Now()
-	run.begin(start)
+	start := processMark()
+	run.begin(start.at)
 	stopWatch := run.watch(ctx)
+	window := markWindow(run.s.measure, start, processMark)
 	run.workers.Wait()
 	stopWatch()
 	end := run.s.end
@@ -59,7 +60,8 @@ func Run(ctx context.Context, cfg Config) (loadresult.Result, error) {
 	if testHookRun != nil {
 		testHookRun(run.ws)
 	}
-	return run.result(rep, start.Add(run.s.measure), start.Add(max(end, run.s.measure)), time.Since(start), processCPU()-cpu0), nil
+	from := window()
+	return run.result(rep, start.at.Add(run.s.measure), start.at.Add(max(end, run.s.measure)), time.Since(from.at), processCPU()-from.cpu), nil
 }
 
 // Hooks for the tests: testHookRun sees the loops of a finished run,
@@ -238,9 +240,9 @@ func (l *limiter) take() (ok, last bool) {
 }
 
 // result merges the loops' parts (loadresult.Merge) into the run's
-// result: id's identity, the window from start to end, the run's wall
-// time and the process's CPU over it (measured once for the loops
-// together), and the rates over the window.
+// result: id's identity, the window from start to end, the wall time and
+// the process's CPU from the window's start to the run's end (measured
+// once for the loops together), and the rates over the window.
 func (r *shared) result(id loadresult.Result, start, end time.Time, wall, cpu time.Duration) loadresult.Result {
 	parts := make([]loadresult.Result, len(r.ws))
 	for i, w := range r.ws {

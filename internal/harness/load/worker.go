@@ -215,7 +215,8 @@ func (w *worker) maybeDone() {
 
 // spinTick, at each of a spin's polls (and at its end), counts the time
 // the loop spun with nothing to do: the time since the last tick when no
-// work (a send, a read, a timeout) was done in between. A spin as long
+// work (a send, a read, a timeout) was done in between, from the window's
+// start on (the CPU it is taken from is the window's). A spin as long
 // as the run leaves out only its idle polls, so the CPU left
 // (SpinFreeCores) is still the work's, and a CPU-bound generator that
 // spins is still seen as one. The spin is the sends' (sends.spinning).
@@ -223,8 +224,8 @@ func (w *worker) spinTick(now time.Duration) {
 	if !w.sends.spinning {
 		return
 	}
-	if w.work == w.spinMark {
-		w.rec.spin += now - w.spinLast
+	if measure := w.run.s.measure; w.work == w.spinMark && now > measure {
+		w.rec.spin += now - max(w.spinLast, measure)
 	}
 	w.spinLast, w.spinMark = now, w.work
 }

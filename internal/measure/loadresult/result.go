@@ -112,8 +112,9 @@ type Result struct {
 	Corrected, Uncorrected, PacingLag, ReceiveLag Latencies
 	UncorrectedMean                               time.Duration
 
-	// CPU is the generator's user+system time over the run, Wall the
-	// run's wall time: CPU/Wall is the cores it kept busy. Spin is the
+	// CPU is the generator's user+system time from the window's start to
+	// the run's end (the warmup left out, as its answers are), Wall that
+	// time: CPU/Wall is the cores it kept busy. Spin is the
 	// time its loops spent polling for a close send time with nothing
 	// else to do (no send, read or timeout since the last poll), summed
 	// over the loops: CPU spent by choice, which SpinFreeCores leaves out.
