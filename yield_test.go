@@ -1,7 +1,6 @@
 package loopbench
 
 import (
-	"runtime"
 	"testing"
 	"time"
 
@@ -71,25 +70,6 @@ func TestYieldBeforeWait(t *testing.T) {
 				if yields != s.want || sel.rescheduled != s.want {
 					t.Fatalf("step %d (at %v, ready %v): %d yields, %d told the selector, want %d", i, s.at, s.ready, yields, sel.rescheduled, s.want)
 				}
-			}
-		})
-	}
-}
-
-// BenchmarkYield is the cost of one yield of the loop's goroutine with a
-// P to spare (as serve and load keep one): runtime.Gosched wakes an idle
-// thread to look for work, goyield does not. Run on an idle machine:
-//
-//	go test -run '^$' -bench Yield -count 10 .
-func BenchmarkYield(b *testing.B) {
-	for _, y := range []struct {
-		name  string
-		yield func()
-	}{{"gosched", runtime.Gosched}, {"goyield", goyield}} {
-		b.Run("impl="+y.name, func(b *testing.B) {
-			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-			for b.Loop() {
-				y.yield()
 			}
 		})
 	}
