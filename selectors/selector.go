@@ -135,8 +135,8 @@ type Selector interface {
 // ThreadBound is implemented by a backend whose kernel requests stay tied
 // to the thread that made them (uring: a poll completes in the task work
 // of the thread that armed it, which wakes that thread). Its owner calls
-// Rescheduled after its goroutine was rescheduled (runtime.Gosched) and
-// may have moved to another thread; the next Select then moves the
+// Rescheduled after its goroutine yielded and may have moved to another
+// thread; the next Select then moves the
 // requests to the thread it runs on, if that changed. Events are
 // reported as before: a request moved is one armed anew.
 type ThreadBound interface {

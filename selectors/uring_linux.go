@@ -66,7 +66,7 @@ type uringSel struct {
 	ts       kernelTimespec
 	polled   []unix.PollFd // confirm's scratch
 	early    uint32        // the CQ's tail when the Select began
-	tid      int           // the thread the polls were last armed from, 0 before the first Select
+	tid      int           // the thread of the last check (rehome), 0 before the first Select
 	moved    bool          // Rescheduled was called: check the thread at the next Select
 	rehomed  uint64        // polls armed again after the goroutine moved, for the tests
 }
