@@ -67,7 +67,7 @@ type uringSel struct {
 	polled   []unix.PollFd // confirm's scratch
 	early    uint32        // the CQ's tail when the Select began
 	tid      int           // the thread of the last check (rehome), 0 before the first Select
-	moved    bool          // Rescheduled was called: check the thread at the next Select
+	moved    bool          // Rescheduled was called (or no Select yet): check the thread at the next Select
 	rehomed  uint64        // polls armed again after the goroutine moved, for the tests
 }
 
@@ -89,7 +89,7 @@ func newUring() (*uringSel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &uringSel{table: table{name: "uring"}, ring: r}, nil
+	return &uringSel{table: table{name: "uring"}, ring: r, moved: true}, nil
 }
 
 // Resolution is 1 ns: the timeout is a __kernel_timespec.
@@ -132,13 +132,19 @@ func (s *uringSel) Modify(fd int, ev Events) error {
 	if err := s.check("modify", fd, ev, true); err != nil {
 		return err
 	}
+	s.set(fd, ev)
+	s.renew(fd)
+	return nil
+}
+
+// renew removes fd's poll in flight, if any, and queues a new one under
+// a new generation, so that the old poll's completion is dropped.
+func (s *uringSel) renew(fd int) {
 	s.unarm(fd)
 	s.regs[fd].gen = s.nextGen()
-	s.set(fd, ev)
 	if s.st[fd] != uringQueued {
 		s.queue(fd)
 	}
-	return nil
 }
 
 // Unregister removes fd's poll at once, not in the next Select: a poll
@@ -177,7 +183,7 @@ func (s *uringSel) Select(timeout time.Duration, buf []Event) ([]Event, error) {
 		return buf[:0], s.errorf("select", -1, ErrClosed)
 	}
 	s.early = atomic.LoadUint32(s.ring.cqTail)
-	if s.moved || s.tid == 0 {
+	if s.moved {
 		s.rehome()
 	}
 	if err := s.stage(); err != nil {
@@ -201,7 +207,7 @@ func (s *uringSel) Rescheduled() { s.moved = true }
 // work of the thread that armed it, and that work wakes the thread if it
 // sleeps: left alone, each completion would wake the idle runtime thread
 // the goroutine left. Each poll is removed and armed anew under a new
-// generation, as Modify does, so the old poll's completion is dropped.
+// generation, as Modify does (renew).
 func (s *uringSel) rehome() {
 	s.moved = false
 	t := unix.Gettid()
@@ -211,13 +217,10 @@ func (s *uringSel) rehome() {
 		return
 	}
 	for fd, st := range s.st {
-		if st != uringArmed {
-			continue
+		if st == uringArmed {
+			s.renew(fd)
+			s.rehomed++
 		}
-		s.unarm(fd)
-		s.regs[fd].gen = s.nextGen()
-		s.queue(fd)
-		s.rehomed++
 	}
 }
 
