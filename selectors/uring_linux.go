@@ -19,11 +19,12 @@ import (
 // fd that was not drained reports again (level-triggered): the kernel
 // polls the file when the request is submitted and completes it at once
 // if the file is still ready. Modify and Unregister remove the fd's poll
-// with IORING_OP_POLL_REMOVE. Each poll carries the fd and the
-// registration's generation in its user_data, and Modify always takes a
-// new generation, so completions of removed polls, of an earlier
-// registration of a reused fd, or of the file an fd named before Modify,
-// are dropped.
+// with IORING_OP_POLL_REMOVE, again until the poll's own completion comes
+// when the kernel answers that it was woken (uringRemoval). Each poll
+// carries the fd and the registration's generation in its user_data, and
+// Modify always takes a new generation, so completions of removed polls,
+// of an earlier registration of a reused fd, or of the file an fd named
+// before Modify, are dropped.
 //
 // Register, Modify and Unregister make no system call: what they ask for
 // is queued, and Select writes the queue's requests into the ring and
@@ -54,21 +55,27 @@ import (
 // back anyway (IORING_FEAT_NODROP) come in with the next io_uring_enter.
 type uringSel struct {
 	table
-	ring     *uringRing
-	st       []uint8  // st[fd]: uringIdle, uringQueued or uringArmed
-	arm      []int32  // fds to arm in the next Select
-	rm       []uint64 // user_data of polls to remove in the next Select
-	inflight uint32   // requests submitted (or pushed) whose completion is not reaped
-	enters   uint64   // io_uring_enter calls made, for the tests
-	rewaits  uint64   // of which waits again after an interrupted one
-	confirms uint64   // confirm's poll(2) calls, for the tests
-	arg      uringGeteventsArg
-	ts       kernelTimespec
-	polled   []unix.PollFd // confirm's scratch
-	early    uint32        // the CQ's tail when the Select began
-	tid      int           // the thread of the last check (rehome), 0 before the first Select
-	moved    bool          // Rescheduled was called (or no Select yet): check the thread at the next Select
-	rehomed  uint64        // polls armed again after the goroutine moved, for the tests
+	ring      *uringRing
+	st        []uint8  // st[fd]: uringIdle, uringQueued or uringArmed
+	arm       []int32  // fds to arm in the next Select
+	rm        []uint64 // user_data of polls to remove in the next Select
+	retry     []uint64 // of polls to remove again in each Select (see uringRemoval)
+	busy      []uint64 // reap's scratch: of polls a removal found woken (EALREADY)
+	gone      []uint64 // reap's scratch: of removed or replaced polls that ended
+	inflight  uint32   // requests submitted (or pushed) whose completion is not reaped
+	enters    uint64   // io_uring_enter calls made, for the tests
+	rewaits   uint64   // of which waits again after an interrupted one
+	confirms  uint64   // confirm's poll(2) calls, for the tests
+	arg       uringGeteventsArg
+	ts        kernelTimespec
+	polled    []unix.PollFd        // confirm's scratch
+	early     uint32               // the CQ's tail when the Select began
+	tid       int                  // the thread of the last check (rehome), 0 before the first Select
+	moved     bool                 // Rescheduled was called (or no Select yet): check the thread at the next Select
+	rehomed   uint64               // polls armed again after the goroutine moved, for the tests
+	retried   uint64               // removals sent again (uringRemoval), for the tests
+	lastRetry time.Duration        // the clock when a waiting Select last sent them
+	clock     func() time.Duration // monotonic; tests replace it
 }
 
 // The state of a registration's poll.
@@ -89,29 +96,20 @@ func newUring() (*uringSel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &uringSel{table: table{name: "uring"}, ring: r, moved: true}, nil
+	return &uringSel{table: table{name: "uring"}, ring: r, moved: true, clock: uringClock}, nil
 }
 
 // Resolution is 1 ns: the timeout is a __kernel_timespec.
 func (s *uringSel) Resolution() time.Duration { return time.Nanosecond }
 
-// userData is what a poll of fd under generation gen carries; removals
-// carry generation 0, which no registration has, so their completions
-// are dropped as stale.
+// userData is what a poll of fd under generation gen carries; a removal
+// carries its poll's, marked (uringRemoval).
 func userData(fd int, gen uint32) uint64 { return uint64(gen)<<32 | uint64(uint32(fd)) }
 
 // queue marks fd to be armed by the next Select.
 func (s *uringSel) queue(fd int) {
 	s.st[fd] = uringQueued
 	s.arm = append(s.arm, int32(fd))
-}
-
-// unarm queues the removal of fd's poll in flight, if it has one.
-func (s *uringSel) unarm(fd int) {
-	if s.st[fd] == uringArmed {
-		s.rm = append(s.rm, userData(fd, s.regs[fd].gen))
-		s.st[fd] = uringIdle
-	}
 }
 
 func (s *uringSel) Register(fd int, ev Events) error {
@@ -159,23 +157,10 @@ func (s *uringSel) Unregister(fd int) error {
 	s.unarm(fd)
 	s.st[fd] = uringIdle
 	s.drop(fd)
-	if err := s.removeNow(); err != nil {
+	if err := s.removeNow(false); err != nil {
 		return s.errorf("unregister", fd, err)
 	}
 	return nil
-}
-
-// removeNow submits the queued removals, and no other request.
-func (s *uringSel) removeNow() error {
-	if len(s.rm) == 0 {
-		return nil
-	}
-	for _, ud := range s.rm {
-		s.pushSQE(uringOpPollRemove, -1, ud, 0, 0)
-	}
-	s.rm = s.rm[:0]
-	s.ring.publish()
-	return s.submitNow()
 }
 
 func (s *uringSel) Select(timeout time.Duration, buf []Event) ([]Event, error) {
@@ -186,7 +171,8 @@ func (s *uringSel) Select(timeout time.Duration, buf []Event) ([]Event, error) {
 	if s.moved {
 		s.rehome()
 	}
-	if err := s.stage(); err != nil {
+	again, timeout := s.paceRetries(timeout)
+	if err := s.stage(again); err != nil {
 		return buf[:0], s.errorf("select", -1, err)
 	}
 	var err error
@@ -226,18 +212,16 @@ func (s *uringSel) rehome() {
 
 // stage writes the queued removals and polls into the SQ, opening a
 // larger ring first when their completions might not fit in the CQ.
-func (s *uringSel) stage() error {
-	if len(s.arm) == 0 && len(s.rm) == 0 {
+func (s *uringSel) stage(again bool) error {
+	if len(s.arm) == 0 && len(s.rm) == 0 && (!again || len(s.retry) == 0) {
 		return nil
 	}
-	if s.inflight+uint32(len(s.arm)+len(s.rm)) > s.ring.cqSize {
+	if s.inflight+uint32(len(s.arm)+len(s.rm)+len(s.retry)) > s.ring.cqSize {
 		if err := s.grow(); err != nil {
 			return err
 		}
 	}
-	for _, ud := range s.rm {
-		s.pushSQE(uringOpPollRemove, -1, ud, 0, 0)
-	}
+	s.pushRemovals(again)
 	for _, fd := range s.arm {
 		r, ok := s.lookup(int(fd))
 		if !ok || s.st[fd] != uringQueued {
@@ -246,7 +230,7 @@ func (s *uringSel) stage() error {
 		s.pushSQE(uringOpPollAdd, fd, 0, pollEvents32(epollMask(r.ev&(Read|Write))), userData(int(fd), r.gen))
 		s.st[fd] = uringArmed
 	}
-	s.arm, s.rm = s.arm[:0], s.rm[:0]
+	s.arm = s.arm[:0]
 	s.ring.publish()
 	return nil
 }
@@ -277,7 +261,7 @@ func (s *uringSel) grow() error {
 	s.ring.close()
 	s.ring, s.inflight = r, 0
 	s.early = 0 // the new ring's completions all come in this Select
-	s.arm, s.rm = s.arm[:0], s.rm[:0]
+	s.arm, s.rm, s.retry = s.arm[:0], s.rm[:0], s.retry[:0]
 	for fd := range s.regs {
 		s.st[fd] = uringIdle
 		if s.regs[fd].gen != 0 {
@@ -362,8 +346,9 @@ func (s *uringSel) reap(buf []Event) []Event {
 		s.inflight--
 		fd, gen := int(uint32(c.userData)), uint32(c.userData>>32)
 		reg, ok := s.lookup(fd)
-		if !ok || reg.gen != gen || s.st[fd] != uringArmed {
-			continue // a removal, or a poll of a removed or modified registration
+		if c.userData&uringRemoval != 0 || !ok || reg.gen != gen || s.st[fd] != uringArmed {
+			s.ended(c.userData, c.res) // a removal, or a poll of a removed or modified registration
+			continue
 		}
 		if c.res < 0 {
 			// ECANCELED: the kernel cancelled it (the thread that
@@ -386,6 +371,7 @@ func (s *uringSel) reap(buf []Event) []Event {
 		}
 	}
 	atomic.StoreUint32(r.cqHead, head)
+	s.settle()
 	if older < 0 {
 		older = len(buf) // all of them were
 	}
@@ -437,7 +423,7 @@ func (s *uringSel) Close() error {
 	for fd := range s.st {
 		s.unarm(fd)
 	}
-	err := s.removeNow()
+	err := s.removeNow(true)
 	if cerr := s.ring.close(); err == nil {
 		err = cerr
 	}
