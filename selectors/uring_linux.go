@@ -60,7 +60,6 @@ type uringSel struct {
 	arm       []int32  // fds to arm in the next Select
 	rm        []uint64 // user_data of polls to remove in the next Select
 	retry     []uint64 // of polls to remove again in each Select (see uringRemoval)
-	busy      []uint64 // reap's scratch: of polls a removal found woken (EALREADY)
 	gone      []uint64 // reap's scratch: of removed or replaced polls that ended
 	inflight  uint32   // requests submitted (or pushed) whose completion is not reaped
 	enters    uint64   // io_uring_enter calls made, for the tests

@@ -89,28 +89,24 @@ func (s *uringSel) paceRetries(timeout time.Duration) (bool, time.Duration) {
 }
 
 // ended notes the completion of something other than a live poll: a
-// removal, or a poll that was removed or replaced.
+// removal (one answered EALREADY puts its poll among the retries), or a
+// poll that was removed or replaced.
 func (s *uringSel) ended(ud uint64, res int32) {
 	switch {
 	case ud&uringRemoval == 0:
 		s.gone = append(s.gone, ud)
-	case res == -int32(unix.EALREADY):
-		s.busy = append(s.busy, ud&^uringRemoval)
+	case res == -int32(unix.EALREADY) && !slices.Contains(s.retry, ud&^uringRemoval):
+		s.retry = append(s.retry, ud&^uringRemoval)
 	}
 }
 
-// settle updates, after a reap, the polls to remove again: those answered
-// EALREADY in it, less those whose completion came, in it or before.
+// settle, after a reap, drops from the retries the polls whose own
+// completion came in it (also when it came ahead of the EALREADY).
 func (s *uringSel) settle() {
-	if len(s.busy) > 0 || len(s.retry) > 0 {
+	if len(s.retry) > 0 {
 		s.retry = slices.DeleteFunc(s.retry, func(ud uint64) bool { return slices.Contains(s.gone, ud) })
-		for _, ud := range s.busy {
-			if !slices.Contains(s.gone, ud) && !slices.Contains(s.retry, ud) {
-				s.retry = append(s.retry, ud)
-			}
-		}
 	}
-	s.busy, s.gone = s.busy[:0], s.gone[:0]
+	s.gone = s.gone[:0]
 }
 
 var uringEpoch = time.Now()
