@@ -121,7 +121,7 @@ func epollMask(ev Events) uint32 {
 
 func (s *epollSel) control(op, fd int, ev Events, gen uint32) error {
 	s.ctl = unix.EpollEvent{Events: epollMask(ev), Fd: int32(fd), Pad: int32(gen)}
-	if err := unix.EpollCtl(s.epfd, op, fd, &s.ctl); err != nil {
+	if err := epollCtl(s.epfd, op, fd, &s.ctl); err != nil {
 		return os.NewSyscallError("epoll_ctl", err)
 	}
 	return nil
@@ -164,7 +164,7 @@ func (s *epollSel) Unregister(fd int) error {
 		return err
 	}
 	s.drop(fd)
-	err := unix.EpollCtl(s.epfd, unix.EPOLL_CTL_DEL, fd, nil)
+	err := epollCtl(s.epfd, unix.EPOLL_CTL_DEL, fd, nil)
 	if err != nil && err != unix.EBADF && err != unix.ENOENT {
 		return s.errorf("unregister", fd, os.NewSyscallError("epoll_ctl", err))
 	}

@@ -17,6 +17,10 @@ import (
 // again as the kernel's work. A timeout that is not zero keeps the
 // ordinary call, so that a waiting loop gives its processor up.
 //
+// epoll_ctl never blocks either, and is a raw system call for the same
+// reason: a task-style socket operation re-arms its fd with one on
+// every wait.
+//
 // The calls are the ones every Linux architecture has: epoll_pwait,
 // ppoll and pselect6 with no signal mask, which are epoll_wait, poll and
 // select. They go through the standard library's RawSyscall6, a Go
@@ -63,6 +67,12 @@ func selectNow(nfd int, rin, win, r, w *unix.FdSet) (int, error) {
 			return nowaitResult("select", int(n), errno(e))
 		}
 	}
+}
+
+// epollCtl is epoll_ctl(epfd, op, fd, ev).
+func epollCtl(epfd, op, fd int, ev *unix.EpollEvent) error {
+	_, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_CTL, uintptr(epfd), uintptr(op), uintptr(fd), uintptr(unsafe.Pointer(ev)), 0, 0)
+	return errno(e)
 }
 
 // errno is e as an error, nil for 0.
