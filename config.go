@@ -37,6 +37,19 @@ var (
 	cancelNames = []string{"eager", "lazy"}
 )
 
+// timerQueue is the timer-queue contract (impl/heap2ary, impl/heap4ary,
+// impl/wheel).
+// Its calls cost tens to hundreds of ns, so an interface is cheap here.
+type timerQueue interface {
+	Push(when int64, id uint32)
+	Peek() (when int64, id uint32, ok bool)
+	Pop() (when int64, id uint32, ok bool)
+	PopBefore(end int64, ids []uint32) []uint32
+	Remove(id uint32) bool
+	Retain(keep func(id uint32) bool) int
+	Len() int
+}
+
 // timerQueues are the timer queues, the default first: each one's name
 // and how to make one. Names, validation and the loop read this list.
 var timerQueues = []struct {

@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/loopbench/loopbench/internal/sys/sock"
 	"github.com/loopbench/loopbench/selectors"
 )
 
@@ -26,19 +25,6 @@ const clockResolution = time.Nanosecond
 
 // maxSelectTimeout caps the select timeout, as asyncio's MAXIMUM_SELECT_TIMEOUT.
 const maxSelectTimeout = 24 * time.Hour
-
-// timerQueue is the timer-queue contract (impl/heap2ary, impl/heap4ary,
-// impl/wheel).
-// Its calls cost tens to hundreds of ns, so an interface is cheap here.
-type timerQueue interface {
-	Push(when int64, id uint32)
-	Peek() (when int64, id uint32, ok bool)
-	Pop() (when int64, id uint32, ok bool)
-	PopBefore(end int64, ids []uint32) []uint32
-	Remove(id uint32) bool
-	Retain(keep func(id uint32) bool) int
-	Len() int
-}
 
 // readyQueue is what a CallSoon handle needs of the ready queue
 // (impl/ringbuffer, impl/deque): its callbacks are named by position.
@@ -68,6 +54,53 @@ func (e fdEntry) events() selectors.Events {
 		ev |= selectors.Write
 	}
 	return ev
+}
+
+// A part is one subsystem's state on a loop, which Close ends: its
+// signal handlers, tasks, idle coroutines, executor, children,
+// connections being made and open sockets. New makes every part
+// (newParts); each subsystem reaches its own by its kind.
+type part interface{ closePart() }
+
+// The kinds of part, in the order Close ends them: what could still
+// start work (signal handlers, tasks, executor jobs) goes first, then
+// the children, then the sockets, the dialer's first.
+const (
+	partSignals = iota
+	partTasks
+	partCoroutines
+	partExecutor
+	partChildren
+	partDialer
+	partServers
+	partTransports
+	partDatagrams
+	partTLS
+	numParts
+)
+
+// openSet is a part that holds open sockets of one kind (servers,
+// transports, datagram endpoints): Close closes each.
+type openSet[T interface {
+	comparable
+	closeSocket()
+}] struct{ open map[T]struct{} }
+
+func newOpenSet[T interface {
+	comparable
+	closeSocket()
+}]() *openSet[T] {
+	return &openSet[T]{open: map[T]struct{}{}}
+}
+
+func (s *openSet[T]) add(v T)    { s.open[v] = struct{}{} }
+func (s *openSet[T]) remove(v T) { delete(s.open, v) }
+
+func (s *openSet[T]) closePart() {
+	for v := range s.open {
+		v.closeSocket()
+	}
+	s.open = nil
 }
 
 // core is the state every loop type shares: the handle table, timers,
@@ -100,27 +133,18 @@ type core struct {
 	fds     []fdEntry
 	watched int // fds registered with sel for callbacks (not the wakeup fd)
 
-	ts      threadsafe
-	signals signalHandlers
-	sigchld sigchld
+	ts    threadsafe
+	parts [numParts]part // the subsystems' state, by kind (New makes them)
 
-	children     map[*SubprocessTransport]struct{} // running or not yet reported children
-	forceSigchld bool                              // tests: watch exits with SIGCHLD, not pidfds
+	forceSigchld bool // tests: watch exits with SIGCHLD, not pidfds
 
 	epoch    time.Time
 	clock    func() time.Duration // tests inject a clock; nil = monotonic time since epoch
 	yielded  time.Duration        // the loop clock at the last yieldBeforeWait
 	yieldVia func(yield func())   // loophook.Yield, and tests: yields through this
 
-	rbuf       []byte                          // the transports' shared read buffer
-	transports map[*Transport]struct{}         // open transports, closed by Close
-	servers    map[*Server]struct{}            // listening servers, closed by Close
-	datagrams  map[*DatagramTransport]struct{} // open datagram endpoints, closed by Close
-	dialer     dialer                          // connections being made, ended by Close
-	tls        tlsLoop                         // TLS handshake helpers and decryption buffer
-	tasks      *Task                           // unfinished tasks, for Close
-	idle       []*coroutine                    // coroutines waiting for a task
-	exec       executor
+	rbuf   []byte // the transports' shared read buffer
+	dialer dialer // connections being made, ended by Close
 
 	stopping   bool
 	stopOnDone func(*Future) // RunUntilComplete's done callback, bound once
@@ -146,11 +170,8 @@ func (c *core) init(cfg Config) error {
 	c.epoch = time.Now()
 	c.keep = c.keepTimer
 	c.stopOnDone = func(*Future) { c.stopping = true }
-	c.transports = map[*Transport]struct{}{}
-	c.servers = map[*Server]struct{}{}
-	c.datagrams = map[*DatagramTransport]struct{}{}
-	c.children = map[*SubprocessTransport]struct{}{}
 	c.logger = slog.Default()
+	c.parts[partDialer] = &c.dialer
 	timers, err := newTimerQueue(cfg.Timers)
 	if err != nil {
 		return err
@@ -388,22 +409,6 @@ func insideLoop() bool {
 	}
 }
 
-// closeSockets closes what servers, transports and connections being
-// made still hold open.
-func (c *core) closeSockets() {
-	c.dialer.close()
-	for s := range c.servers {
-		s.closeSocket()
-	}
-	for t := range c.transports {
-		t.closeSocket()
-	}
-	for t := range c.datagrams {
-		sock.Close(t.fd)
-	}
-	c.servers, c.transports, c.datagrams = nil, nil, nil
-}
-
 func (c *core) close() error {
 	if c.running.Load() {
 		return fmt.Errorf("Close: %w", ErrRunning)
@@ -411,12 +416,9 @@ func (c *core) close() error {
 	if c.closed.Load() {
 		return nil
 	}
-	c.closeSignals()
-	c.stopTasks()
-	c.stopIdle()
-	c.exec.close()
-	c.closeChildren()
-	c.closeSockets()
+	for _, p := range c.parts {
+		p.closePart()
+	}
 	c.closed.Store(true)
 	err := errors.Join(c.ts.close(), c.sel.Close())
 	c.slotq = nil

@@ -17,13 +17,22 @@ type coroutine struct {
 	task *Task // the task it runs, or will run when resumed
 }
 
+// coroutinePool is the loop's part that holds its idle coroutines.
+type coroutinePool struct{ idle []*coroutine }
+
+// coroutines is the loop's pool of idle coroutines.
+func (c *core) coroutines() *coroutinePool {
+	return c.parts[partCoroutines].(*coroutinePool)
+}
+
 // takeCoroutine returns an idle coroutine of the pool, or a new one, to run t.
 func (c *core) takeCoroutine(t *Task) *coroutine {
 	var co *coroutine
-	if n := len(c.idle); n > 0 {
-		co = c.idle[n-1]
-		c.idle[n-1] = nil
-		c.idle = c.idle[:n-1]
+	p := c.coroutines()
+	if n := len(p.idle); n > 0 {
+		co = p.idle[n-1]
+		p.idle[n-1] = nil
+		p.idle = p.idle[:n-1]
 	} else {
 		co = &coroutine{}
 		co.next, co.stop = iter.Pull(co.run)
@@ -36,10 +45,11 @@ func (c *core) takeCoroutine(t *Task) *coroutine {
 // lets co end, when the pool is full or the loop closed.
 func (c *core) parkCoroutine(co *coroutine) bool {
 	co.task = nil
-	if len(c.idle) == maxIdleCoroutines || c.closed.Load() {
+	p := c.coroutines()
+	if len(p.idle) == maxIdleCoroutines || c.closed.Load() {
 		return false
 	}
-	c.idle = append(c.idle, co)
+	p.idle = append(p.idle, co)
 	return true
 }
 
@@ -67,10 +77,10 @@ func (t *Task) detach() *coroutine {
 	return co
 }
 
-// stopIdle ends the pool's coroutines, at Close.
-func (c *core) stopIdle() {
-	for _, co := range c.idle {
+// closePart ends the pool's coroutines, at Close.
+func (p *coroutinePool) closePart() {
+	for _, co := range p.idle {
 		co.stop()
 	}
-	c.idle = nil
+	p.idle = nil
 }

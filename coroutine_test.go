@@ -46,9 +46,9 @@ func TestCoroutineReuse(t *testing.T) {
 				task.Cancel("")
 			}
 			runTask(t, l, task)
-			parked := len(l.c.idle) == 1 && l.c.idle[0] == co
-			if parked != c.reused || len(l.c.idle) > 1 {
-				t.Fatalf("%s: coroutine parked %v (%d idle), want %v", c.name, parked, len(l.c.idle), c.reused)
+			parked := len(l.c.coroutines().idle) == 1 && l.c.coroutines().idle[0] == co
+			if parked != c.reused || len(l.c.coroutines().idle) > 1 {
+				t.Fatalf("%s: coroutine parked %v (%d idle), want %v", c.name, parked, len(l.c.coroutines().idle), c.reused)
 			}
 			next := l.CreateTask(value(i))
 			if (next.co == co) != c.reused {
@@ -57,8 +57,8 @@ func TestCoroutineReuse(t *testing.T) {
 			if v, err := runTask(t, l, next); v != i || err != nil {
 				t.Fatalf("%s: next task = %v, %v; want %d", c.name, v, err, i)
 			}
-			if len(l.c.idle) != 1 {
-				t.Fatalf("%s: %d idle coroutines after the next task, want 1", c.name, len(l.c.idle))
+			if len(l.c.coroutines().idle) != 1 {
+				t.Fatalf("%s: %d idle coroutines after the next task, want 1", c.name, len(l.c.coroutines().idle))
 			}
 		}
 	})
@@ -78,11 +78,11 @@ func TestCoroutinePoolBound(t *testing.T) {
 	if _, err := l.RunUntilComplete(Gather(l, all...)); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(l.c.idle); n != maxIdleCoroutines {
+	if n := len(l.c.coroutines().idle); n != maxIdleCoroutines {
 		t.Fatalf("%d idle coroutines after %d tasks, want %d", n, len(all), maxIdleCoroutines)
 	}
-	if err := l.Close(); err != nil || l.c.idle != nil {
-		t.Fatalf("Close = %v, %d idle coroutines left", err, len(l.c.idle))
+	if err := l.Close(); err != nil || l.c.coroutines().idle != nil {
+		t.Fatalf("Close = %v, %d idle coroutines left", err, len(l.c.coroutines().idle))
 	}
 }
 

@@ -218,7 +218,7 @@ func (l *Loop) wrapDatagram(fd int, remote *sock.Addr, proto DatagramProtocol) *
 	t.pauser, _ = proto.(WritePauser)
 	t.readFn = t.readReady
 	t.wb.init(l, fd, t, true)
-	l.c.datagrams[t] = struct{}{}
+	l.c.datagrams().add(t)
 	l.CallSoon(func() { proto.ConnectionMade(t) })
 	l.CallSoon(func() {
 		if !t.closing {
@@ -377,8 +377,16 @@ func (t *DatagramTransport) scheduleLost(err error) {
 	t.loop.CallSoon(func() {
 		defer func() {
 			sock.Close(t.fd)
-			delete(t.loop.c.datagrams, t)
+			t.loop.c.datagrams().remove(t)
 		}()
 		t.proto.ConnectionLost(err)
 	})
 }
+
+// datagrams is the loop's part that holds its open datagram endpoints.
+func (c *core) datagrams() *openSet[*DatagramTransport] {
+	return c.parts[partDatagrams].(*openSet[*DatagramTransport])
+}
+
+// closeSocket closes the endpoint's socket, at the loop's Close.
+func (t *DatagramTransport) closeSocket() { sock.Close(t.fd) }

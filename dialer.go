@@ -45,8 +45,8 @@ func (d *dialer) lookupContext() (context.Context, context.CancelCauseFunc) {
 	return context.WithCancelCause(d.ctx)
 }
 
-// close closes the sockets held and cancels the lookups.
-func (d *dialer) close() {
+// closePart closes the sockets held and cancels the lookups, at Close.
+func (d *dialer) closePart() {
 	for fd := range d.fds {
 		sock.Close(fd)
 	}

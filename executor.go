@@ -53,7 +53,7 @@ func (l *Loop) RunInExecutor(fn func() (any, error)) *Future {
 			}
 		})
 	}
-	switch l.c.exec.submit(job) {
+	switch l.c.exec().submit(job) {
 	case errClosedExec:
 		panic(closedError("RunInExecutor"))
 	case ErrExecutorShutdown:
@@ -82,7 +82,7 @@ func (l *Loop) ShutdownDefaultExecutor(timeout time.Duration) *Future {
 		}
 	})
 	f.AddDoneCallback(func(*Future) { h.Cancel() })
-	if !l.c.exec.shutdown(func() { l.c.tryCallSoonThreadsafe(done) }) {
+	if !l.c.exec().shutdown(func() { l.c.tryCallSoonThreadsafe(done) }) {
 		done()
 	}
 	return f
@@ -173,9 +173,9 @@ func (e *executor) shutdown(drained func()) bool {
 	return true
 }
 
-// close drops the queued jobs and lets the workers leave, without waiting
+// closePart drops the queued jobs and lets the workers leave, without waiting
 // for those running a job: asyncio's close does not wait either.
-func (e *executor) close() {
+func (e *executor) closePart() {
 	e.mu.Lock()
 	e.closed = true
 	e.jobs = nil
@@ -185,3 +185,6 @@ func (e *executor) close() {
 	}
 	e.mu.Unlock()
 }
+
+// exec is the loop's part that runs its executor jobs.
+func (c *core) exec() *executor { return c.parts[partExecutor].(*executor) }

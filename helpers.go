@@ -151,7 +151,7 @@ const ExecutorJoinTimeout = 300 * time.Second
 // they are all done, as asyncio.run's _cancel_all_tasks.
 func (l *Loop) cancelAllTasks() error {
 	var pending []Awaitable
-	for t := l.c.tasks; t != nil; t = t.nextTask {
+	for t := l.c.tasks().head; t != nil; t = t.nextTask {
 		pending = append(pending, t)
 	}
 	if len(pending) == 0 {

@@ -2,7 +2,6 @@ package loopbench
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 )
@@ -15,29 +14,6 @@ type Loop struct {
 	// queue compiled in.
 	rb *ringbufferLoop
 	dq *dequeLoop
-}
-
-// New returns a loop built from cfg's parts. An unknown part name is an
-// error that lists the valid ones.
-func New(cfg Config) (*Loop, error) {
-	if err := cfg.validate(); err != nil {
-		return nil, fmt.Errorf("loopbench: %w", err)
-	}
-	l := &Loop{}
-	var err error
-	if cfg.normalized().Ready == "deque" {
-		l.dq = new(dequeLoop)
-		l.c = &l.dq.core
-		err = l.dq.init(cfg)
-	} else {
-		l.rb = new(ringbufferLoop)
-		l.c = &l.rb.core
-		err = l.rb.init(cfg)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("loopbench: New(%v): %w", cfg, err)
-	}
-	return l, nil
 }
 
 // Config returns the loop's configuration with defaults filled in.

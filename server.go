@@ -55,7 +55,7 @@ func (l *Loop) CreateServer(network, address string, factory func() BaseProtocol
 		sock.Close(fd)
 		return nil, err
 	}
-	l.c.servers[s] = struct{}{}
+	l.c.servers().add(s)
 	return s, nil
 }
 
@@ -137,7 +137,7 @@ func (s *Server) Close() {
 	}
 	s.loop.RemoveReader(s.fd)
 	s.closeSocket()
-	delete(s.loop.c.servers, s)
+	s.loop.c.servers().remove(s)
 	s.wakeWaiters()
 }
 
@@ -264,3 +264,6 @@ func (l *Loop) connected(f *Future, fd int, host string, factory func() BaseProt
 	}
 	return tr
 }
+
+// servers is the loop's part that holds its listening servers.
+func (c *core) servers() *openSet[*Server] { return c.parts[partServers].(*openSet[*Server]) }

@@ -18,9 +18,9 @@ type sigchld struct {
 	wg   sync.WaitGroup
 }
 
-// watchSigchld starts the watch, once.
-func (c *core) watchSigchld() {
-	s := &c.sigchld
+// start starts the watch, once: on each SIGCHLD, and once at the start,
+// loop c calls reap.
+func (s *sigchld) start(c *core, reap func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ch != nil {
@@ -35,28 +35,18 @@ func (c *core) watchSigchld() {
 		for {
 			select {
 			case <-ch:
-				c.tryCallSoonThreadsafe(c.reapChildren)
+				c.tryCallSoonThreadsafe(reap)
 			case <-done:
 				return
 			}
 		}
 	}()
 	// A child may have exited before the watch began.
-	c.tryCallSoonThreadsafe(c.reapChildren)
+	c.tryCallSoonThreadsafe(reap)
 }
 
-// reapChildren reaps every child of the loop that exited and has no pidfd.
-func (c *core) reapChildren() {
-	for t := range c.children {
-		if !t.exited && t.pidfd < 0 {
-			t.reap()
-		}
-	}
-}
-
-// stopSigchld ends the watch, at Close.
-func (c *core) stopSigchld() {
-	s := &c.sigchld
+// stop ends the watch, at Close.
+func (s *sigchld) stop() {
 	s.mu.Lock()
 	ch, done := s.ch, s.done
 	s.ch = nil

@@ -47,7 +47,7 @@ func (l *Loop) AddSignalHandler(sig os.Signal, fn func()) error {
 	if l.c.closed.Load() {
 		return closedError("AddSignalHandler")
 	}
-	h := &l.c.signals
+	h := l.c.signals()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.byID == nil {
@@ -77,7 +77,7 @@ func (l *Loop) AddSignalHandler(sig os.Signal, fn func()) error {
 
 // runSignal runs the handler of s, unless it was removed since.
 func (l *Loop) runSignal(s syscall.Signal, w *sigWatch) {
-	h := &l.c.signals
+	h := l.c.signals()
 	h.mu.Lock()
 	current := h.byID[s] == w
 	h.mu.Unlock()
@@ -94,7 +94,7 @@ func (l *Loop) RemoveSignalHandler(sig os.Signal) bool {
 	if err != nil {
 		return false
 	}
-	h := &l.c.signals
+	h := l.c.signals()
 	h.mu.Lock()
 	w := h.byID[s]
 	delete(h.byID, s)
@@ -112,9 +112,11 @@ func (w *sigWatch) stop() {
 	w.wg.Wait()
 }
 
-// closeSignals removes every handler, at Close.
-func (c *core) closeSignals() {
-	h := &c.signals
+// signals is the loop's part that holds its signal handlers.
+func (c *core) signals() *signalHandlers { return c.parts[partSignals].(*signalHandlers) }
+
+// closePart removes every handler, at Close.
+func (h *signalHandlers) closePart() {
 	h.mu.Lock()
 	ws := h.byID
 	h.byID = nil

@@ -247,7 +247,7 @@ func (l *Loop) newSubprocessTransport(pid int, proto SubprocessProtocol, parent 
 			t.open++
 		}
 	}
-	l.c.children[t] = struct{}{}
+	l.c.children().running[t] = struct{}{}
 	t.watchExit()
 	l.CallSoon(func() {
 		proto.ConnectionMade(t)
@@ -273,7 +273,8 @@ func (t *SubprocessTransport) watchExit() {
 			t.pidfd = -1
 		}
 	}
-	t.loop.c.watchSigchld()
+	c := t.loop.c
+	c.children().watch.start(c, c.reapChildren)
 }
 
 // exitReady reaps the child once its pidfd says it exited.
@@ -330,7 +331,7 @@ func (t *SubprocessTransport) tryFinish() {
 		return
 	}
 	t.finished = true
-	delete(t.loop.c.children, t)
+	delete(t.loop.c.children().running, t)
 	t.proto.ConnectionLost(nil)
 }
 
@@ -404,10 +405,29 @@ func (t *SubprocessTransport) Close() {
 	}
 }
 
-// closeChildren kills and reaps every child still running and closes
-// what they hold, at the loop's Close: no zombie, no fd is left.
-func (c *core) closeChildren() {
-	for t := range c.children {
+// childSet is the loop's part that holds its children, running or not
+// yet reported, and its SIGCHLD watch where there is one.
+type childSet struct {
+	running map[*SubprocessTransport]struct{}
+	watch   sigchld
+}
+
+// children is the loop's set of children.
+func (c *core) children() *childSet { return c.parts[partChildren].(*childSet) }
+
+// reapChildren reaps every child of the loop that exited and has no pidfd.
+func (c *core) reapChildren() {
+	for t := range c.children().running {
+		if !t.exited && t.pidfd < 0 {
+			t.reap()
+		}
+	}
+}
+
+// closePart kills and reaps every child still running and closes what
+// they hold, at the loop's Close: no zombie, no fd is left.
+func (s *childSet) closePart() {
+	for t := range s.running {
 		for _, p := range t.pipes {
 			if p != nil && !p.closed {
 				p.closed = true
@@ -423,6 +443,6 @@ func (c *core) closeChildren() {
 			proc.Close(t.pidfd)
 		}
 	}
-	c.children = nil
-	c.stopSigchld()
+	s.running = nil
+	s.watch.stop()
 }

@@ -364,22 +364,31 @@ func (t *Task) String() string {
 
 // --- the loop's unfinished tasks -------------------------------------------
 
+// taskList is the loop's part that lists its unfinished tasks.
+type taskList struct{ head *Task }
+
+// tasks is the loop's list of unfinished tasks.
+func (c *core) tasks() *taskList { return c.parts[partTasks].(*taskList) }
+
 func (c *core) addTask(t *Task) {
-	t.nextTask = c.tasks
-	if c.tasks != nil {
-		c.tasks.prevTask = t
+	l := c.tasks()
+	t.nextTask = l.head
+	if l.head != nil {
+		l.head.prevTask = t
 	}
-	c.tasks = t
+	l.head = t
 }
 
-func (c *core) removeTask(t *Task) {
-	if t.prevTask == nil && c.tasks != t {
+func (c *core) removeTask(t *Task) { c.tasks().remove(t) }
+
+func (l *taskList) remove(t *Task) {
+	if t.prevTask == nil && l.head != t {
 		return // not listed
 	}
 	if t.prevTask != nil {
 		t.prevTask.nextTask = t.nextTask
 	} else {
-		c.tasks = t.nextTask
+		l.head = t.nextTask
 	}
 	if t.nextTask != nil {
 		t.nextTask.prevTask = t.prevTask
@@ -387,13 +396,13 @@ func (c *core) removeTask(t *Task) {
 	t.prevTask, t.nextTask = nil, nil
 }
 
-// stopTasks stops every unfinished task's coroutine, so that no goroutine
-// outlives the loop: a suspended function unwinds from its Await, and each
-// task ends cancelled.
-func (c *core) stopTasks() {
-	for c.tasks != nil {
-		t := c.tasks
-		c.removeTask(t)
+// closePart stops every unfinished task's coroutine, at Close, so that
+// no goroutine outlives the loop: a suspended function unwinds from its
+// Await, and each task ends cancelled.
+func (l *taskList) closePart() {
+	for l.head != nil {
+		t := l.head
+		l.remove(t)
 		t.started = true
 		stopCoroutine(t.co.stop)
 		if t.fut.state == pending {

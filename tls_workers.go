@@ -17,6 +17,12 @@ type tlsLoop struct {
 	plain []byte
 }
 
+// tls is the loop's part that holds its TLS state.
+func (c *core) tls() *tlsLoop { return c.parts[partTLS].(*tlsLoop) }
+
+// closePart ends nothing: a handshake in flight ends with its transport.
+func (*tlsLoop) closePart() {}
+
 // tlsWorkerPool counts one role's helper goroutines and queues the
 // handshakes waiting for one. Servers and clients have a pool each, so
 // that a loop connected to itself cannot fill every helper with clients
@@ -39,8 +45,8 @@ func (l *Loop) SetTLSHandshakeWorkers(n int) error {
 	if n < 1 {
 		return fmt.Errorf("loopbench: SetTLSHandshakeWorkers(%d): want at least 1", n)
 	}
-	l.c.tls.limit = n
-	for role := range l.c.tls.roles {
+	l.c.tls().limit = n
+	for role := range l.c.tls().roles {
 		l.c.startQueuedHandshakes(role)
 	}
 	return nil
@@ -49,7 +55,7 @@ func (l *Loop) SetTLSHandshakeWorkers(n int) error {
 // TLSHandshakes returns how many TLS handshakes run on helper goroutines
 // now (servers' and clients' together) and how many wait for one.
 func (l *Loop) TLSHandshakes() (running, waiting int) {
-	for _, p := range l.c.tls.roles {
+	for _, p := range l.c.tls().roles {
 		running += p.running
 		for _, h := range p.queue {
 			if h.phase == phaseHandshake {
@@ -61,16 +67,16 @@ func (l *Loop) TLSHandshakes() (running, waiting int) {
 }
 
 func (c *core) handshakeLimit() int {
-	if c.tls.limit == 0 {
+	if c.tls().limit == 0 {
 		return DefaultTLSHandshakeWorkers
 	}
-	return c.tls.limit
+	return c.tls().limit
 }
 
 // startHandshake starts h's handshake now if a helper of its role is
 // free, else when one is.
 func (c *core) startHandshake(h *tlsLayer) {
-	p := &c.tls.roles[h.role]
+	p := &c.tls().roles[h.role]
 	if p.running < c.handshakeLimit() {
 		p.running++
 		h.run()
@@ -81,14 +87,14 @@ func (c *core) startHandshake(h *tlsLayer) {
 
 // handshakeEnded frees the helper of a handshake of role that ended.
 func (c *core) handshakeEnded(role int) {
-	c.tls.roles[role].running--
+	c.tls().roles[role].running--
 	c.startQueuedHandshakes(role)
 }
 
 // startQueuedHandshakes starts the waiting handshakes of role that the
 // free helpers allow, skipping those whose connection ended meanwhile.
 func (c *core) startQueuedHandshakes(role int) {
-	p := &c.tls.roles[role]
+	p := &c.tls().roles[role]
 	for len(p.queue) > 0 && p.running < c.handshakeLimit() {
 		h := p.queue[0]
 		p.queue[0] = nil
@@ -107,10 +113,10 @@ func (c *core) startQueuedHandshakes(role int) {
 // Protocol: they decrypt one at a time, and DataReceived's slice is valid
 // only during the call.
 func (c *core) plainBuffer() []byte {
-	if c.tls.plain == nil {
-		c.tls.plain = make([]byte, readBufferSize)
+	if c.tls().plain == nil {
+		c.tls().plain = make([]byte, readBufferSize)
 	}
-	return c.tls.plain
+	return c.tls().plain
 }
 
 // handshake runs crypto/tls's handshake on a helper goroutine; a panic in

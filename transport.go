@@ -57,7 +57,7 @@ func (l *Loop) newTransport(fd int, proto BaseProtocol, srv *Server, o *netOptio
 	t.madeFn = func() { t.proto.ConnectionMade(t) }
 	t.lostFn = t.connectionLost
 	t.peer, t.local = sock.PeerAddr(fd), sock.LocalAddr(fd)
-	l.c.transports[t] = struct{}{}
+	l.c.transports().add(t)
 	if o != nil && o.tls != nil {
 		t.tls = newTLSLayer(t, o, srv != nil, true, done)
 	} else {
@@ -304,7 +304,7 @@ func (t *Transport) connectionLost() {
 // release closes the socket and forgets the transport.
 func (t *Transport) release() {
 	t.closeSocket()
-	delete(t.loop.c.transports, t)
+	t.loop.c.transports().remove(t)
 	if t.server != nil {
 		t.server.detach(t)
 	}
@@ -355,4 +355,9 @@ func (c *core) readBuffer() []byte {
 		c.rbuf = make([]byte, readBufferSize)
 	}
 	return c.rbuf
+}
+
+// transports is the loop's part that holds its open transports.
+func (c *core) transports() *openSet[*Transport] {
+	return c.parts[partTransports].(*openSet[*Transport])
 }
