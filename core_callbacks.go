@@ -105,16 +105,6 @@ func funcName(fn func()) string {
 	return "?"
 }
 
-// ExceptionContext describes an error the loop could not return to anyone:
-// a panic in a callback, or an error in a future nobody retrieved.
-type ExceptionContext struct {
-	Message string
-	Err     error  // the error; a recovered panic value is wrapped as "panic: ..."
-	Panic   any    // the recovered value, when a callback panicked
-	Handle  Handle // the callback that panicked
-	Stack   []byte // the panicking goroutine's stack
-}
-
 func (c *core) setExceptionHandler(h func(ExceptionContext)) {
 	c.excMu.Lock()
 	c.excHandl = h
@@ -132,6 +122,13 @@ func (c *core) soonHandle(pos uint64) Handle {
 	id, gen := soonID(pos)
 	return Handle{c: c, id: id, gen: gen}
 }
+
+// goexitSentinel is the panic a runtime.Goexit in a task's function
+// turns into (see Task.runFunction): the task has failed with ErrGoexit,
+// and the callback that resumed it reports nothing.
+var goexitSentinel = &goexitPanic{}
+
+type goexitPanic struct{}
 
 // callbackPanicked reports the panic of the callback of handle h, except
 // the one a task's Goexit turns into (the task has failed with ErrGoexit).

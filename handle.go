@@ -94,6 +94,16 @@ type TimerHandle struct {
 // When returns the loop time the callback is scheduled for.
 func (h TimerHandle) When() time.Duration { return h.when }
 
+// ExceptionContext describes an error the loop could not return to anyone:
+// a panic in a callback, or an error in a future nobody retrieved.
+type ExceptionContext struct {
+	Message string
+	Err     error  // the error; a recovered panic value is wrapped as "panic: ..."
+	Panic   any    // the recovered value, when a callback panicked
+	Handle  Handle // the callback that panicked
+	Stack   []byte // the panicking goroutine's stack
+}
+
 // alloc takes a slot for fn: the most recently freed one, else a new one
 // at the end of the table. On a closed loop it panics with ErrClosed
 // (from grow: a closed loop's table has no room).

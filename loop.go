@@ -19,6 +19,10 @@ type Loop struct {
 // Config returns the loop's configuration with defaults filled in.
 func (l *Loop) Config() Config { return l.c.cfg }
 
+// Never is no deadline on the loop clock: given to TimeoutScope.Reschedule,
+// it removes the deadline.
+const Never = time.Duration(1<<63 - 1)
+
 // Time returns the loop's monotonic clock: the time since New.
 func (l *Loop) Time() time.Duration { return l.c.time() }
 

@@ -16,7 +16,8 @@ import (
 // pipe at once and buffers the rest. Its methods are for the loop's
 // goroutine.
 type PipeTransport struct {
-	sub     *SubprocessTransport
+	owner   pipeOwner
+	lp      *Loop
 	fd      int // the pipe's descriptor in this process
 	stdFd   int // 0, 1 or 2: which stream of the child
 	write   bool
@@ -32,10 +33,17 @@ type PipeTransport struct {
 	readFn     func()
 }
 
-func newPipeTransport(sub *SubprocessTransport, fd, stdFd int, write bool) *PipeTransport {
-	p := &PipeTransport{sub: sub, fd: fd, stdFd: stdFd, write: write}
+// A pipeOwner is the subprocess transport a pipe belongs to: it hears
+// what the pipe reads and when it is lost.
+type pipeOwner interface {
+	pipeData(stdFd int, data []byte)
+	pipeLost(p *PipeTransport, err error)
+}
+
+func newPipeTransport(l *Loop, owner pipeOwner, fd, stdFd int, write bool) *PipeTransport {
+	p := &PipeTransport{owner: owner, lp: l, fd: fd, stdFd: stdFd, write: write}
 	p.readFn = p.readReady
-	p.wb.init(sub.loop, fd, p, false)
+	p.wb.init(l, fd, p, false)
 	return p
 }
 
@@ -49,7 +57,7 @@ func (p *PipeTransport) IsClosing() bool { return p.closing }
 // closed).
 func (p *PipeTransport) IsReading() bool { return p.reading && !p.paused }
 
-func (p *PipeTransport) loop() *Loop { return p.sub.loop }
+func (p *PipeTransport) loop() *Loop { return p.lp }
 
 // startReading reads a read pipe; on a write pipe it watches for the
 // read end closing instead.
@@ -102,7 +110,7 @@ func (p *PipeTransport) readReady() {
 	case n == 0:
 		p.lost(nil)
 	default:
-		p.sub.proto.PipeDataReceived(p.stdFd, buf[:n])
+		p.owner.pipeData(p.stdFd, buf[:n])
 	}
 }
 
@@ -235,6 +243,6 @@ func (p *PipeTransport) lost(err error) {
 		p.flow.connectionLost(err)
 	}
 	if !p.loop().IsClosed() {
-		p.loop().CallSoon(func() { p.sub.pipeLost(p, err) })
+		p.loop().CallSoon(func() { p.owner.pipeLost(p, err) })
 	}
 }

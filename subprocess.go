@@ -243,7 +243,7 @@ func (l *Loop) newSubprocessTransport(pid int, proto SubprocessProtocol, parent 
 	t := &SubprocessTransport{loop: l, pid: pid, proto: proto, pidfd: -1}
 	for i, fd := range parent {
 		if fd >= 0 {
-			t.pipes[i] = newPipeTransport(t, fd, i, i == 0)
+			t.pipes[i] = newPipeTransport(t.loop, t, fd, i, i == 0)
 			t.open++
 		}
 	}
@@ -318,6 +318,11 @@ func (t *SubprocessTransport) processExited(code int) {
 		t.exitWait = nil
 		t.tryFinish()
 	})
+}
+
+// pipeData hands what the child wrote on stdFd to the protocol.
+func (t *SubprocessTransport) pipeData(stdFd int, data []byte) {
+	t.proto.PipeDataReceived(stdFd, data)
 }
 
 func (t *SubprocessTransport) pipeLost(p *PipeTransport, err error) {

@@ -51,11 +51,9 @@ var (
 	errNotInTask    = errors.New("loopbench: Await called outside the task's own function")
 	errOtherLoop    = errors.New("loopbench: awaiting a future of another loop")
 	errAwaitItself  = errors.New("loopbench: a task cannot await itself")
-	goexitSentinel  = &goexitPanic{}
 	stoppedSentinel = &stoppedPanic{}
 )
 
-type goexitPanic struct{}
 type stoppedPanic struct{}
 
 // CreateTask schedules fn to run as a task; its first step runs on the

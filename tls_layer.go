@@ -81,8 +81,11 @@ func newTLSLayer(t *Transport, o *netOptions, server, callMade bool, done func(e
 
 func (h *tlsLayer) start() {
 	h.started = true
-	h.t.loop.c.startHandshake(h)
+	h.t.loop.c.startHandshake(h, h.role)
 }
+
+// waiting reports whether the connection still waits for its handshake.
+func (h *tlsLayer) waiting() bool { return h.phase == phaseHandshake }
 
 // run starts the helper goroutine of the handshake; it reports back to
 // the loop and ends.

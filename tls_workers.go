@@ -29,7 +29,13 @@ func (*tlsLoop) closePart() {}
 // waiting for server handshakes that wait for a helper.
 type tlsWorkerPool struct {
 	running int // helpers started and not yet reported back
-	queue   []*tlsLayer
+	queue   []pendingHandshake
+}
+
+// A pendingHandshake is a TLS layer's handshake as the pools see it.
+type pendingHandshake interface {
+	run()          // starts the handshake on a helper goroutine
+	waiting() bool // its connection still waits for it
 }
 
 // SetTLSHandshakeWorkers sets how many TLS handshakes the loop runs at
@@ -58,7 +64,7 @@ func (l *Loop) TLSHandshakes() (running, waiting int) {
 	for _, p := range l.c.tls().roles {
 		running += p.running
 		for _, h := range p.queue {
-			if h.phase == phaseHandshake {
+			if h.waiting() {
 				waiting++
 			}
 		}
@@ -75,8 +81,8 @@ func (c *core) handshakeLimit() int {
 
 // startHandshake starts h's handshake now if a helper of its role is
 // free, else when one is.
-func (c *core) startHandshake(h *tlsLayer) {
-	p := &c.tls().roles[h.role]
+func (c *core) startHandshake(h pendingHandshake, role int) {
+	p := &c.tls().roles[role]
 	if p.running < c.handshakeLimit() {
 		p.running++
 		h.run()
@@ -99,7 +105,7 @@ func (c *core) startQueuedHandshakes(role int) {
 		h := p.queue[0]
 		p.queue[0] = nil
 		p.queue = p.queue[1:]
-		if h.phase == phaseHandshake {
+		if h.waiting() {
 			p.running++
 			h.run()
 		}

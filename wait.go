@@ -164,9 +164,6 @@ func Shield(l *Loop, aw Awaitable) *Future {
 	return outer
 }
 
-// Never, given to TimeoutScope.Reschedule, removes the deadline.
-const Never = time.Duration(1<<63 - 1)
-
 // TimeoutScope is the deadline of WithTimeout: asyncio.timeout's context
 // manager.
 type TimeoutScope struct {

@@ -46,7 +46,7 @@ func TestPipeBufferReclaimsWrittenPrefix(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer unix.Close(r)
-		p := newPipeTransport(&SubprocessTransport{loop: l, proto: SubprocessProtocolBase{}}, w, 0, true)
+		p := newPipeTransport(l, &SubprocessTransport{loop: l, proto: SubprocessProtocolBase{}}, w, 0, true)
 		defer p.lost(nil)
 		const chunk = 16 << 10
 		written, read := 0, 0

@@ -1,11 +1,64 @@
 package loopbench
 
+// Steps 2 and 3 of the iteration: the timeout of its wait, the yield
+// before a wait that may block, and the poll.
+
 import (
+	"fmt"
 	"time"
 	_ "unsafe" // go:linkname
 
 	"github.com/loopbench/loopbench/selectors"
 )
+
+// poll is steps 2 and 3 of the iteration: it waits for I/O events up to
+// selectTimeout. When that timeout is 0 and no fd is watched, no selector
+// could report anything, so it makes no system call: the wakeup fd is
+// left to the next blocking poll, and thread-safe callbacks are taken by
+// their flag.
+func (c *core) poll(ready int) ([]selectors.Event, error) {
+	d := c.selectTimeout(ready)
+	if d == 0 && c.watched == 0 {
+		return c.events[:0], nil
+	}
+	evs, err := c.sel.Select(d, c.events[:0])
+	c.events = evs
+	if err != nil {
+		return nil, fmt.Errorf("loopbench: %w", err)
+	}
+	return evs, nil
+}
+
+// selectTimeout is step 2 of the iteration. Its first case, callbacks
+// ready, inlines into poll.
+func (c *core) selectTimeout(ready int) time.Duration {
+	if ready > 0 {
+		return 0
+	}
+	return c.idleTimeout()
+}
+
+// idleTimeout is step 2 with no callback ready: 0 when stopping or with a
+// thread-safe callback pending, else the time until the earliest timer,
+// capped, or -1 (block) with no timer.
+// Before a timeout that may block, it yields the loop's goroutine when
+// due (yieldBeforeWait): off the path of an iteration with callbacks
+// ready, and of one that stops.
+func (c *core) idleTimeout() time.Duration {
+	if c.stopping || c.ts.pending() {
+		return 0
+	}
+	when, _, ok := c.timers.Peek()
+	if !ok {
+		c.yieldBeforeWait()
+		return -1
+	}
+	d := min(max(time.Duration(when)-c.time(), 0), maxSelectTimeout)
+	if d != 0 {
+		c.yieldBeforeWait()
+	}
+	return d
+}
 
 // yieldEvery is the longest the loop's goroutine runs on one scheduling
 // turn before a blocking wait first yields it.
