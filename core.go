@@ -146,10 +146,9 @@ type core struct {
 	rbuf   []byte // the transports' shared read buffer
 	dialer dialer // connections being made, ended by Close
 
-	stopping   bool
-	stopOnDone func(*Future) // RunUntilComplete's done callback, bound once
-	running    atomic.Bool
-	closed     atomic.Bool
+	stopping bool
+	running  atomic.Bool
+	closed   atomic.Bool
 
 	// The slot callback last run, for the exception handler: its handle
 	// (gen<<32 | id), set by take.
@@ -169,7 +168,6 @@ func (c *core) init(cfg Config) error {
 	c.slow = cfg.SlowCallbackDuration
 	c.epoch = time.Now()
 	c.keep = c.keepTimer
-	c.stopOnDone = func(*Future) { c.stopping = true }
 	c.logger = slog.Default()
 	c.parts[partDialer] = &c.dialer
 	timers, err := newTimerQueue(cfg.Timers)

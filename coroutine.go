@@ -14,7 +14,15 @@ const maxIdleCoroutines = 128
 type coroutine struct {
 	next func() (struct{}, bool) // resume it (iter.Pull)
 	stop func()
-	task *Task // the task it runs, or will run when resumed
+	job  job // the task it runs, or will run when resumed
+}
+
+// A job is what a coroutine runs: a task's function.
+type job interface {
+	// runOn runs the function on the coroutine, whose yield suspends
+	// it, and reports whether the coroutine went back to its pool to run
+	// another job.
+	runOn(yield func(struct{}) bool) bool
 }
 
 // coroutinePool is the loop's part that holds its idle coroutines.
@@ -25,8 +33,8 @@ func (c *core) coroutines() *coroutinePool {
 	return c.parts[partCoroutines].(*coroutinePool)
 }
 
-// takeCoroutine returns an idle coroutine of the pool, or a new one, to run t.
-func (c *core) takeCoroutine(t *Task) *coroutine {
+// takeCoroutine returns an idle coroutine of the pool, or a new one, to run j.
+func (c *core) takeCoroutine(j job) *coroutine {
 	var co *coroutine
 	p := c.coroutines()
 	if n := len(p.idle); n > 0 {
@@ -37,14 +45,14 @@ func (c *core) takeCoroutine(t *Task) *coroutine {
 		co = &coroutine{}
 		co.next, co.stop = iter.Pull(co.run)
 	}
-	co.task = t
+	co.job = j
 	return co
 }
 
 // parkCoroutine returns co, idle, to the pool; it reports false, and the caller
 // lets co end, when the pool is full or the loop closed.
 func (c *core) parkCoroutine(co *coroutine) bool {
-	co.task = nil
+	co.job = nil
 	p := c.coroutines()
 	if len(p.idle) == maxIdleCoroutines || c.closed.Load() {
 		return false
@@ -58,23 +66,13 @@ func (c *core) parkCoroutine(co *coroutine) bool {
 // and with a runtime.Goexit in a function (see Task.runFunction).
 func (co *coroutine) run(yield func(struct{}) bool) {
 	for {
-		t := co.task
-		t.yield = yield
-		if !t.runFunction() || !t.fut.loop.c.parkCoroutine(t.detach()) {
+		if !co.job.runOn(yield) {
 			return
 		}
 		if !yield(struct{}{}) {
 			return // stopped while idle
 		}
 	}
-}
-
-// detach takes the coroutine from a task that is done with it, so that
-// nothing the task still holds can resume the coroutine's next task.
-func (t *Task) detach() *coroutine {
-	co := t.co
-	t.co, t.next = nil, nil
-	return co
 }
 
 // closePart ends the pool's coroutines, at Close.

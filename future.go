@@ -1,6 +1,9 @@
 package loopbench
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Future states, as asyncio's.
 const (
@@ -22,9 +25,9 @@ type Future struct {
 	ofTask   bool  // a task's future: only the task's function completes it
 	wakeups  int32 // task wakeups scheduled, their Await not resumed yet
 	loop     *Loop
-	wakeTask *Task          // the first callback, when it is a task's wakeup
+	wakeStep func()         // the first callback, when it is a task's wakeup: its step
 	wakeTok  CallbackToken  // its token
-	cbs      []doneCallback // added after wakeTask, not scheduled yet
+	cbs      []doneCallback // added after wakeStep, not scheduled yet
 	result   any
 	err      error
 
@@ -64,7 +67,7 @@ type CallbackToken uint64
 type doneCallback struct {
 	tok  CallbackToken
 	fn   func(*Future)
-	task *Task // instead of fn: a task awaiting the future, woken by its step
+	step func() // instead of fn: the step of a task awaiting the future
 }
 
 // CreateFuture returns a pending future bound to l.
@@ -158,18 +161,64 @@ func (f *Future) AddDoneCallback(fn func(*Future)) CallbackToken {
 	return f.add(doneCallback{fn: fn})
 }
 
-// tryWakeup registers the wakeup of task t awaiting f, if it can take the
-// wakeTask field: f is pending with no other callback. The callback is the
-// task's step itself, with no func(*Future) in between, and the common
-// case, a single task awaiting the future, needs no list: wakeTask stays
+// RunUntilComplete runs the loop until aw (a *Future or a *Task) is done
+// and returns its result. If Stop ends the run first it returns
+// ErrStoppedBeforeDone; the future is left as it is, and a later run can
+// complete it.
+func (l *Loop) RunUntilComplete(aw Awaitable) (any, error) {
+	f := aw.future()
+	if f.loop != l {
+		return nil, errors.New("loopbench: RunUntilComplete: the future belongs to another loop")
+	}
+	if f.Done() {
+		return l.runOnceFor(f)
+	}
+	// A pending future's done callback is only listed, not scheduled, so
+	// a run refused (closed, or inside a running loop) leaves nothing.
+	tok := f.AddDoneCallback(stopOnDone)
+	err := l.RunForever()
+	f.RemoveDoneCallback(tok)
+	if err != nil {
+		return nil, err
+	}
+	if !f.Done() {
+		return nil, ErrStoppedBeforeDone
+	}
+	return f.Result()
+}
+
+// runOnceFor is RunUntilComplete of a future already done: one
+// iteration, as asyncio's, where the done callback that stops the run is
+// called soon. Stop before the run is that iteration; a run refused
+// leaves the stop flag as it was, so no stray stop ends a run the caller
+// is inside.
+func (l *Loop) runOnceFor(f *Future) (any, error) {
+	prev := l.c.stopping
+	l.c.stopping = true
+	if err := l.RunForever(); err != nil {
+		l.c.stopping = prev
+		return nil, err
+	}
+	return f.Result()
+}
+
+// stopOnDone is RunUntilComplete's done callback: it stops the loop of
+// the future.
+func stopOnDone(f *Future) { f.loop.c.stopping = true }
+
+// tryWakeup registers step, the wakeup of a task awaiting f, if it can
+// take the wakeStep field: f is pending with no other callback. The
+// callback is the task's step itself, with no func(*Future) in between,
+// and the common case, a single task awaiting the future, needs no list:
+// wakeStep stays
 // older than every entry of cbs, so callbacks still run in registration
 // order. Otherwise the caller adds the wakeup to cbs.
-func (f *Future) tryWakeup(t *Task) (CallbackToken, bool) {
-	if f.wakeTask != nil || len(f.cbs) > 0 || f.state != pending {
+func (f *Future) tryWakeup(step func()) (CallbackToken, bool) {
+	if f.wakeStep != nil || len(f.cbs) > 0 || f.state != pending {
 		return 0, false
 	}
 	f.tok++
-	f.wakeTask, f.wakeTok = t, f.tok
+	f.wakeStep, f.wakeTok = step, f.tok
 	return f.tok, true
 }
 
@@ -195,8 +244,8 @@ func (f *Future) add(cb doneCallback) CallbackToken {
 // RemoveDoneCallback removes the callback tok names, if it has not been
 // scheduled yet, and reports whether it did.
 func (f *Future) RemoveDoneCallback(tok CallbackToken) bool {
-	if f.wakeTask != nil && f.wakeTok == tok {
-		f.wakeTask = nil
+	if f.wakeStep != nil && f.wakeTok == tok {
+		f.wakeStep = nil
 		return true
 	}
 	for i, cb := range f.cbs {
@@ -238,10 +287,10 @@ func (f *Future) notPending(op string) error {
 
 func (f *Future) finish(state uint8) {
 	f.state = state
-	if t := f.wakeTask; t != nil {
-		f.wakeTask = nil
+	if step := f.wakeStep; step != nil {
+		f.wakeStep = nil
 		f.wakeups++
-		f.loop.CallSoon(t.stepFn)
+		f.loop.CallSoon(step)
 	}
 	if len(f.cbs) == 0 {
 		return
@@ -258,9 +307,9 @@ func (f *Future) finish(state uint8) {
 // the next of them, so scheduling allocates no closure. Each callback has
 // one CallSoon entry in registration order, so they run in that order.
 func (f *Future) schedule(cb doneCallback) {
-	if cb.task != nil {
+	if cb.step != nil {
 		f.wakeups++
-		f.loop.CallSoon(cb.task.stepFn)
+		f.loop.CallSoon(cb.step)
 		return
 	}
 	f.bindRunDue()

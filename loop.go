@@ -1,7 +1,6 @@
 package loopbench
 
 import (
-	"errors"
 	"log/slog"
 	"time"
 )
@@ -120,47 +119,6 @@ func (l *Loop) RunForever() error {
 		return l.rb.runForever()
 	}
 	return l.dq.runForever()
-}
-
-// RunUntilComplete runs the loop until aw (a *Future or a *Task) is done
-// and returns its result. If Stop ends the run first it returns
-// ErrStoppedBeforeDone; the future is left as it is, and a later run can
-// complete it.
-func (l *Loop) RunUntilComplete(aw Awaitable) (any, error) {
-	f := aw.future()
-	if f.loop != l {
-		return nil, errors.New("loopbench: RunUntilComplete: the future belongs to another loop")
-	}
-	if f.Done() {
-		return l.runOnceFor(f)
-	}
-	// A pending future's done callback is only listed, not scheduled, so
-	// a run refused (closed, or inside a running loop) leaves nothing.
-	tok := f.AddDoneCallback(l.c.stopOnDone)
-	err := l.RunForever()
-	f.RemoveDoneCallback(tok)
-	if err != nil {
-		return nil, err
-	}
-	if !f.Done() {
-		return nil, ErrStoppedBeforeDone
-	}
-	return f.Result()
-}
-
-// runOnceFor is RunUntilComplete of a future already done: one
-// iteration, as asyncio's, where the done callback that stops the run is
-// called soon. Stop before the run is that iteration; a run refused
-// leaves the stop flag as it was, so no stray stop ends a run the caller
-// is inside.
-func (l *Loop) runOnceFor(f *Future) (any, error) {
-	prev := l.c.stopping
-	l.c.stopping = true
-	if err := l.RunForever(); err != nil {
-		l.c.stopping = prev
-		return nil, err
-	}
-	return f.Result()
 }
 
 // Stop makes the loop stop after the current iteration; called before

@@ -84,7 +84,7 @@ func (s *Server) acceptReady() {
 		if err != nil {
 			continue
 		}
-		t, err := s.loop.newTransport(fd, proto, s, s.opts, nil)
+		t, err := s.loop.newTransport(fd, proto, s, tlsFor(s.opts, true, nil))
 		if err != nil {
 			sock.Close(fd)
 			s.loop.c.report(ExceptionContext{Message: "server protocol", Err: err})
@@ -243,7 +243,7 @@ func (l *Loop) connected(f *Future, fd int, host string, factory func() BaseProt
 		return nil
 	}
 	var tr *Transport
-	tr, err = l.newTransport(fd, proto, nil, o.forClient(host), func(err error) {
+	tr, err = l.newTransport(fd, proto, nil, tlsFor(o.forClient(host), false, func(err error) {
 		switch {
 		case f.Done():
 			tr.Abort() // cancelled during the handshake
@@ -252,7 +252,7 @@ func (l *Loop) connected(f *Future, fd int, host string, factory func() BaseProt
 		default:
 			f.SetResult(tr)
 		}
-	})
+	}))
 	if err != nil {
 		sock.Close(fd)
 		fail(err)

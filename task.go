@@ -137,6 +137,21 @@ func (t *Task) resume() {
 	t.running = false
 }
 
+// runOn runs t's function on its coroutine (the coroutine's job), and
+// parks the coroutine in the pool when the function is done with it.
+func (t *Task) runOn(yield func(struct{}) bool) bool {
+	t.yield = yield
+	return t.runFunction() && t.fut.loop.c.parkCoroutine(t.detach())
+}
+
+// detach takes the coroutine from a task that is done with it, so that
+// nothing the task still holds can resume the coroutine's next task.
+func (t *Task) detach() *coroutine {
+	co := t.co
+	t.co, t.next = nil, nil
+	return co
+}
+
 // runFunction runs the task's function on its coroutine and completes the
 // task with what it returns, or with the panic it raised. It reports
 // whether the coroutine can run another task: not once Close has stopped
@@ -239,9 +254,9 @@ func (t *Task) Await(aw Awaitable) (any, error) {
 		return f.Result()
 	}
 	t.waiter = f
-	tok, ok := f.tryWakeup(t)
+	tok, ok := f.tryWakeup(t.stepFn)
 	if !ok {
-		tok = f.add(doneCallback{task: t})
+		tok = f.add(doneCallback{step: t.stepFn})
 	}
 	if t.mustCancel && f.Cancel(t.cancelMsg) {
 		t.mustCancel = false

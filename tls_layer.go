@@ -56,6 +56,17 @@ type tlsLayer struct {
 	deliverFn  func()
 }
 
+// tlsFor returns what puts a TLS layer on a new transport with o's
+// config and timeouts, as the server or the client, done (if not nil)
+// told how the handshake ended; nil for plain text (o nil or without
+// TLS).
+func tlsFor(o *netOptions, server bool, done func(error)) func(*Transport) secureLayer {
+	if o == nil || o.tls == nil {
+		return nil
+	}
+	return func(t *Transport) secureLayer { return newTLSLayer(t, o, server, true, done) }
+}
+
 // newTLSLayer puts TLS on t with o's config and timeouts, as the server
 // or the client. A client starts its handshake at once; a server when the
 // first bytes come.
@@ -83,6 +94,9 @@ func (h *tlsLayer) start() {
 	h.started = true
 	h.t.loop.c.startHandshake(h, h.role)
 }
+
+// open reports whether the handshake is done and the shutdown not begun.
+func (h *tlsLayer) open() bool { return h.phase == phaseOpen }
 
 // waiting reports whether the connection still waits for its handshake.
 func (h *tlsLayer) waiting() bool { return h.phase == phaseHandshake }

@@ -10,10 +10,11 @@ import (
 // cipher suite, ALPN protocol, server name, the peer's certificates. ok
 // is false on a plain-text transport and until the handshake completes.
 func (t *Transport) TLSConnectionState() (state tls.ConnectionState, ok bool) {
-	if t.tls == nil || !t.tls.handshook {
+	h, ok := t.tls.(*tlsLayer)
+	if !ok || !h.handshook {
 		return tls.ConnectionState{}, false
 	}
-	return t.tls.conn.ConnectionState(), true
+	return h.conn.ConnectionState(), true
 }
 
 // StartTLS upgrades the plain-text transport t to TLS with config

@@ -27,7 +27,7 @@ type Transport struct {
 	buffered BufferedProtocol // proto as a BufferedProtocol, if it is one
 	server   acceptor         // the server that accepted it, or nil
 	host     string           // the host name dialled, StartTLS's default server name
-	tls      *tlsLayer        // nil for plain text
+	tls      secureLayer      // nil for plain text
 
 	wb            writeBuffer
 	readingPaused bool
@@ -47,11 +47,27 @@ type Transport struct {
 // connections until each is lost.
 type acceptor interface{ detach(t *Transport) }
 
-// newTransport wraps the connected non-blocking socket fd. Plain, it
-// schedules ConnectionMade and the start of reading for the next
-// iteration. With o.tls it starts the TLS handshake; ConnectionMade
-// follows it, and done (if not nil) is told how it ended.
-func (l *Loop) newTransport(fd int, proto BaseProtocol, srv acceptor, o *netOptions, done func(error)) (*Transport, error) {
+// A secureLayer is the TLS layer between a transport's socket and its
+// protocol (tls_layer.go): it takes what the socket reads and what the
+// protocol writes, and its state decides when the transport may close.
+type secureLayer interface {
+	received(data []byte)
+	socketEOF()
+	write(data []byte) error
+	writeEOF()
+	resumeReading()
+	open() bool         // the handshake is done and the shutdown not begun
+	readsOnClose() bool // Close waits for the peer's close_notify
+	shutdownDone() bool
+	close()
+	stop(err error)
+}
+
+// newTransport wraps the connected non-blocking socket fd. Plain (secure
+// nil), it schedules ConnectionMade and the start of reading for the
+// next iteration. Else secure puts its TLS layer on the transport, which
+// starts the handshake; ConnectionMade follows it.
+func (l *Loop) newTransport(fd int, proto BaseProtocol, srv acceptor, secure func(*Transport) secureLayer) (*Transport, error) {
 	t := &Transport{loop: l, fd: fd, server: srv}
 	if err := t.setProtocol(proto); err != nil {
 		return nil, err
@@ -62,8 +78,8 @@ func (l *Loop) newTransport(fd int, proto BaseProtocol, srv acceptor, o *netOpti
 	t.lostFn = t.connectionLost
 	t.peer, t.local = sock.PeerAddr(fd), sock.LocalAddr(fd)
 	l.c.transports().add(t)
-	if o != nil && o.tls != nil {
-		t.tls = newTLSLayer(t, o, srv != nil, true, done)
+	if secure != nil {
+		t.tls = secure(t)
 	} else {
 		l.CallSoon(t.madeFn)
 	}
@@ -192,7 +208,7 @@ func (t *Transport) PauseReading() {
 		return
 	}
 	t.readingPaused = true
-	if t.tls == nil || t.tls.phase == phaseOpen {
+	if t.tls == nil || t.tls.open() {
 		t.loop.RemoveReader(t.fd) // a TLS handshake reads regardless
 	}
 }
