@@ -118,9 +118,7 @@ type core struct {
 	slotq    []uint32
 	slotHead int
 
-	slots []slot
-	fns   fnTable // the slots' callbacks
-	free  []uint32
+	slotTable
 
 	timers     timerQueue
 	lazy       bool
@@ -161,7 +159,7 @@ type core struct {
 	excHandl func(ExceptionContext)
 }
 
-func (c *core) init(cfg Config) error {
+func (c *core) setup(cfg Config) error {
 	cfg = cfg.normalized()
 	c.cfg = cfg
 	c.lazy = cfg.TimerCancel == "lazy"
@@ -200,20 +198,6 @@ func (c *core) time() time.Duration {
 
 // --- timers ---------------------------------------------------------------
 
-// callAt schedules fn at loop time when; op names the public call in the
-// panic on a closed loop, the one check of the scheduling path.
-func (c *core) callAt(op string, when time.Duration, fn func()) TimerHandle {
-	if c.closed.Load() {
-		panic(closedError(op))
-	}
-	if fn == nil {
-		panic("loopbench: CallAt/CallLater with a nil func")
-	}
-	id := c.alloc(fn, flagHeap)
-	c.timers.Push(int64(when), id)
-	return TimerHandle{Handle: c.handle(id), when: when}
-}
-
 // keepTimer is the Retain predicate of a compaction: it keeps the timers
 // the compaction did not mark.
 func (c *core) keepTimer(id uint32) bool {
@@ -249,6 +233,26 @@ func (c *core) compact() {
 		}
 	}
 	c.ncancelled = 0
+}
+
+// cancelSlot marks slot id cancelled and frees it unless a queue still
+// holds it; in eager mode the timer queue is told at once (see
+// Config.TimerCancel).
+func (c *core) cancelSlot(id uint32) {
+	s := &c.slots[id]
+	s.flags |= flagCancelled
+	if s.flags&flagHeap != 0 && !c.lazy {
+		c.timers.Remove(id)
+		s.flags &^= flagHeap
+	}
+	if s.flags&(flagHeap|flagQueued) == 0 {
+		c.release(id)
+		return
+	}
+	*c.fns.at(id) = nil // the slot stays until the queue holding it lets go
+	if s.flags&flagHeap != 0 {
+		c.ncancelled++
+	}
 }
 
 // sweepCancelled is step 1 of the iteration (lazy mode only); it inlines
@@ -369,6 +373,7 @@ func (c *core) close() error {
 		p.closePart()
 	}
 	c.closed.Store(true)
+	c.shut = true
 	err := errors.Join(c.ts.close(), c.sel.Close())
 	c.slotq = nil
 	c.slots, c.fns, c.free, c.fds, c.events = nil, fnTable{}, nil, nil, nil

@@ -217,7 +217,7 @@ func (l *Loop) wrapDatagram(fd int, remote *sock.Addr, proto DatagramProtocol) *
 	t := &DatagramTransport{loop: l, fd: fd, proto: proto, remote: remote, local: sock.UDPLocalAddr(fd), peer: sock.UDPPeerAddr(fd)}
 	t.pauser, _ = proto.(WritePauser)
 	t.readFn = t.readReady
-	t.wb.init(l, fd, t, true)
+	t.wb.setup(l, fd, t, true)
 	l.c.datagrams().add(t)
 	l.CallSoon(func() { proto.ConnectionMade(t) })
 	l.CallSoon(func() {

@@ -15,9 +15,9 @@ type dequeLoop struct {
 	ready deque.Deque
 }
 
-func (l *dequeLoop) init(cfg Config) error {
+func (l *dequeLoop) setup(cfg Config) error {
 	l.rq = &l.ready
-	return l.core.init(cfg)
+	return l.core.setup(cfg)
 }
 
 // pushSoon, kept out of line, is CallSoon's path when the ready queue

@@ -13,9 +13,9 @@ type ringbufferLoop struct {
 	ready ringbuffer.Ring
 }
 
-func (l *ringbufferLoop) init(cfg Config) error {
+func (l *ringbufferLoop) setup(cfg Config) error {
 	l.rq = &l.ready
-	return l.core.init(cfg)
+	return l.core.setup(cfg)
 }
 
 // pushSoon, kept out of line, is CallSoon's path when the ready queue

@@ -14,12 +14,12 @@ func New(cfg Config) (*Loop, error) {
 		l.dq = new(dequeLoop)
 		l.c = &l.dq.core
 		l.c.parts = newParts()
-		err = l.dq.init(cfg)
+		err = l.dq.setup(cfg)
 	} else {
 		l.rb = new(ringbufferLoop)
 		l.c = &l.rb.core
 		l.c.parts = newParts()
-		err = l.rb.init(cfg)
+		err = l.rb.setup(cfg)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("loopbench: New(%v): %w", cfg, err)
@@ -28,7 +28,7 @@ func New(cfg Config) (*Loop, error) {
 }
 
 // newParts makes the state of every subsystem of a new loop, by kind
-// (the dialer is the loop's own field: core.init adds it).
+// (the dialer is the loop's own field: core.setup adds it).
 func newParts() [numParts]part {
 	return [numParts]part{
 		partSignals:    &signalHandlers{},

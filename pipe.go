@@ -43,7 +43,7 @@ type pipeOwner interface {
 func newPipeTransport(l *Loop, owner pipeOwner, fd, stdFd int, write bool) *PipeTransport {
 	p := &PipeTransport{owner: owner, lp: l, fd: fd, stdFd: stdFd, write: write}
 	p.readFn = p.readReady
-	p.wb.init(l, fd, p, false)
+	p.wb.setup(l, fd, p, false)
 	return p
 }
 

@@ -72,7 +72,7 @@ func (l *Loop) newTransport(fd int, proto BaseProtocol, srv acceptor, secure fun
 	if err := t.setProtocol(proto); err != nil {
 		return nil, err
 	}
-	t.wb.init(l, fd, t, false)
+	t.wb.setup(l, fd, t, false)
 	t.readFn = t.readReady
 	t.madeFn = func() { t.proto.ConnectionMade(t) }
 	t.lostFn = t.connectionLost

@@ -63,7 +63,7 @@ type frame struct {
 	to *sock.Addr
 }
 
-func (w *writeBuffer) init(l *Loop, fd int, owner writeOwner, framed bool) {
+func (w *writeBuffer) setup(l *Loop, fd int, owner writeOwner, framed bool) {
 	*w = writeBuffer{loop: l, fd: fd, owner: owner, framed: framed, high: defaultHighWater, low: defaultHighWater / 4}
 	w.wrFn = w.flush
 }
