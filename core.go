@@ -79,19 +79,18 @@ const (
 	numParts
 )
 
-// openSet is a part that holds open sockets of one kind (servers,
-// transports, datagram endpoints): Close closes each.
-type openSet[T interface {
+// socket is what an openSet holds: a server, transport or datagram
+// endpoint, which closes its socket at the loop's Close.
+type socket interface {
 	comparable
 	closeSocket()
-}] struct{ open map[T]struct{} }
-
-func newOpenSet[T interface {
-	comparable
-	closeSocket()
-}]() *openSet[T] {
-	return &openSet[T]{open: map[T]struct{}{}}
 }
+
+// openSet is a part that holds open sockets of one kind: Close closes
+// each.
+type openSet[T socket] struct{ open map[T]struct{} }
+
+func newOpenSet[T socket]() *openSet[T] { return &openSet[T]{open: map[T]struct{}{}} }
 
 func (s *openSet[T]) add(v T)    { s.open[v] = struct{}{} }
 func (s *openSet[T]) remove(v T) { delete(s.open, v) }
@@ -104,8 +103,8 @@ func (s *openSet[T]) closePart() {
 }
 
 // core is the state every loop type shares: the handle table, timers,
-// selector, fd table and thread-safe queue. The generated loop types embed
-// it next to their concrete ready queue.
+// selector, fd table, thread-safe queue and the subsystems' parts. The
+// generated loop types embed it next to their concrete ready queue.
 type core struct {
 	// rq is the concrete ready queue, for the lookups a CallSoon handle
 	// makes by position (Cancel, Cancelled). The hot paths use the
