@@ -106,6 +106,8 @@ func (s *openSet[T]) closePart() {
 // selector, fd table, thread-safe queue and the subsystems' parts. The
 // generated loop types embed it next to their concrete ready queue.
 type core struct {
+	slotTable // first: its fields are the core's own, at no offset
+
 	// rq is the concrete ready queue, for the lookups a CallSoon handle
 	// makes by position (Cancel, Cancelled). The hot paths use the
 	// concrete queue of the generated loop type.
@@ -116,8 +118,6 @@ type core struct {
 	// runSlots for why they need not enter the ready queue).
 	slotq    []uint32
 	slotHead int
-
-	slotTable
 
 	timers     timerQueue
 	lazy       bool

@@ -58,21 +58,22 @@ func (c *core) runSomeSlots() {
 // nil for a cancelled one, the reader/writer of an fd, or the callback of
 // a due timer or of a thread-safe record, whose slot it frees.
 func (c *core) take(id uint32) func() {
-	s := &c.slots[id]
+	t := &c.slotTable // one base for the table's reads and release's writes
+	s := &t.slots[id]
 	s.flags &^= flagQueued
 	c.cur = uint64(s.gen)<<32 | uint64(id)
 	switch {
 	case s.flags == flagLive:
-		fn := *c.fns.at(id)
-		c.release(id)
+		fn := *t.fns.at(id)
+		t.release(id)
 		return fn
 	case s.flags&flagCancelled != 0:
 		if s.flags&flagHeap == 0 {
-			c.release(id)
+			t.release(id)
 		}
 		return nil
 	case s.flags&flagIO != 0:
-		return *c.fns.at(id)
+		return *t.fns.at(id)
 	case s.flags&flagTS == 0:
 		panic(fmt.Sprintf("loopbench: internal error: slot %d queued with flags %#x", id, s.flags))
 	}
