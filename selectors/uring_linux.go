@@ -271,10 +271,11 @@ func (s *uringSel) grow() error {
 }
 
 // submitNow submits what the SQ holds and takes the completions ready
-// now, without waiting.
+// now, without waiting. With nothing to submit and no completion held
+// back (by a full CQ, or in the thread's task work) it makes no call.
 func (s *uringSel) submitNow() error {
 	n := s.ring.unsubmitted()
-	if n == 0 && !s.ring.overflowed() {
+	if n == 0 && !s.ring.overflowed() && !s.ring.taskRun() {
 		return nil
 	}
 	for {

@@ -98,6 +98,8 @@ const (
 	uringSetupCQSize    = 1 << 3 // IORING_SETUP_CQSIZE
 	uringSetupClamp     = 1 << 4 // IORING_SETUP_CLAMP
 	uringSetupSubmitAll = 1 << 7 // IORING_SETUP_SUBMIT_ALL (5.18)
+	uringSetupCoopTask  = 1 << 8 // IORING_SETUP_COOP_TASKRUN (5.19)
+	uringSetupTaskFlag  = 1 << 9 // IORING_SETUP_TASKRUN_FLAG (5.19)
 
 	uringFeatSingleMmap = 1 << 0 // IORING_FEAT_SINGLE_MMAP (5.4)
 	uringFeatNoDrop     = 1 << 1 // IORING_FEAT_NODROP (5.5)
@@ -107,6 +109,7 @@ const (
 	uringEnterExtArg    = 1 << 3 // IORING_ENTER_EXT_ARG
 
 	uringSQCQOverflow = 1 << 1 // IORING_SQ_CQ_OVERFLOW, in the SQ ring's flags
+	uringSQTaskRun    = 1 << 2 // IORING_SQ_TASKRUN: completions wait in the thread's task work
 
 	uringOffSQRing = 0          // IORING_OFF_SQ_RING
 	uringOffCQRing = 0x8000000  // IORING_OFF_CQ_RING
@@ -157,11 +160,30 @@ func uringWhy(err error) error {
 
 // newRing sets up a ring of sq submission entries and cq completion
 // entries (the kernel clamps both to its maxima) and maps it.
+// uringSetupFlags are the setup flags a ring asks for, the newest
+// kernel's first: each kernel takes the first set it knows (an older one
+// refuses the others with EINVAL).
+//
+// COOP_TASKRUN: a poll that completes while the loop's thread runs does
+// not interrupt it (an inter-processor interrupt, a VM exit on a guest)
+// to post the completion; the thread posts it at its next system call.
+// TASKRUN_FLAG says so in the SQ ring's flags, so that a zero-timeout
+// Select enters the kernel then, and sees the completion all the same.
+var uringSetupFlags = []uint32{
+	uringSetupCQSize | uringSetupClamp | uringSetupSubmitAll | uringSetupCoopTask | uringSetupTaskFlag, // 5.19
+	uringSetupCQSize | uringSetupClamp | uringSetupSubmitAll,                                           // 5.18
+	uringSetupCQSize | uringSetupClamp,
+}
+
 func newRing(setup uringSetupFunc, sq, cq uint32) (*uringRing, error) {
-	p := uringParams{flags: uringSetupCQSize | uringSetupClamp | uringSetupSubmitAll, cqEntries: cq}
-	fd, err := setup(sq, &p)
-	if errors.Is(err, unix.EINVAL) { // a kernel before 5.18: no SUBMIT_ALL
-		p = uringParams{flags: uringSetupCQSize | uringSetupClamp, cqEntries: cq}
+	var p uringParams
+	var fd int
+	var err error = unix.EINVAL
+	for _, flags := range uringSetupFlags {
+		if !errors.Is(err, unix.EINVAL) {
+			break
+		}
+		p = uringParams{flags: flags, cqEntries: cq}
 		fd, err = setup(sq, &p)
 	}
 	if err != nil {
@@ -244,6 +266,10 @@ func (r *uringRing) unsubmitted() uint32 { return r.tail - atomic.LoadUint32(r.s
 // overflowed reports completions the kernel holds back because the CQ was
 // full (NODROP); an io_uring_enter with GETEVENTS moves them in.
 func (r *uringRing) overflowed() bool { return atomic.LoadUint32(r.sqFlags)&uringSQCQOverflow != 0 }
+
+// taskRun reports completions waiting in the thread's task work
+// (COOP_TASKRUN): any io_uring_enter posts them.
+func (r *uringRing) taskRun() bool { return atomic.LoadUint32(r.sqFlags)&uringSQTaskRun != 0 }
 
 // enter is io_uring_enter(2). raw makes the call without telling the
 // scheduler, for calls that cannot block (no wait), as nowait_linux.go
