@@ -275,7 +275,7 @@ func (s *uringSel) grow() error {
 // back (by a full CQ, or in the thread's task work) it makes no call.
 func (s *uringSel) submitNow() error {
 	n := s.ring.unsubmitted()
-	if n == 0 && !s.ring.overflowed() && !s.ring.taskRun() {
+	if n == 0 && !s.ring.heldBack() {
 		return nil
 	}
 	for {

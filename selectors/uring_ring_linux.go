@@ -263,13 +263,13 @@ func (r *uringRing) publish() { atomic.StoreUint32(r.sqTail, r.tail) }
 // unsubmitted is the number of published SQEs the kernel has not taken.
 func (r *uringRing) unsubmitted() uint32 { return r.tail - atomic.LoadUint32(r.sqHead) }
 
-// overflowed reports completions the kernel holds back because the CQ was
-// full (NODROP); an io_uring_enter with GETEVENTS moves them in.
-func (r *uringRing) overflowed() bool { return atomic.LoadUint32(r.sqFlags)&uringSQCQOverflow != 0 }
-
-// taskRun reports completions waiting in the thread's task work
-// (COOP_TASKRUN): any io_uring_enter posts them.
-func (r *uringRing) taskRun() bool { return atomic.LoadUint32(r.sqFlags)&uringSQTaskRun != 0 }
+// heldBack reports, from one read of the SQ ring's flags, completions the
+// kernel holds back: because the CQ was full (NODROP), or in the
+// thread's task work (COOP_TASKRUN). An io_uring_enter with GETEVENTS
+// posts them.
+func (r *uringRing) heldBack() bool {
+	return atomic.LoadUint32(r.sqFlags)&(uringSQCQOverflow|uringSQTaskRun) != 0
+}
 
 // enter is io_uring_enter(2). raw makes the call without telling the
 // scheduler, for calls that cannot block (no wait), as nowait_linux.go
