@@ -188,8 +188,13 @@ func (o *sockOp) remove() {
 	}
 }
 
-// Cancel stops the waiting and cancels the future.
+// Cancel stops the waiting and cancels the future. An op already done
+// has nothing to stop: its fd's reader or writer now, if any, is another
+// op's.
 func (o *sockOp) Cancel(msg string) bool {
+	if o.f.state != pending {
+		return false
+	}
 	o.remove()
 	return o.f.cancel(msg)
 }

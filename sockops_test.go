@@ -164,3 +164,33 @@ func TestSockOpReusedFd(t *testing.T) {
 		}
 	})
 }
+
+// TestSockOpCancelDone: cancelling the future of a read already done
+// returns false and leaves alone the next read's reader on the same fd.
+func TestSockOpCancelDone(t *testing.T) {
+	eachConfig(t, func(t *testing.T, l *Loop, rec *recordingSelector) {
+		a, b := seltest.Pair(t)
+		first := l.SockRecvInto(a, make([]byte, 8))
+		seltest.Write(t, b, "one")
+		for i := 0; !first.Done() && i < 100; i++ {
+			l.runOnce()
+		}
+		second := l.SockRecvInto(a, make([]byte, 8))
+		if second.Done() {
+			t.Fatal("the second read completed with nothing to read")
+		}
+		if first.Cancel("late") {
+			t.Fatal("Cancel of a done read returned true")
+		}
+		if l.c.fds[a].reader == 0 {
+			t.Fatal("Cancel of a done read removed the next read's reader")
+		}
+		seltest.Write(t, b, "two")
+		for i := 0; !second.Done() && i < 100; i++ {
+			l.runOnce()
+		}
+		if v, err := second.Result(); v != 3 || err != nil {
+			t.Fatalf("second read: %v, %v; want 3 bytes", v, err)
+		}
+	})
+}
