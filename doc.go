@@ -58,7 +58,10 @@
 // A call that suspends (a coroutine in asyncio) has one of two shapes. The
 // loop and the low-level objects it hands out (servers, transports) return
 // a *Future that any task can await. Everything else takes the awaiting
-// *Task first and returns the result. A package function that does not
+// *Task first and returns the result. SockRecvInto and SockSendAll have
+// both shapes: the Loop methods return a future, and the package functions
+// of the same names are asyncio's coroutines awaited where they are
+// called, which make no future. A package function that does not
 // suspend takes the *Loop when it needs one (Gather, Shield, StartServer).
 // Task.Await is Python's await expression. The Go additions (AwaitValue,
 // GatherValues, AwaitContext) follow the same rule. Task.Sleep and

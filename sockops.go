@@ -29,24 +29,24 @@ type AcceptedConn struct {
 // SockRecv reads up to n bytes from fd; the result is a []byte, empty at
 // end of stream.
 func (l *Loop) SockRecv(fd, n int) *Future {
-	return l.sockRecv("SockRecv", fd, make([]byte, n), tryRecv)
+	return l.sockRecv("SockRecv", l.newSockOp(fd, false, make([]byte, n), tryRecv))
 }
 
 // SockRecvInto reads into buf; the result is the byte count (an int), 0
 // at end of stream.
 func (l *Loop) SockRecvInto(fd int, buf []byte) *Future {
-	return l.sockRecv("SockRecvInto", fd, buf, tryRecvInto)
+	return l.sockRecv("SockRecvInto", l.newSockOp(fd, false, buf, tryRecvInto))
 }
 
 // SockSendAll writes all of data to fd; the result is nil.
 func (l *Loop) SockSendAll(fd int, data []byte) *Future {
-	return l.sockWait("SockSendAll", fd, true, data, trySendAll)
+	return l.sockWait("SockSendAll", l.newSockOp(fd, true, data, trySendAll))
 }
 
 // SockAccept accepts a connection on the listening socket fd; the result
 // is an AcceptedConn.
 func (l *Loop) SockAccept(fd int) *Future {
-	return l.sockWait("SockAccept", fd, false, nil, tryAccept)
+	return l.sockWait("SockAccept", l.newSockOp(fd, false, nil, tryAccept))
 }
 
 // SockConnect connects the non-blocking socket fd to address (a literal
@@ -106,13 +106,17 @@ func completeFuture(f *Future, v any, err error) {
 // sockOp is one task-style socket operation and its future, in one
 // allocation. What it tries is a function of the op, not a closure, and
 // the op is its future's canceller, so an operation that completes at
-// once allocates only the op, and one that waits adds its callback.
+// once allocates only the op, and one that waits adds its callback. A
+// task's own op (Task.sockOp) is reused from one call to the next, its
+// callback bound once.
 type sockOp struct {
 	f     Future
 	fd    int
 	write bool   // waits for writability, else readability
 	buf   []byte // where to read; for SockSendAll, what is left to write
+	n     int    // bytes read, for the typed forms
 	try   func(o *sockOp) (v any, done bool, err error)
+	cb    func() // o.retry, bound when the op first waits
 }
 
 // newSockOp is a pending operation on fd; it panics on a closed loop, as
@@ -124,15 +128,15 @@ func (l *Loop) newSockOp(fd int, write bool, buf []byte, try func(*sockOp) (any,
 	return &sockOp{f: Future{loop: l}, fd: fd, write: write, buf: buf, try: try}
 }
 
-// sockWait completes a future with try's result, trying now and then
-// each time fd is ready (for writing if write) until try reports done.
-func (l *Loop) sockWait(name string, fd int, write bool, buf []byte, try func(*sockOp) (any, bool, error)) *Future {
-	o := l.newSockOp(fd, write, buf, try)
-	if err := l.checkUserFd(name, fd); err != nil {
+// sockWait completes o's future with its try's result, trying now and
+// then each time its fd is ready (for writing if o.write) until the try
+// reports done.
+func (l *Loop) sockWait(name string, o *sockOp) *Future {
+	if err := l.checkUserFd(name, o.fd); err != nil {
 		o.f.SetException(err)
 		return &o.f
 	}
-	if v, done, err := try(o); done {
+	if v, done, err := o.try(o); done {
 		completeFuture(&o.f, v, err)
 		return &o.f
 	}
@@ -140,22 +144,26 @@ func (l *Loop) sockWait(name string, fd int, write bool, buf []byte, try func(*s
 }
 
 // sockRecv is sockWait for a read, which waits at once when the last
-// task-style operation on fd was a wait that ended (its registration is
-// kept, core.kept): a request-response stream, whose next request comes
-// after the answer just sent, where a first try would find nothing. The
-// wait's Modify reports data already there as the next iteration begins.
-func (l *Loop) sockRecv(name string, fd int, buf []byte, try func(*sockOp) (any, bool, error)) *Future {
-	if !l.c.kept(fd) || l.c.cfg.Debug {
-		return l.sockWait(name, fd, false, buf, try)
+// task-style operation on its fd was a wait that ended (its registration
+// is kept, core.kept): a request-response stream, whose next request
+// comes after the answer just sent, where a first try would find nothing.
+// The wait's Modify reports data already there as the next iteration
+// begins.
+func (l *Loop) sockRecv(name string, o *sockOp) *Future {
+	if !l.c.kept(o.fd) || l.c.cfg.Debug {
+		return l.sockWait(name, o)
 	}
-	return l.waitOp(l.newSockOp(fd, false, buf, try))
+	return l.waitOp(o)
 }
 
 // waitOp completes o's future with its result, trying each time its fd
 // is ready until it reports done. Cancelling the future stops the
 // waiting.
 func (l *Loop) waitOp(o *sockOp) *Future {
-	if err := l.c.addOnce(o.fd, o.retry, o.write); err != nil {
+	if o.cb == nil {
+		o.cb = o.retry
+	}
+	if err := l.c.addOnce(o.fd, o.cb, o.write); err != nil {
 		o.f.SetException(err)
 		return &o.f
 	}
@@ -207,6 +215,13 @@ func tryRecv(o *sockOp) (any, bool, error) {
 func tryRecvInto(o *sockOp) (any, bool, error) {
 	m, err := sock.UserRead(o.fd, o.buf)
 	return m, !sock.IsAgain(err), err
+}
+
+// tryRecvCount is tryRecvInto keeping the count in the op, unboxed.
+func tryRecvCount(o *sockOp) (any, bool, error) {
+	var err error
+	o.n, err = sock.UserRead(o.fd, o.buf)
+	return nil, !sock.IsAgain(err), err
 }
 
 func trySendAll(o *sockOp) (any, bool, error) {

@@ -39,6 +39,7 @@ type Task struct {
 	ncancels           int     // cancellation requests (Cancelling)
 	sleepF             *Future // reused by Sleep
 	sleepFn            func()  // completes sleepF, bound once
+	op                 *sockOp // reused by SockRecvInto and SockSendAll
 	prevTask, nextTask *Task   // the loop's list of unfinished tasks
 
 	ctx       context.Context // Context, made on first use

@@ -34,6 +34,9 @@ func RunNet(t *testing.T, cfg loopbench.Config) {
 		{"TaskClient", testTaskClient},
 		{"UseAfterLoopClose", testUseAfterLoopClose},
 		{"SockBlockingFd", testSockBlockingFd},
+		{"SockFormsBulk", testSockFormsBulk},
+		{"SockFormCancel", testSockFormCancel},
+		{"SockFormOutsideTask", testSockFormOutsideTask},
 	})
 }
 

@@ -43,7 +43,9 @@ func ServeProtocolWork(l *loopbench.Loop, w *Work, network, address string, opts
 }
 
 // TaskServer is a task-style echo server: one task accepts with SockAccept,
-// and one task per connection loops on SockRecvInto and SockSendAll.
+// and one task per connection loops on the coroutine forms SockRecvInto
+// and SockSendAll, as asyncio's users await loop.sock_recv_into and
+// loop.sock_sendall.
 type TaskServer struct {
 	loop   *loopbench.Loop
 	fd     int
@@ -96,12 +98,12 @@ func (s *TaskServer) serve(t *loopbench.Task, fd int) (any, error) {
 	buf := make([]byte, BufferSize)
 	m := s.work.meter()
 	for {
-		v, err := t.Await(s.loop.SockRecvInto(fd, buf))
-		if err != nil || v.(int) == 0 {
+		n, err := loopbench.SockRecvInto(t, fd, buf)
+		if err != nil || n == 0 {
 			return nil, err
 		}
-		m.received(v.(int))
-		if _, err := t.Await(s.loop.SockSendAll(fd, buf[:v.(int)])); err != nil {
+		m.received(n)
+		if err := loopbench.SockSendAll(t, fd, buf[:n]); err != nil {
 			return nil, err
 		}
 	}

@@ -1,0 +1,26 @@
+package loopbench_test
+
+import (
+	"fmt"
+	"syscall"
+
+	"github.com/loopbench/loopbench"
+)
+
+// A task reads and writes a socket with the coroutine forms, as an
+// asyncio coroutine awaits loop.sock_recv_into and loop.sock_sendall.
+func ExampleSockRecvInto() {
+	fds, _ := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+	defer syscall.Close(fds[0])
+	defer syscall.Close(fds[1])
+	v, err := loopbench.Run(loopbench.Config{}, func(t *loopbench.Task) (any, error) {
+		if err := loopbench.SockSendAll(t, fds[0], []byte("hello")); err != nil {
+			return nil, err
+		}
+		buf := make([]byte, 16)
+		n, err := loopbench.SockRecvInto(t, fds[1], buf)
+		return string(buf[:n]), err
+	})
+	fmt.Println(v, err)
+	// Output: hello <nil>
+}

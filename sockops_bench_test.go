@@ -1,0 +1,81 @@
+package loopbench
+
+import (
+	"testing"
+
+	"github.com/loopbench/loopbench/internal/conform/seltest"
+)
+
+// BenchmarkSockEcho is the task style's round trip on one loop: a task
+// sends 1 KiB over a socketpair and awaits the echo, which a second task
+// reads and sends back, as asyncio's users write an echo server. Both
+// ends are task-style, so an op is two requests' worth of socket
+// operations. form=future awaits the futures of the Loop methods
+// (t.Await(l.SockRecvInto(fd, buf))), form=task calls the coroutine
+// forms (SockRecvInto(t, fd, buf)).
+func BenchmarkSockEcho(b *testing.B) {
+	b.Run("form=future", func(b *testing.B) { sockEcho(b, futureForm) })
+	b.Run("form=task", func(b *testing.B) { sockEcho(b, taskForm) })
+}
+
+// sockForm is how a task reads and writes a socket.
+type sockForm struct {
+	recv func(t *Task, fd int, buf []byte) (int, error)
+	send func(t *Task, fd int, data []byte) error
+}
+
+var (
+	futureForm = sockForm{
+		recv: func(t *Task, fd int, buf []byte) (int, error) {
+			return AwaitValue[int](t, t.Loop().SockRecvInto(fd, buf))
+		},
+		send: func(t *Task, fd int, data []byte) error {
+			_, err := t.Await(t.Loop().SockSendAll(fd, data))
+			return err
+		},
+	}
+	taskForm = sockForm{recv: SockRecvInto, send: SockSendAll}
+)
+
+func sockEcho(b *testing.B, form sockForm) {
+	l, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	c, s := seltest.Pair(b)
+	l.CreateTask(func(t *Task) (any, error) {
+		buf := make([]byte, 1024)
+		for {
+			n, err := form.recv(t, s, buf)
+			if err != nil || n == 0 {
+				return nil, err
+			}
+			if err := form.send(t, s, buf[:n]); err != nil {
+				return nil, err
+			}
+		}
+	})
+	msg, buf := make([]byte, 1024), make([]byte, 1024)
+	client := l.CreateTask(func(t *Task) (any, error) {
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			if err := form.send(t, c, msg); err != nil {
+				return nil, err
+			}
+			for got := 0; got < len(msg); {
+				n, err := form.recv(t, c, buf[got:])
+				if err != nil {
+					return nil, err
+				}
+				got += n
+			}
+		}
+		b.StopTimer()
+		return nil, nil
+	})
+	if _, err := l.RunUntilComplete(client); err != nil {
+		b.Fatal(err)
+	}
+}
