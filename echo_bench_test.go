@@ -79,3 +79,51 @@ func sockEcho(b *testing.B, form sockForm) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkStreamEcho is the stream style's round trip on one loop, over
+// TCP on the loopback interface: a task writes 1 KiB with a StreamWriter
+// and reads the echo with ReadExactly; the server's task reads with Read
+// and answers with Write and Drain, as the stream-style echo server does.
+func BenchmarkStreamEcho(b *testing.B) {
+	l, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	srv, err := StartServer(l, "tcp", "127.0.0.1:0", func(t *Task, r *StreamReader, w *StreamWriter) {
+		defer w.Close()
+		for {
+			data, err := r.Read(t, 1024)
+			if err != nil || w.Write(data) != nil || w.Drain(t) != nil {
+				return
+			}
+		}
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	msg := make([]byte, 1024)
+	client := l.CreateTask(func(t *Task) (any, error) {
+		r, w, err := OpenConnection(t, "tcp", srv.Addr().String())
+		if err != nil {
+			return nil, err
+		}
+		defer w.Close()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			if err := w.Write(msg); err != nil {
+				return nil, err
+			}
+			if _, err := r.ReadExactly(t, len(msg)); err != nil {
+				return nil, err
+			}
+		}
+		b.StopTimer()
+		return nil, nil
+	})
+	if _, err := l.RunUntilComplete(client); err != nil {
+		b.Fatal(err)
+	}
+}
