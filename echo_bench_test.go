@@ -127,3 +127,70 @@ func BenchmarkStreamEcho(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkProtocolEcho is the protocol style's round trip on one loop,
+// over TCP on the loopback interface, for the other styles to be read
+// against: the client writes 1 KiB when the last answer is whole, the
+// server's protocol writes back what it receives.
+func BenchmarkProtocolEcho(b *testing.B) {
+	l, err := New(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	srv, err := l.CreateServer("tcp", "127.0.0.1:0", func() BaseProtocol { return &echoBack{} })
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	c := &echoClient{msg: make([]byte, 1024), n: b.N, done: l.CreateFuture(), b: b}
+	if _, err := l.RunUntilComplete(l.CreateTask(func(t *Task) (any, error) {
+		_, err := t.Await(l.CreateConnection("tcp", srv.Addr().String(), func() BaseProtocol { return c }))
+		return nil, err
+	})); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	c.t.Write(c.msg)
+	if _, err := l.RunUntilComplete(c.done); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	c.t.Close()
+}
+
+// echoBack writes back what it receives.
+type echoBack struct {
+	ProtocolBase
+	t *Transport
+}
+
+func (p *echoBack) ConnectionMade(t *Transport) { p.t = t }
+func (p *echoBack) DataReceived(data []byte)    { p.t.Write(data) }
+func (p *echoBack) EOFReceived() bool           { return false }
+
+// echoClient sends msg n times, each when the last answer is whole.
+type echoClient struct {
+	ProtocolBase
+	t    *Transport
+	msg  []byte
+	got  int
+	n    int
+	done *Future
+	b    *testing.B
+}
+
+func (p *echoClient) ConnectionMade(t *Transport) { p.t = t }
+func (p *echoClient) EOFReceived() bool           { return false }
+func (p *echoClient) DataReceived(data []byte) {
+	if p.got += len(data); p.got < len(p.msg) {
+		return
+	}
+	p.got = 0
+	if p.n--; p.n > 0 {
+		p.t.Write(p.msg)
+	} else {
+		p.done.SetResult(nil)
+	}
+}
