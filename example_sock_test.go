@@ -10,9 +10,12 @@ import (
 // A task reads and writes a socket with the coroutine forms, as an
 // asyncio coroutine awaits loop.sock_recv_into and loop.sock_sendall.
 func ExampleSockRecvInto() {
-	fds, _ := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
-	defer syscall.Close(fds[0])
-	defer syscall.Close(fds[1])
+	fds, _ := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	for _, fd := range fds {
+		syscall.SetNonblock(fd, true) // the task-style calls need non-blocking sockets
+		syscall.CloseOnExec(fd)
+		defer syscall.Close(fd)
+	}
 	v, err := loopbench.Run(loopbench.Config{}, func(t *loopbench.Task) (any, error) {
 		if err := loopbench.SockSendAll(t, fds[0], []byte("hello")); err != nil {
 			return nil, err
