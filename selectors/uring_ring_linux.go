@@ -158,8 +158,6 @@ func uringWhy(err error) error {
 	return err
 }
 
-// newRing sets up a ring of sq submission entries and cq completion
-// entries (the kernel clamps both to its maxima) and maps it.
 // uringSetupFlags are the setup flags a ring asks for, the newest
 // kernel's first: each kernel takes the first set it knows (an older one
 // refuses the others with EINVAL).
@@ -175,16 +173,17 @@ var uringSetupFlags = []uint32{
 	uringSetupCQSize | uringSetupClamp,
 }
 
+// newRing sets up a ring of sq submission entries and cq completion
+// entries (the kernel clamps both to its maxima) and maps it.
 func newRing(setup uringSetupFunc, sq, cq uint32) (*uringRing, error) {
 	var p uringParams
 	var fd int
-	var err error = unix.EINVAL
+	var err error
 	for _, flags := range uringSetupFlags {
-		if !errors.Is(err, unix.EINVAL) {
+		p = uringParams{flags: flags, cqEntries: cq}
+		if fd, err = setup(sq, &p); !errors.Is(err, unix.EINVAL) {
 			break
 		}
-		p = uringParams{flags: flags, cqEntries: cq}
-		fd, err = setup(sq, &p)
 	}
 	if err != nil {
 		return nil, os.NewSyscallError("io_uring_setup", uringWhy(err))
