@@ -114,7 +114,7 @@ type sockOp struct {
 	fd    int
 	write bool   // waits for writability, else readability
 	buf   []byte // where to read; for SockSendAll, what is left to write
-	n     int    // bytes read, for the typed forms
+	n     int    // bytes read (tryRecvCount)
 	try   func(o *sockOp) (v any, done bool, err error)
 	cb    func() // o.retry, bound when the op first waits
 }
@@ -212,16 +212,18 @@ func tryRecv(o *sockOp) (any, bool, error) {
 	return o.buf[:m], !sock.IsAgain(err), err
 }
 
-func tryRecvInto(o *sockOp) (any, bool, error) {
-	m, err := sock.UserRead(o.fd, o.buf)
-	return m, !sock.IsAgain(err), err
-}
-
-// tryRecvCount is tryRecvInto keeping the count in the op, unboxed.
+// tryRecvCount reads into the op's buffer and keeps the count in the op,
+// unboxed (the coroutine form's read).
 func tryRecvCount(o *sockOp) (any, bool, error) {
 	var err error
 	o.n, err = sock.UserRead(o.fd, o.buf)
 	return nil, !sock.IsAgain(err), err
+}
+
+// tryRecvInto is tryRecvCount with the count as the result.
+func tryRecvInto(o *sockOp) (any, bool, error) {
+	_, done, err := tryRecvCount(o)
+	return o.n, done, err
 }
 
 func trySendAll(o *sockOp) (any, bool, error) {
