@@ -77,17 +77,24 @@ func recvOnce(t *testing.T, l *Loop, fd, peer int, p string) any {
 	if p != "" {
 		seltest.Write(t, peer, p)
 	}
-	for i := 0; !f.Done(); i++ {
-		if i == 100 {
-			t.Fatal("SockRecvInto not done after 100 iterations")
-		}
-		l.runOnce()
-	}
-	v, err := f.Result()
+	v, err := runUntilDone(t, l, f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// runUntilDone runs l until f is done, at most 100 iterations, and
+// returns its result.
+func runUntilDone(t *testing.T, l *Loop, f *Future) (any, error) {
+	t.Helper()
+	for i := 0; !f.Done(); i++ {
+		if i == 100 {
+			t.Fatal("the operation not done after 100 iterations")
+		}
+		l.runOnce()
+	}
+	return f.Result()
 }
 
 // TestSockOpsKeepRegistration: a task-style read waits on a oneshot
@@ -130,10 +137,7 @@ func TestSockOpRearms(t *testing.T) {
 			t.Fatal("the read completed with nothing to read")
 		}
 		seltest.Write(t, b, "mine")
-		for i := 0; !f.Done() && i < 100; i++ {
-			l.runOnce()
-		}
-		if v, err := f.Result(); v != 4 || err != nil {
+		if v, err := runUntilDone(t, l, f); v != 4 || err != nil {
 			t.Fatalf("read: %v, %v; want 4 bytes", v, err)
 		}
 		want := "register read|oneshot,modify read|oneshot"
@@ -172,8 +176,8 @@ func TestSockOpCancelDone(t *testing.T) {
 		a, b := seltest.Pair(t)
 		first := l.SockRecvInto(a, make([]byte, 8))
 		seltest.Write(t, b, "one")
-		for i := 0; !first.Done() && i < 100; i++ {
-			l.runOnce()
+		if _, err := runUntilDone(t, l, first); err != nil {
+			t.Fatal(err)
 		}
 		second := l.SockRecvInto(a, make([]byte, 8))
 		if second.Done() {
@@ -186,10 +190,7 @@ func TestSockOpCancelDone(t *testing.T) {
 			t.Fatal("Cancel of a done read removed the next read's reader")
 		}
 		seltest.Write(t, b, "two")
-		for i := 0; !second.Done() && i < 100; i++ {
-			l.runOnce()
-		}
-		if v, err := second.Result(); v != 3 || err != nil {
+		if v, err := runUntilDone(t, l, second); v != 3 || err != nil {
 			t.Fatalf("second read: %v, %v; want 3 bytes", v, err)
 		}
 	})
