@@ -216,8 +216,9 @@ func (c *core) compact() {
 	marks := c.dropBits[:words]
 	clear(marks)
 	const lazyDead = flagHeap | flagCancelled
-	for id := range c.slots {
-		if c.slots[id].flags&lazyDead == lazyDead {
+	slots := c.slots // a local: the marks' stores cannot move it
+	for id := range slots {
+		if slots[id].flags&lazyDead == lazyDead {
 			marks[id/64] |= 1 << (id % 64)
 		}
 	}
