@@ -1,6 +1,7 @@
 package loopbench
 
 import (
+	"iter"
 	"testing"
 
 	"github.com/loopbench/loopbench/internal/conform/seltest"
@@ -131,19 +132,41 @@ func BenchmarkStreamEcho(b *testing.B) {
 // BenchmarkProtocolEcho is the protocol style's round trip on one loop,
 // over TCP on the loopback interface, for the other styles to be read
 // against: the client writes 1 KiB when the last answer is whole, the
-// server's protocol writes back what it receives.
+// server's protocol writes back what it receives. answer=now writes from
+// DataReceived, in the iteration that read the data. answer=next (both
+// ends) copies what is to be written and writes it from a callback queued
+// with CallSoon: the order a task's wakeup has, on the next iteration,
+// after that iteration's zero-timeout poll. answer=coroutine has that
+// callback resume a coroutine (iter.Pull) that writes and yields: a
+// task's two switches as well. The stream and task styles pay what
+// answer=coroutine adds, and their own work besides.
 func BenchmarkProtocolEcho(b *testing.B) {
+	for _, mode := range []string{"now", "next", "coroutine"} {
+		b.Run("answer="+mode, func(b *testing.B) { protocolEcho(b, mode) })
+	}
+}
+
+func protocolEcho(b *testing.B, mode string) {
 	l, err := New(Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer l.Close()
-	srv, err := l.CreateServer("tcp", "127.0.0.1:0", func() BaseProtocol { return &echoBack{} })
+	var served []*answerer
+	defer func() {
+		for _, a := range served {
+			a.stop()
+		}
+	}()
+	srv, err := l.CreateServer("tcp", "127.0.0.1:0", func() BaseProtocol {
+		served = append(served, newAnswerer(l, mode))
+		return &echoBack{a: served[len(served)-1]}
+	})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer srv.Close()
-	c := &echoClient{msg: make([]byte, 1024), n: b.N, done: l.CreateFuture(), b: b}
+	c := &echoClient{a: newAnswerer(l, mode), msg: make([]byte, 1024), n: b.N, done: l.CreateFuture(), b: b}
 	if _, err := l.RunUntilComplete(l.CreateTask(func(t *Task) (any, error) {
 		_, err := t.Await(l.CreateConnection("tcp", srv.Addr().String(), func() BaseProtocol { return c }))
 		return nil, err
@@ -152,28 +175,74 @@ func BenchmarkProtocolEcho(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	c.t.Write(c.msg)
+	c.a.write(c.msg)
 	if _, err := l.RunUntilComplete(c.done); err != nil {
 		b.Fatal(err)
 	}
 	b.StopTimer()
-	c.t.Close()
+	c.a.t.Close()
+	c.a.stop()
+}
+
+// answerer writes to its transport now, from a callback of the next
+// iteration, or from a coroutine that callback resumes (BenchmarkProtocolEcho).
+type answerer struct {
+	l     *Loop
+	t     *Transport
+	now   bool
+	buf   []byte // what the next iteration writes
+	flush func()
+	stop  func() // ends the coroutine
+}
+
+func newAnswerer(l *Loop, mode string) *answerer {
+	a := &answerer{l: l, now: mode == "now", stop: func() {}}
+	if a.now {
+		return a
+	}
+	a.buf = make([]byte, 0, 64<<10)
+	a.flush = a.writeBuffered
+	if mode == "coroutine" {
+		next, stop := iter.Pull(func(yield func(struct{}) bool) {
+			for {
+				a.writeBuffered()
+				if !yield(struct{}{}) {
+					return
+				}
+			}
+		})
+		a.flush, a.stop = func() { next() }, stop
+	}
+	return a
+}
+
+func (a *answerer) writeBuffered() { a.t.Write(a.buf); a.buf = a.buf[:0] }
+
+func (a *answerer) write(data []byte) {
+	if a.now {
+		a.t.Write(data)
+		return
+	}
+	if len(a.buf) == 0 {
+		a.l.CallSoon(a.flush)
+	}
+	a.buf = append(a.buf, data...)
 }
 
 // echoBack writes back what it receives.
 type echoBack struct {
 	ProtocolBase
-	t *Transport
+	a *answerer
 }
 
-func (p *echoBack) ConnectionMade(t *Transport) { p.t = t }
-func (p *echoBack) DataReceived(data []byte)    { p.t.Write(data) }
+func (p *echoBack) ConnectionMade(t *Transport) { p.a.t = t }
+func (p *echoBack) DataReceived(data []byte)    { p.a.write(data) }
 func (p *echoBack) EOFReceived() bool           { return false }
 
 // echoClient sends msg n times, each when the last answer is whole.
 type echoClient struct {
 	ProtocolBase
-	t    *Transport
+	a    *answerer
 	msg  []byte
 	got  int
 	n    int
@@ -181,7 +250,7 @@ type echoClient struct {
 	b    *testing.B
 }
 
-func (p *echoClient) ConnectionMade(t *Transport) { p.t = t }
+func (p *echoClient) ConnectionMade(t *Transport) { p.a.t = t }
 func (p *echoClient) EOFReceived() bool           { return false }
 func (p *echoClient) DataReceived(data []byte) {
 	if p.got += len(data); p.got < len(p.msg) {
@@ -189,7 +258,7 @@ func (p *echoClient) DataReceived(data []byte) {
 	}
 	p.got = 0
 	if p.n--; p.n > 0 {
-		p.t.Write(p.msg)
+		p.a.write(p.msg)
 	} else {
 		p.done.SetResult(nil)
 	}
