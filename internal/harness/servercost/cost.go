@@ -29,20 +29,36 @@ import (
 // Where it cannot run there are no server-side rows, and one line says
 // so.
 
-// costUnits are the units of the server-side rows, all better lower.
+// costUnits are the units of the server-side rows the verdict pairs,
+// all better lower.
 var costUnits = []string{"server-cpu-ns/req", "server-cs/req", "server-syscalls/req", "server-runtime-syscalls/req"}
+
+// flatOut is the share of one CPU, over a rate's window, from which a
+// server ran flat out: pinned to one CPU, it had no time left to wait
+// in, so it kept up by batching and queueing (its p50-ns shows how
+// much), and its CPU per request there is what it could do, not what
+// the rate cost it.
+const flatOut = 0.95
 
 // cost is the server-side measurement of a run.
 type cost struct {
-	drive   driver         // the load: the floor client's, or load -proto http's
-	load    string         // names it in raw.txt
-	rates   []float64      // the fixed rates, from the ceiling (Rates)
-	proc    procstat.Proc  // reads the servers' /proc files
-	perf    *procstat.Perf // counts system calls with Syscalls; nil: not counted
-	samples []costSample   // what was measured, for the verdict
-	labels  []string       // servers in the order first measured
-	window  time.Duration  // each load's time
-	warm    time.Duration  // the unmeasured load before a server's first rate
+	drive   driver           // the load: the floor client's, or load -proto http's
+	load    string           // names it in raw.txt
+	rates   []float64        // the fixed rates, from the ceiling (Rates)
+	proc    procstat.Proc    // reads the servers' /proc files
+	perf    *procstat.Perf   // counts system calls with Syscalls; nil: not counted
+	samples []costSample     // what was measured, for the verdict
+	labels  []string         // servers in the order first measured
+	window  time.Duration    // each load's time
+	warm    time.Duration    // the unmeasured load before a server's first rate
+	flat    map[flatKey]bool // the servers that ran flat out, at a rate
+	now     func() time.Time // the clock of a window's wall time; nil: time.Now
+}
+
+// flatKey is a server at a rate.
+type flatKey struct {
+	label string
+	rate  float64
 }
 
 // costSample is one server-side figure.
@@ -90,7 +106,7 @@ func (r *run) setupCost(ctx context.Context) {
 		rates[i] = RateString(rate)
 	}
 	fmt.Fprintf(r.Raw, "server-cost-ceiling: %.0f req/s\nserver-cost-rates: %s req/s\nserver-cost-load: %s, %d connections, %d B, %v a rate\n", ceiling, strings.Join(rates, ","), c.load, costConns, costSize, c.window)
-	for _, u := range costUnits {
+	for _, u := range append(costUnits, "server-cores") {
 		fmt.Fprintf(r.Raw, "Unit %s better=lower\n", u)
 	}
 	fmt.Fprintf(r.Stderr, "server cost: %s's closed-loop ceiling is %.0f req/s (%d connections, %d B, against loopbench's protocol-style server); each server is measured at a quarter and a half of it, rounded down: %s req/s\n",
@@ -196,11 +212,15 @@ func (c *cost) serverPID(s serve.Server, servePID int) (int, error) {
 
 // costAt drives server s (process pid) at rate for the window, reading
 // the process's usage before and after, and writes its ServerCost line:
-// server-cpu-ns/req and server-cs/req over the answered requests, with
-// the load's req/s, p50-ns and p99-ns beside. A rate not met is said in
-// one line, without a figure.
+// server-cpu-ns/req and server-cs/req over the answered requests,
+// server-cores (its CPU time over the wall time between the readings),
+// with the load's req/s, p50-ns and p99-ns beside. A rate not met is said
+// in one line, without a figure. A server that ran flat out (flatOut) is
+// said in one line too: its line is written, and the verdict leaves out
+// its figures at that rate, from every round.
 func (r *run) costAt(ctx context.Context, s serve.Server, addr string, pid int, rate float64) error {
 	c := r.cost
+	start := c.clock()
 	before, err := c.proc.Read(pid)
 	if err != nil {
 		return err
@@ -213,16 +233,23 @@ func (r *run) costAt(ctx context.Context, s serve.Server, addr string, pid int, 
 	if err != nil {
 		return err
 	}
+	wall := c.clock().Sub(start)
 	if miss := missed(rate, c.window, res.loadCounts); miss != nil {
 		fmt.Fprintf(r.Stderr, "%s did not meet %s req/s (%v): no server-side figure at that rate\n", s.Label(), RateString(rate), miss)
 		return nil
 	}
-	answered := res.answered
-	cpuNs, cs := after.Sub(before).PerRequest(int64(answered))
+	use := after.Sub(before)
+	cpuNs, cs := use.PerRequest(int64(res.answered))
+	cores := use.CPU.Seconds() / wall.Seconds()
+	if cores >= flatOut {
+		c.markFlat(s.Label(), rate)
+		fmt.Fprintf(r.Stderr, "%s ran flat out at %s req/s (%.2f of a CPU over the window, p50 %v): its figures there are what it could do, not what the rate cost it; the verdict leaves them out\n",
+			s.Label(), RateString(rate), cores, time.Duration(res.p50).Round(time.Microsecond))
+	}
 	c.record(s.Label(), rate, map[string]float64{"server-cpu-ns/req": cpuNs, "server-cs/req": cs})
 	r.measured++
-	return r.write(Name("ServerCost", s, r.Proto, rate), int(answered), []benchfmt.Value{
-		{Value: cpuNs, Unit: "server-cpu-ns/req"}, {Value: cs, Unit: "server-cs/req"},
+	return r.write(Name("ServerCost", s, r.Proto, rate), int(res.answered), []benchfmt.Value{
+		{Value: cpuNs, Unit: "server-cpu-ns/req"}, {Value: cs, Unit: "server-cs/req"}, {Value: cores, Unit: "server-cores"},
 		{Value: res.reqs, Unit: "req/s"}, {Value: res.p50, Unit: "p50-ns"}, {Value: res.p99, Unit: "p99-ns"}})
 }
 
@@ -273,6 +300,22 @@ func Name(kind string, s serve.Server, proto string, rate float64) string {
 		params = "proto=http/" + params
 	}
 	return kind + "/" + s.BenchName() + "/" + params
+}
+
+// clock is c.now, or time.Now.
+func (c *cost) clock() time.Time {
+	if c.now != nil {
+		return c.now()
+	}
+	return time.Now()
+}
+
+// markFlat notes that server label ran flat out at rate.
+func (c *cost) markFlat(label string, rate float64) {
+	if c.flat == nil {
+		c.flat = map[flatKey]bool{}
+	}
+	c.flat[flatKey{label, rate}] = true
 }
 
 // record keeps a server's figures at rate for the verdict.

@@ -2,6 +2,7 @@ package servercost
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/loopbench/loopbench/internal/harness/procstat"
 	"github.com/loopbench/loopbench/internal/harness/serve"
+	"golang.org/x/perf/benchfmt"
 )
 
 // TestRates: a quarter and a half of the ceiling, rounded down to two
@@ -165,4 +167,67 @@ func lineWith(s, prefix string) string {
 		}
 	}
 	return ""
+}
+
+// TestCostAtFlatOut: server-cores is the server's CPU time over the wall
+// time of its window; one at 0.99 of a CPU ran flat out, which one line
+// says, and its figures at that rate leave the verdict, while one at 0.5
+// keeps them.
+func TestCostAtFlatOut(t *testing.T) {
+	var ticks int64 // the server's utime, in clock ticks
+	var clock time.Time
+	var errs, raw bytes.Buffer
+	r := &run{Config: Config{Proto: "echo", Stderr: &errs, Out: benchfmt.NewWriter(&raw)}}
+	r.cost = &cost{
+		rates:  []float64{1000, 2000},
+		window: time.Second,
+		now:    func() time.Time { return clock },
+		proc: procstat.Proc{
+			ReadFile: func(p string) ([]byte, error) {
+				if strings.HasSuffix(p, "/status") {
+					return []byte("voluntary_ctxt_switches:\t0\nnonvoluntary_ctxt_switches:\t0\n"), nil
+				}
+				return []byte(fmt.Sprintf("50 (serve) R 1 2 3 4 5 6 7 8 9 10 %d 0 0 0", ticks)), nil
+			},
+			ReadDir: func(string) ([]string, error) { return []string{"50"}, nil },
+		},
+	}
+	for _, x := range []struct {
+		s    serve.Server
+		rate float64
+		busy float64 // of a CPU over the window
+	}{
+		{serve.Server{Name: "loopbench"}, 1000, 0.5},
+		{serve.Server{Name: "libuv"}, 1000, 0.5},
+		{serve.Server{Name: "loopbench"}, 2000, 0.6},
+		{serve.Server{Name: "libuv"}, 2000, 0.99},
+	} {
+		r.cost.drive = func(_ context.Context, _ string, rate float64, d time.Duration, _ []string) (costLoad, error) {
+			ticks += int64(x.busy * d.Seconds() * float64(procstat.UserHZ))
+			clock = clock.Add(d)
+			return costLoad{loadCounts: loadCounts{answered: rate * d.Seconds()}, reqs: rate, p50: 1e6}, nil
+		}
+		if err := r.costAt(context.Background(), x.s, "addr", 50, x.rate); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := strings.Count(errs.String(), "ran flat out"); got != 1 || !strings.Contains(errs.String(), "libuv ran flat out at 2000 req/s (0.99 of a CPU over the window, p50 1ms)") {
+		t.Errorf("stderr %q, want one line on libuv at 2000 req/s", errs.String())
+	}
+	if !strings.Contains(raw.String(), "impl=libuv/size=1024/conns=50/rate=2000 2000 495000 server-cpu-ns/req 0 server-cs/req 0.99 server-cores") {
+		t.Errorf("raw.txt:\n%s", raw.String())
+	}
+	pairs := r.cost.costPairs()
+	for _, p := range pairs {
+		if p.Name != "ServerCost/rate=1000" {
+			t.Errorf("pair %s %s: libuv ran flat out at 2000 req/s", p.Name, p.Unit)
+		}
+	}
+	if len(pairs) != 2 {
+		t.Errorf("%d pairs, want libuv's two units at 1000 req/s", len(pairs))
+	}
+	r.cost.markFlat("loopbench", 1000)
+	if pairs := r.cost.costPairs(); len(pairs) != 0 {
+		t.Errorf("%d pairs where loopbench itself ran flat out at 1000 req/s and libuv at 2000", len(pairs))
+	}
 }

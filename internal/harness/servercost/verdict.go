@@ -10,7 +10,8 @@ import (
 
 // costPairs are the server-side figures of every server but loopbench's
 // protocol-style one (base) against it (head), a group per server, a pair
-// per rate and unit.
+// per rate and unit. A server that ran flat out at a rate in any round
+// has no pair there (costAt), nor has any server where the base did.
 func (c *cost) costPairs() []verdict.Pair {
 	const base = "loopbench"
 	var pairs []verdict.Pair
@@ -19,6 +20,9 @@ func (c *cost) costPairs() []verdict.Pair {
 			continue
 		}
 		for _, rate := range c.rates {
+			if c.flat[flatKey{base, rate}] || c.flat[flatKey{label, rate}] {
+				continue
+			}
 			for _, unit := range costUnits {
 				p := verdict.Pair{Group: label + " against " + base, Name: "ServerCost/rate=" + RateString(rate), Unit: unit, Better: -1}
 				for _, s := range c.samples {
