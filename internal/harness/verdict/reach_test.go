@@ -68,3 +68,23 @@ func TestReachable(t *testing.T) {
 		t.Errorf("SamplesFor(0.05) = %d, want 4", n)
 	}
 }
+
+// TestSensitivityNamesTheSamplesNeeded: where a test cannot reach its
+// level, the sensitivity line says how many samples a side could: 7 at
+// 0.001 (6+6 gives at least 2/924), 4 at 0.05, whatever the values.
+func TestSensitivityNamesTheSamplesNeeded(t *testing.T) {
+	for _, c := range []struct {
+		alpha float64
+		n     int
+		want  string
+	}{
+		{0.001, 5, "The tests could not flag every slowdown: Hash sec/op at n=5+5 cannot reach p<0.001; 7+7 samples without ties could."},
+		{0.05, 3, "The tests could not flag every slowdown: Hash sec/op at n=3+3 cannot reach p<0.05; 4+4 samples without ties could."},
+	} {
+		r := rand.New(rand.NewPCG(7, 3))
+		v := Decide([]Pair{{Name: "Hash", Unit: "sec/op", Base: lognormal(r, c.n, 100, 0.01), Head: lognormal(r, c.n, 100, 0.01)}}, Options{Alpha: c.alpha, MinEffect: 0.05})
+		if got := sensitivityString(v); got != c.want {
+			t.Errorf("alpha %g, n=%d: %q, want %q", c.alpha, c.n, got, c.want)
+		}
+	}
+}

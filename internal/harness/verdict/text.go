@@ -142,9 +142,24 @@ func sensitivityString(v *Verdict) string {
 		name = c.Group + " " + name
 	}
 	if math.IsInf(d, 1) {
-		return fmt.Sprintf("The tests could not flag every slowdown: %s at n=%d+%d cannot reach p<%.2g.", name, len(c.Base), len(c.Head), v.Level())
+		s := fmt.Sprintf("The tests could not flag every slowdown: %s at n=%d+%d cannot reach p<%.2g", name, len(c.Base), len(c.Head), v.Level())
+		if n := samplesToReach(v.Level()); n > 0 {
+			s += fmt.Sprintf("; %d+%d samples without ties could", n, n)
+		}
+		return s + "."
 	}
 	return fmt.Sprintf("The tests could flag a slowdown of %s or more on every tested benchmark (least sensitive: %s).", PctString(d), name)
+}
+
+// samplesToReach is the fewest samples a side with which a U test can
+// reach level, or 0 past 1000.
+func samplesToReach(level float64) int {
+	for n := 1; n <= 1000; n++ {
+		if Reachable(n, n, level) {
+			return n
+		}
+	}
+	return 0
 }
 
 // printOneSide lists the benchmarks found only on one side, if any.
