@@ -42,7 +42,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	var c serve.Choice
 	fs.StringVar(&c.Variant, "variant", "", "loop variant (as 'loopbench list' prints); default: the default variant")
 	fs.StringVar(&c.Impl, "impl", "", "serve without a loopbench loop: gonet (the net package, a goroutine per connection), or a peer: asyncio, uvloop, libuv")
-	fs.StringVar(&c.Style, "style", "protocol", "protocol, task or stream")
+	fs.StringVar(&c.Style, "style", "protocol", "protocol, task or stream; protocol-next and protocol-coroutine are the order's floors (docs/cli.md)")
 	fs.StringVar(&c.Proto, "proto", "echo", "what to serve: echo (each request's bytes back) or http (HTTP/1.1 keep-alive, 200 with -size bytes of body)")
 	addr := fs.String("addr", "127.0.0.1:0", "listen address: host (a name or an IP) and port")
 	fs.DurationVar(&c.Duration, "duration", 0, "stop after this long (0: until interrupted)")

@@ -25,9 +25,10 @@ func TestServeWorkBadValue(t *testing.T) {
 }
 
 // TestServeWork: serve -work says the work it spends on a request in its
-// listening line, and echoes requests, each sent in two writes.
+// listening line, and echoes requests, each sent in two writes, in every
+// style and the order's floors.
 func TestServeWork(t *testing.T) {
-	for _, style := range []string{"protocol", "task", "stream"} {
+	for _, style := range []string{"protocol", "task", "stream", "protocol-next", "protocol-coroutine"} {
 		pr, pw := io.Pipe()
 		done := make(chan error, 1)
 		go func() {

@@ -17,7 +17,7 @@ import (
 type Choice struct {
 	Variant  string        // the loop's variant as loopbench list prints it ("": the default)
 	Impl     string        // "" (a loop's server), gonet, or a peer's
-	Style    string        // a loop's server's: protocol, task or stream
+	Style    string        // a loop's server's: one of echo.Styles
 	Proto    string        // echo, or http (HTTP/1.1 keep-alive)
 	Work     time.Duration // CPU a loop's echo server spends on every request (0: none)
 	Size     int           // with Work, a request's bytes; with http, every response body's
@@ -46,8 +46,8 @@ func (c Choice) Check(set map[string]bool) (*Plan, error) {
 		return nil, fmt.Errorf("-style applies to loop servers; -impl %s has none", c.Impl)
 	case c.Impl != "" && set["variant"]:
 		return nil, fmt.Errorf("-variant applies to loop servers; -impl %s has none", c.Impl)
-	case c.Style != "protocol" && c.Style != "task" && c.Style != "stream":
-		return nil, fmt.Errorf("-style %q: want protocol, task or stream", c.Style)
+	case !slices.Contains(echo.Styles, c.Style):
+		return nil, fmt.Errorf("-style %q: want protocol, task or stream (or an order's floor: protocol-next, protocol-coroutine)", c.Style)
 	case c.Duration < 0:
 		return nil, fmt.Errorf("-duration %v: want 0 (until interrupted) or more", c.Duration)
 	}

@@ -17,7 +17,7 @@ func TestCheck(t *testing.T) {
 	}{
 		{func(c *Choice) { c.Impl = "tokio" }, nil, `-impl "tokio": want gonet, asyncio, uvloop, libuv`},
 		{func(c *Choice) { c.Impl = "gonet" }, []string{"style"}, "-style applies to loop servers; -impl gonet has none"},
-		{func(c *Choice) { c.Style, c.Duration = "thread", -1 }, nil, `-style "thread": want protocol, task or stream`},
+		{func(c *Choice) { c.Style, c.Duration = "thread", -1 }, nil, `-style "thread": want protocol, task or stream (or an order's floor: protocol-next, protocol-coroutine)`},
 		{func(c *Choice) { c.Duration = -time.Second }, nil, "-duration -1s: want 0 (until interrupted) or more"},
 		{func(c *Choice) { c.TLS.Cert = "a.pem" }, nil, "-cert and -key need -tls"},
 		{func(c *Choice) { c.Style, c.TLS.On = "task", true }, nil, "-tls: the task-style server has no TLS (protocol or stream style have)"},

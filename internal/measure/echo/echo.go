@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 
 	"github.com/loopbench/loopbench"
@@ -192,10 +193,14 @@ func (g *Gonet) Close() error {
 	return err
 }
 
-// Listen starts the style ("protocol", "task" or "stream") echo server on
-// l at address, spending w on every request (nil: none), and returns the
-// address it listens on. opts (WithTLS) apply to the protocol and stream
-// styles; the task style serves plain TCP.
+// Styles are Listen's styles: the three of asyncio's, then the order's
+// floors (floor.go).
+var Styles = []string{"protocol", "task", "stream", "protocol-next", "protocol-coroutine"}
+
+// Listen starts the style (one of Styles) echo server on l at address,
+// spending w on every request (nil: none), and returns the address it
+// listens on. opts (WithTLS) apply to every style but the task style,
+// which serves plain TCP.
 func Listen(l *loopbench.Loop, style string, w *Work, network, address string, opts ...loopbench.NetOption) (net.Addr, error) {
 	var s interface{ Addr() net.Addr }
 	var err error
@@ -209,8 +214,10 @@ func Listen(l *loopbench.Loop, style string, w *Work, network, address string, o
 		s, err = ServeTaskWork(l, w, network, address)
 	case "stream":
 		s, err = ServeStreamWork(l, w, network, address, opts...)
+	case "protocol-next", "protocol-coroutine":
+		s, err = ServeNext(l, style == "protocol-coroutine", w, network, address, opts...)
 	default:
-		return nil, fmt.Errorf("echo: unknown style %q (protocol, task, stream)", style)
+		return nil, fmt.Errorf("echo: unknown style %q (%s)", style, strings.Join(Styles, ", "))
 	}
 	if err != nil {
 		return nil, err
