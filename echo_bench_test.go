@@ -1,10 +1,11 @@
-package loopbench
+package loopbench_test
 
 import (
-	"iter"
 	"testing"
 
+	"github.com/loopbench/loopbench"
 	"github.com/loopbench/loopbench/internal/conform/seltest"
+	"github.com/loopbench/loopbench/internal/measure/echo"
 )
 
 // BenchmarkSockEcho is the task style's round trip on one loop: a task
@@ -21,31 +22,31 @@ func BenchmarkSockEcho(b *testing.B) {
 
 // sockForm is how a task reads and writes a socket.
 type sockForm struct {
-	recv func(t *Task, fd int, buf []byte) (int, error)
-	send func(t *Task, fd int, data []byte) error
+	recv func(t *loopbench.Task, fd int, buf []byte) (int, error)
+	send func(t *loopbench.Task, fd int, data []byte) error
 }
 
 var (
 	futureForm = sockForm{
-		recv: func(t *Task, fd int, buf []byte) (int, error) {
-			return AwaitValue[int](t, t.Loop().SockRecvInto(fd, buf))
+		recv: func(t *loopbench.Task, fd int, buf []byte) (int, error) {
+			return loopbench.AwaitValue[int](t, t.Loop().SockRecvInto(fd, buf))
 		},
-		send: func(t *Task, fd int, data []byte) error {
+		send: func(t *loopbench.Task, fd int, data []byte) error {
 			_, err := t.Await(t.Loop().SockSendAll(fd, data))
 			return err
 		},
 	}
-	taskForm = sockForm{recv: SockRecvInto, send: SockSendAll}
+	taskForm = sockForm{recv: loopbench.SockRecvInto, send: loopbench.SockSendAll}
 )
 
 func sockEcho(b *testing.B, form sockForm) {
-	l, err := New(Config{})
+	l, err := loopbench.New(loopbench.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer l.Close()
 	c, s := seltest.Pair(b)
-	l.CreateTask(func(t *Task) (any, error) {
+	l.CreateTask(func(t *loopbench.Task) (any, error) {
 		buf := make([]byte, 1024)
 		for {
 			n, err := form.recv(t, s, buf)
@@ -58,7 +59,7 @@ func sockEcho(b *testing.B, form sockForm) {
 		}
 	})
 	msg, buf := make([]byte, 1024), make([]byte, 1024)
-	client := l.CreateTask(func(t *Task) (any, error) {
+	client := l.CreateTask(func(t *loopbench.Task) (any, error) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for range b.N {
@@ -86,12 +87,12 @@ func sockEcho(b *testing.B, form sockForm) {
 // and reads the echo with ReadExactly; the server's task reads with Read
 // and answers with Write and Drain, as the stream-style echo server does.
 func BenchmarkStreamEcho(b *testing.B) {
-	l, err := New(Config{})
+	l, err := loopbench.New(loopbench.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer l.Close()
-	srv, err := StartServer(l, "tcp", "127.0.0.1:0", func(t *Task, r *StreamReader, w *StreamWriter) {
+	srv, err := loopbench.StartServer(l, "tcp", "127.0.0.1:0", func(t *loopbench.Task, r *loopbench.StreamReader, w *loopbench.StreamWriter) {
 		defer w.Close()
 		for {
 			data, err := r.Read(t, 1024)
@@ -105,8 +106,8 @@ func BenchmarkStreamEcho(b *testing.B) {
 	}
 	defer srv.Close()
 	msg := make([]byte, 1024)
-	client := l.CreateTask(func(t *Task) (any, error) {
-		r, w, err := OpenConnection(t, "tcp", srv.Addr().String())
+	client := l.CreateTask(func(t *loopbench.Task) (any, error) {
+		r, w, err := loopbench.OpenConnection(t, "tcp", srv.Addr().String())
 		if err != nil {
 			return nil, err
 		}
@@ -141,124 +142,82 @@ func BenchmarkStreamEcho(b *testing.B) {
 // task's two switches as well. The stream and task styles pay what
 // answer=coroutine adds, and their own work besides.
 func BenchmarkProtocolEcho(b *testing.B) {
-	for _, mode := range []string{"now", "next", "coroutine"} {
-		b.Run("answer="+mode, func(b *testing.B) { protocolEcho(b, mode) })
+	for _, mode := range []struct {
+		name string
+		when echo.Answer
+	}{{"now", echo.Now}, {"next", echo.NextIteration}, {"coroutine", echo.Coroutine}} {
+		b.Run("answer="+mode.name, func(b *testing.B) { protocolEcho(b, mode.when) })
 	}
 }
 
-func protocolEcho(b *testing.B, mode string) {
-	l, err := New(Config{})
+func protocolEcho(b *testing.B, when echo.Answer) {
+	l, err := loopbench.New(loopbench.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer l.Close()
-	var served []*answerer
+	var served []*echo.Answerer
 	defer func() {
 		for _, a := range served {
-			a.stop()
+			a.Stop()
 		}
 	}()
-	srv, err := l.CreateServer("tcp", "127.0.0.1:0", func() BaseProtocol {
-		served = append(served, newAnswerer(l, mode))
+	srv, err := l.CreateServer("tcp", "127.0.0.1:0", func() loopbench.BaseProtocol {
+		served = append(served, echo.NewAnswerer(l, when))
 		return &echoBack{a: served[len(served)-1]}
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer srv.Close()
-	c := &echoClient{a: newAnswerer(l, mode), msg: make([]byte, 1024), n: b.N, done: l.CreateFuture(), b: b}
-	if _, err := l.RunUntilComplete(l.CreateTask(func(t *Task) (any, error) {
-		_, err := t.Await(l.CreateConnection("tcp", srv.Addr().String(), func() BaseProtocol { return c }))
+	c := &echoClient{a: echo.NewAnswerer(l, when), msg: make([]byte, 1024), n: b.N, done: l.CreateFuture()}
+	defer c.a.Stop()
+	if _, err := l.RunUntilComplete(l.CreateTask(func(t *loopbench.Task) (any, error) {
+		_, err := t.Await(l.CreateConnection("tcp", srv.Addr().String(), func() loopbench.BaseProtocol { return c }))
 		return nil, err
 	})); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	c.a.write(c.msg)
+	c.a.Write(c.msg)
 	if _, err := l.RunUntilComplete(c.done); err != nil {
 		b.Fatal(err)
 	}
 	b.StopTimer()
-	c.a.t.Close()
-	c.a.stop()
-}
-
-// answerer writes to its transport now, from a callback of the next
-// iteration, or from a coroutine that callback resumes (BenchmarkProtocolEcho).
-type answerer struct {
-	l     *Loop
-	t     *Transport
-	now   bool
-	buf   []byte // what the next iteration writes
-	flush func()
-	stop  func() // ends the coroutine
-}
-
-func newAnswerer(l *Loop, mode string) *answerer {
-	a := &answerer{l: l, now: mode == "now", stop: func() {}}
-	if a.now {
-		return a
-	}
-	a.buf = make([]byte, 0, 64<<10)
-	a.flush = a.writeBuffered
-	if mode == "coroutine" {
-		next, stop := iter.Pull(func(yield func(struct{}) bool) {
-			for {
-				a.writeBuffered()
-				if !yield(struct{}{}) {
-					return
-				}
-			}
-		})
-		a.flush, a.stop = func() { next() }, stop
-	}
-	return a
-}
-
-func (a *answerer) writeBuffered() { a.t.Write(a.buf); a.buf = a.buf[:0] }
-
-func (a *answerer) write(data []byte) {
-	if a.now {
-		a.t.Write(data)
-		return
-	}
-	if len(a.buf) == 0 {
-		a.l.CallSoon(a.flush)
-	}
-	a.buf = append(a.buf, data...)
+	c.t.Close()
 }
 
 // echoBack writes back what it receives.
 type echoBack struct {
-	ProtocolBase
-	a *answerer
+	loopbench.ProtocolBase
+	a *echo.Answerer
 }
 
-func (p *echoBack) ConnectionMade(t *Transport) { p.a.t = t }
-func (p *echoBack) DataReceived(data []byte)    { p.a.write(data) }
-func (p *echoBack) EOFReceived() bool           { return false }
+func (p *echoBack) ConnectionMade(t *loopbench.Transport) { p.a.Bind(t) }
+func (p *echoBack) DataReceived(data []byte)              { p.a.Write(data) }
+func (p *echoBack) EOFReceived() bool                     { return false }
 
 // echoClient sends msg n times, each when the last answer is whole.
 type echoClient struct {
-	ProtocolBase
-	a    *answerer
+	loopbench.ProtocolBase
+	a    *echo.Answerer
+	t    *loopbench.Transport
 	msg  []byte
 	got  int
 	n    int
-	done *Future
-	b    *testing.B
+	done *loopbench.Future
 }
 
-func (p *echoClient) ConnectionMade(t *Transport) { p.a.t = t }
-func (p *echoClient) EOFReceived() bool           { return false }
+func (p *echoClient) ConnectionMade(t *loopbench.Transport) { p.t = t; p.a.Bind(t) }
+func (p *echoClient) EOFReceived() bool                     { return false }
 func (p *echoClient) DataReceived(data []byte) {
 	if p.got += len(data); p.got < len(p.msg) {
 		return
 	}
 	p.got = 0
 	if p.n--; p.n > 0 {
-		p.a.write(p.msg)
+		p.a.Write(p.msg)
 	} else {
 		p.done.SetResult(nil)
 	}

@@ -16,64 +16,100 @@ import (
 // switches too. Neither has a future, a task, a socket operation or bytes
 // handed out: what the task and stream styles cost beyond them is those.
 
-// nextProtocol is the floors' protocol.
-type nextProtocol struct {
-	loopbench.ProtocolBase
+// Answer is when an Answerer writes.
+type Answer int
+
+const (
+	Now           Answer = iota // at once, in the callback that writes (the protocol style)
+	NextIteration               // from a callback queued with CallSoon
+	Coroutine                   // from a coroutine that callback resumes
+)
+
+// Answerer writes a connection's answers when its Answer says. It is for
+// the loop's goroutine, as the transport is.
+type Answerer struct {
 	l     *loopbench.Loop
 	t     *loopbench.Transport
-	m     *meter
-	co    bool                    // answer from a coroutine
+	when  Answer
 	buf   []byte                  // what the next iteration writes
 	flush func()                  // queued when buf fills from empty
 	next  func() (struct{}, bool) // resumes the coroutine; nil without one
 	stop  func()                  // ends the coroutine
 }
 
-func (p *nextProtocol) ConnectionMade(t *loopbench.Transport) {
-	p.t = t
-	p.flush = p.write
-	if p.co {
-		next, stop := iter.Pull(func(yield func(struct{}) bool) {
+// NewAnswerer returns an Answerer on l; Bind gives it its transport.
+func NewAnswerer(l *loopbench.Loop, when Answer) *Answerer {
+	a := &Answerer{l: l, when: when}
+	if when == Now {
+		return a
+	}
+	a.flush = a.writeBuffered
+	if when == Coroutine {
+		a.next, a.stop = iter.Pull(func(yield func(struct{}) bool) {
 			for {
-				p.write()
+				a.writeBuffered()
 				if !yield(struct{}{}) {
 					return
 				}
 			}
 		})
-		p.next, p.stop = next, stop
-		p.flush = func() { p.next() }
+		a.flush = func() { a.next() }
+	}
+	return a
+}
+
+// Bind makes t the transport a writes to (from ConnectionMade).
+func (a *Answerer) Bind(t *loopbench.Transport) { a.t = t }
+
+// Write writes data now, or copies it to be written with what else comes
+// before the next iteration's callback.
+func (a *Answerer) Write(data []byte) {
+	if a.when == Now {
+		a.t.Write(data)
+		return
+	}
+	if len(a.buf) == 0 {
+		a.l.CallSoon(a.flush)
+	}
+	a.buf = append(a.buf, data...)
+}
+
+// writeBuffered writes what came since the last write.
+func (a *Answerer) writeBuffered() {
+	a.t.Write(a.buf)
+	a.buf = a.buf[:0]
+}
+
+// Stop ends the coroutine, if any; a callback still queued finds it
+// ended and writes nothing.
+func (a *Answerer) Stop() {
+	if a.stop != nil {
+		a.stop()
 	}
 }
 
-func (p *nextProtocol) DataReceived(data []byte) {
-	p.m.received(len(data))
-	if len(p.buf) == 0 {
-		p.l.CallSoon(p.flush)
-	}
-	p.buf = append(p.buf, data...)
+// nextProtocol is the floors' protocol.
+type nextProtocol struct {
+	loopbench.ProtocolBase
+	a *Answerer
+	m *meter
 }
 
-// write writes what the connection received since the last write.
-func (p *nextProtocol) write() {
-	p.t.Write(p.buf)
-	p.buf = p.buf[:0]
-}
-
-func (p *nextProtocol) ConnectionLost(error) {
-	if p.stop != nil {
-		p.stop() // a flush still queued finds the coroutine ended
-	}
-}
-
-func (p *nextProtocol) PauseWriting()  { p.t.PauseReading() }
-func (p *nextProtocol) ResumeWriting() { p.t.ResumeReading() }
+func (p *nextProtocol) ConnectionMade(t *loopbench.Transport) { p.a.Bind(t) }
+func (p *nextProtocol) DataReceived(data []byte)              { p.m.received(len(data)); p.a.Write(data) }
+func (p *nextProtocol) ConnectionLost(error)                  { p.a.Stop() }
+func (p *nextProtocol) PauseWriting()                         { p.a.t.PauseReading() }
+func (p *nextProtocol) ResumeWriting()                        { p.a.t.ResumeReading() }
 
 // ServeNext starts one of the order's floors on l: "protocol-next", or
 // with coroutine "protocol-coroutine". It spends w on every request
 // (none if w is nil); opts are CreateServer's.
 func ServeNext(l *loopbench.Loop, coroutine bool, w *Work, network, address string, opts ...loopbench.NetOption) (*loopbench.Server, error) {
+	when := NextIteration
+	if coroutine {
+		when = Coroutine
+	}
 	return l.CreateServer(network, address, func() loopbench.BaseProtocol {
-		return &nextProtocol{l: l, m: w.meter(), co: coroutine}
+		return &nextProtocol{a: NewAnswerer(l, when), m: w.meter()}
 	}, opts...)
 }

@@ -19,7 +19,11 @@ func TestFloors(t *testing.T) {
 		}
 		made := make(chan *nextProtocol, 1)
 		srv, err := l.CreateServer("tcp", "127.0.0.1:0", func() loopbench.BaseProtocol {
-			p := &nextProtocol{l: l, co: co}
+			when := NextIteration
+			if co {
+				when = Coroutine
+			}
+			p := &nextProtocol{a: NewAnswerer(l, when)}
 			made <- p
 			return p
 		})
@@ -46,8 +50,8 @@ func TestFloors(t *testing.T) {
 		l.CallSoonThreadsafe(func() {
 			p.ConnectionLost(nil)
 			ok := false
-			if p.next != nil {
-				_, ok = p.next()
+			if p.a.next != nil {
+				_, ok = p.a.next()
 			}
 			ended <- !ok
 			l.Stop()
