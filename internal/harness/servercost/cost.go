@@ -240,7 +240,10 @@ func (r *run) costAt(ctx context.Context, s serve.Server, addr string, pid int, 
 	}
 	use := after.Sub(before)
 	cpuNs, cs := use.PerRequest(int64(res.answered))
-	cores := use.CPU.Seconds() / wall.Seconds()
+	cores := 0.0
+	if wall > 0 {
+		cores = use.CPU.Seconds() / wall.Seconds()
+	}
 	if cores >= flatOut {
 		c.markFlat(s.Label(), rate)
 		fmt.Fprintf(r.Stderr, "%s ran flat out at %s req/s (%.2f of a CPU over the window, p50 %v): its figures there are what it could do, not what the rate cost it; the verdict leaves them out\n",
