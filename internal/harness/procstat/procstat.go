@@ -55,6 +55,15 @@ func (u Usage) PerRequest(n int64) (cpuNs, switches float64) {
 	return float64(u.CPU.Nanoseconds()) / float64(n), float64(u.Voluntary+u.Involuntary) / float64(n)
 }
 
+// Cores is u's CPU time over wall, the time between its two readings:
+// the cores it kept busy; 0 for no wall time.
+func (u Usage) Cores(wall time.Duration) float64 {
+	if wall <= 0 {
+		return 0
+	}
+	return u.CPU.Seconds() / wall.Seconds()
+}
+
 // Reader reads a file under /proc; os.ReadFile is the real one.
 type Reader func(path string) ([]byte, error)
 

@@ -82,6 +82,18 @@ func TestPerRequest(t *testing.T) {
 	}
 }
 
+// TestCores: a window's CPU time over its wall time; 0 for a window with
+// no wall time.
+func TestCores(t *testing.T) {
+	u := Usage{CPU: 1500 * time.Millisecond}
+	if got := u.Cores(2 * time.Second); got != 0.75 {
+		t.Errorf("1.5 s of CPU over 2 s: %v cores, want 0.75", got)
+	}
+	if got := u.Cores(0); got != 0 {
+		t.Errorf("no wall time: %v cores, want 0", got)
+	}
+}
+
 // TestReadBad: each malformed file is an error naming it.
 func TestReadBad(t *testing.T) {
 	for name, files := range map[string]map[string]string{

@@ -240,10 +240,7 @@ func (r *run) costAt(ctx context.Context, s serve.Server, addr string, pid int, 
 	}
 	use := after.Sub(before)
 	cpuNs, cs := use.PerRequest(int64(res.answered))
-	cores := 0.0
-	if wall > 0 {
-		cores = use.CPU.Seconds() / wall.Seconds()
-	}
+	cores := use.Cores(wall)
 	if cores >= flatOut {
 		c.markFlat(s.Label(), rate)
 		fmt.Fprintf(r.Stderr, "%s ran flat out at %s req/s (%.2f of a CPU over the window, p50 %v): its figures there are what it could do, not what the rate cost it; the verdict leaves them out\n",
