@@ -14,11 +14,14 @@ import (
 // reader or writer. The fd must be non-blocking and must not have another
 // reader (or writer) meanwhile: one operation per direction at a time.
 //
-// The fd is the caller's, so the loop cannot vouch for its mode: the
-// system calls are ordinary ones (not the raw calls the transports make on
-// the sockets the loop opened), so a blocking fd blocks the loop as it
-// blocks asyncio's, and nothing else. In debug mode a blocking fd fails
-// the future at once, as asyncio's debug mode raises ValueError.
+// The fd is the caller's, so the loop cannot vouch for its mode. On Linux
+// a socket is read and written with MSG_DONTWAIT, which does not block in
+// either mode, as raw system calls (as the transports' on the sockets the
+// loop opened): a socket left in blocking mode waits as a non-blocking one
+// does. Another kind of fd, and any fd elsewhere, gets ordinary system
+// calls, so a blocking one blocks the loop as it blocks asyncio's, and
+// nothing else. In debug mode a blocking fd fails the future at once, as
+// asyncio's debug mode raises ValueError.
 
 // AcceptedConn is the result of SockAccept.
 type AcceptedConn struct {
@@ -208,7 +211,7 @@ func (o *sockOp) Cancel(msg string) bool {
 }
 
 func tryRecv(o *sockOp) (any, bool, error) {
-	m, err := sock.UserRead(o.fd, o.buf)
+	m, err := sock.UserRecv(o.fd, o.buf)
 	return o.buf[:m], !sock.IsAgain(err), err
 }
 
@@ -216,7 +219,7 @@ func tryRecv(o *sockOp) (any, bool, error) {
 // unboxed (the coroutine form's read).
 func tryRecvCount(o *sockOp) (any, bool, error) {
 	var err error
-	o.n, err = sock.UserRead(o.fd, o.buf)
+	o.n, err = sock.UserRecv(o.fd, o.buf)
 	return nil, !sock.IsAgain(err), err
 }
 
@@ -228,7 +231,7 @@ func tryRecvInto(o *sockOp) (any, bool, error) {
 
 func trySendAll(o *sockOp) (any, bool, error) {
 	for len(o.buf) > 0 {
-		n, err := sock.UserWrite(o.fd, o.buf)
+		n, err := sock.UserSend(o.fd, o.buf)
 		if err != nil {
 			return nil, !sock.IsAgain(err), err
 		}

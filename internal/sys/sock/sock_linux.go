@@ -41,26 +41,52 @@ func Accept(fd int) (int, net.Addr, error) {
 // Read and Write use raw system calls, without telling the scheduler: on
 // a non-blocking socket they never block, so the hand-off the scheduler
 // prepares for a blocking call would be pure overhead.
-func Read(fd int, p []byte) (int, error) { return rawIO(unix.SYS_READ, "read", fd, p) }
+func Read(fd int, p []byte) (int, error) { return rawIO(unix.SYS_READ, "read", fd, p, 0) }
 
 // Write writes to the non-blocking fd; it returns how much was written and
 // unix.EAGAIN (unwrapped) when the socket buffer is full.
-func Write(fd int, p []byte) (int, error) { return rawIO(unix.SYS_WRITE, "write", fd, p) }
+func Write(fd int, p []byte) (int, error) { return rawIO(unix.SYS_WRITE, "write", fd, p, 0) }
 
-func rawIO(trap uintptr, name string, fd int, p []byte) (int, error) {
+// UserRecv is UserRead for a caller's descriptor that may be a socket in
+// blocking mode: recv with MSG_DONTWAIT, which does not block whatever
+// the socket's mode, so it is a raw system call as Read is. A descriptor
+// that is not a socket is read with UserRead, after one failed call.
+func UserRecv(fd int, p []byte) (int, error) {
+	n, err := rawIO(unix.SYS_RECVFROM, "recvfrom", fd, p, unix.MSG_DONTWAIT)
+	if err == unix.ENOTSOCK {
+		return UserRead(fd, p)
+	}
+	return n, err
+}
+
+// UserSend is UserWrite for a caller's descriptor, as UserRecv is
+// UserRead: send with MSG_DONTWAIT (and MSG_NOSIGNAL: a closed peer is an
+// EPIPE error, never a signal).
+func UserSend(fd int, p []byte) (int, error) {
+	n, err := rawIO(unix.SYS_SENDTO, "sendto", fd, p, unix.MSG_DONTWAIT|unix.MSG_NOSIGNAL)
+	if err == unix.ENOTSOCK {
+		return UserWrite(fd, p)
+	}
+	return n, err
+}
+
+// rawIO is the system call trap (read, write, recvfrom or sendto, with
+// flags and no address) on fd and p, retried on EINTR. It returns EAGAIN
+// and ENOTSOCK unwrapped, other errors as *os.SyscallError.
+func rawIO(trap uintptr, name string, fd int, p []byte, flags int) (int, error) {
 	var ptr unsafe.Pointer
 	if len(p) > 0 {
 		ptr = unsafe.Pointer(&p[0])
 	}
 	for {
-		n, _, e := unix.RawSyscall(trap, uintptr(fd), uintptr(ptr), uintptr(len(p)))
+		n, _, e := unix.RawSyscall6(trap, uintptr(fd), uintptr(ptr), uintptr(len(p)), uintptr(flags), 0, 0)
 		switch e {
 		case 0:
 			return int(n), nil
 		case unix.EINTR:
 			continue
-		case unix.EAGAIN:
-			return 0, unix.EAGAIN
+		case unix.EAGAIN, unix.ENOTSOCK:
+			return 0, e
 		}
 		return 0, os.NewSyscallError(name, e)
 	}

@@ -65,6 +65,12 @@ func Read(fd int, p []byte) (int, error) { return UserRead(fd, p) }
 // unix.EAGAIN (unwrapped) when the socket buffer is full.
 func Write(fd int, p []byte) (int, error) { return UserWrite(fd, p) }
 
+// UserRecv is UserRead here: the raw form is Linux's (sock_linux.go).
+func UserRecv(fd int, p []byte) (int, error) { return UserRead(fd, p) }
+
+// UserSend is UserWrite here.
+func UserSend(fd int, p []byte) (int, error) { return UserWrite(fd, p) }
+
 // Socketpair returns a connected pair of non-blocking, close-on-exec
 // stream sockets.
 func Socketpair() (a, b int, err error) {
