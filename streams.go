@@ -95,7 +95,13 @@ func (r *StreamReader) FeedData(data []byte) {
 		r.buf = r.buf[:copy(r.buf, r.buf[r.off:])]
 		r.off = 0
 	}
-	r.buf = append(r.buf, data...)
+	if r.buf == nil { // handed over by the last read (take): one copy
+		buf := make([]byte, len(data))
+		copy(buf, data)
+		r.buf = buf
+	} else {
+		r.buf = append(r.buf, data...)
+	}
 	r.wake()
 	if r.feeder != nil && !r.paused && len(r.buffered()) > 2*r.limit {
 		r.paused = true
