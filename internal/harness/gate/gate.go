@@ -130,6 +130,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
+	var vg callgrind.Valgrind
+	if cfg.Metric == "instructions" { // before the builds: one line, at once
+		if vg, err = callgrind.Find(); err != nil {
+			return res, errorf("-metric instructions: %v", err)
+		}
+	}
 	tmp, err := os.MkdirTemp("", "loopbench-gate-")
 	if err != nil {
 		return res, errorf("%v", err)
@@ -145,7 +151,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return res, err
 	}
 	if cfg.Metric == "instructions" {
-		return res, measureInstructions(ctx, cfg, res, failed)
+		return res, measureInstructions(ctx, cfg, res, failed, vg)
 	}
 	if err := runRounds(ctx, cfg, res); err != nil {
 		return res, err
@@ -258,34 +264,6 @@ func checkSides(ctx context.Context, cfg Config, res *Result) (failed *Side, err
 
 // sides returns base and head, in that order.
 func (r *Result) sides() []*Side { return []*Side{r.Base, r.Head} }
-
-// measureInstructions runs the instructions metric: one round of counts
-// under callgrind into base.txt and head.txt, and both into gate.txt. It
-// returns the failed side's build error, if any, once the other is
-// measured.
-func measureInstructions(ctx context.Context, cfg Config, res *Result, failed *Side) error {
-	sides := res.sides()
-	for _, s := range sides {
-		s.Path = filepath.Join(cfg.Out, s.Name+".txt")
-	}
-	if err := runInstructions(ctx, cfg, res, sides); err != nil {
-		if ctx.Err() != nil {
-			writeGateFile(res) // what was measured, as the side files
-		}
-		return err
-	}
-	res.Rounds = 1
-	if matchedNothing(res, cfg) {
-		return errorf("-bench %q matches no benchmark in %s at any level (none listed under -test.benchtime %s)", cfg.Bench, res.Head.packages(), cfg.Benchtime)
-	}
-	if err := writeGateFile(res); err != nil {
-		return err
-	}
-	if failed != nil {
-		return failed.err
-	}
-	return nil
-}
 
 // matchedNothing reports whether no measured side has a result and none
 // was set aside: the -bench pattern matched no benchmark at some level

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -50,13 +51,37 @@ const (
 	MethodDifference = "difference" // the difference of two processes
 )
 
-// runInstructions measures each side's benchmarks under callgrind and
-// writes their per-op counts to the side files and gate.txt.
-func runInstructions(ctx context.Context, cfg Config, res *Result, sides []*Side) error {
-	v, err := callgrind.Find()
-	if err != nil {
-		return errorf("-metric instructions: %v", err)
+// measureInstructions runs the instructions metric: one round of counts
+// under callgrind into base.txt and head.txt, and both into gate.txt. It
+// returns the failed side's build error, if any, once the other is
+// measured.
+func measureInstructions(ctx context.Context, cfg Config, res *Result, failed *Side, vg callgrind.Valgrind) error {
+	sides := res.sides()
+	for _, s := range sides {
+		s.Path = filepath.Join(cfg.Out, s.Name+".txt")
 	}
+	if err := runInstructions(ctx, cfg, res, sides, vg); err != nil {
+		if ctx.Err() != nil {
+			writeGateFile(res) // what was measured, as the side files
+		}
+		return err
+	}
+	res.Rounds = 1
+	if matchedNothing(res, cfg) {
+		return errorf("-bench %q matches no benchmark in %s at any level (none listed under -test.benchtime %s)", cfg.Bench, res.Head.packages(), cfg.Benchtime)
+	}
+	if err := writeGateFile(res); err != nil {
+		return err
+	}
+	if failed != nil {
+		return failed.err
+	}
+	return nil
+}
+
+// runInstructions measures each side's benchmarks under callgrind v and
+// writes their per-op counts to the side files and gate.txt.
+func runInstructions(ctx context.Context, cfg Config, res *Result, sides []*Side, v callgrind.Valgrind) error {
 	tasks, owner, method, err := listTasks(ctx, cfg, sides, res)
 	if err != nil {
 		return err
